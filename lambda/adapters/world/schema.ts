@@ -1,0 +1,210 @@
+import { z } from 'zod';
+
+// World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
+// SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
+// typed; everything else is kept as recorded. Untrusted input: parsed, never assumed.
+
+const tag = z.looseObject({ Key: z.string().optional(), Value: z.string().optional() });
+const tags = z.array(tag).optional();
+const isoDate = z.union([z.string(), z.date()]).optional();
+
+export const WorldImageSchema = z.looseObject({
+  ImageId: z.string(),
+  Name: z.string().optional(),
+  OwnerId: z.string().optional(),
+  ImageOwnerAlias: z.string().optional(),
+  State: z.string().optional(),
+  Architecture: z.string().optional(),
+  CreationDate: z.string().optional(),
+  DeprecationTime: z.string().optional(),
+  ImageAllowed: z.boolean().optional(),
+  Public: z.boolean().optional(),
+  RootDeviceName: z.string().optional(),
+  BlockDeviceMappings: z
+    .array(
+      z.looseObject({
+        DeviceName: z.string().optional(),
+        Ebs: z
+          .looseObject({
+            SnapshotId: z.string().optional(),
+            VolumeSize: z.number().optional(),
+            Encrypted: z.boolean().optional(),
+          })
+          .optional(),
+      })
+    )
+    .optional(),
+  Tags: tags,
+});
+
+export const WorldSubnetSchema = z.looseObject({
+  SubnetId: z.string(),
+  VpcId: z.string().optional(),
+  AvailabilityZone: z.string().optional(),
+  AvailabilityZoneId: z.string().optional(),
+  AvailableIpAddressCount: z.number().optional(),
+  CidrBlock: z.string().optional(),
+  State: z.string().optional(),
+  Tags: tags,
+});
+
+export const WorldSecurityGroupSchema = z.looseObject({
+  GroupId: z.string(),
+  GroupName: z.string().optional(),
+  VpcId: z.string().optional(),
+  OwnerId: z.string().optional(),
+  Tags: tags,
+});
+
+export const WorldCapacityReservationSchema = z.looseObject({
+  CapacityReservationId: z.string(),
+  OwnerId: z.string().optional(),
+  State: z.string().optional(),
+  InstanceType: z.string().optional(),
+  AvailabilityZone: z.string().optional(),
+  InstanceMatchCriteria: z.string().optional(),
+  EndDate: isoDate,
+  EndDateType: z.string().optional(),
+  ReservationType: z.string().optional(),
+  Tags: tags,
+});
+
+export const WorldRoleSchema = z.looseObject({
+  RoleName: z.string(),
+  Arn: z.string().optional(),
+  Path: z.string().optional(),
+  RoleId: z.string().optional(),
+  /** URL-encoded or plain JSON, as IAM returns it. */
+  AssumeRolePolicyDocument: z.string().optional(),
+  PermissionsBoundary: z
+    .looseObject({
+      PermissionsBoundaryArn: z.string().optional(),
+      PermissionsBoundaryType: z.string().optional(),
+    })
+    .optional(),
+  /** `ListAttachedRolePolicies` output, recorded with the role. */
+  AttachedPolicies: z
+    .array(z.looseObject({ PolicyName: z.string().optional(), PolicyArn: z.string().optional() }))
+    .optional(),
+  Tags: tags,
+});
+
+export const WorldInstanceProfileSchema = z.looseObject({
+  InstanceProfileName: z.string(),
+  Arn: z.string().optional(),
+  Path: z.string().optional(),
+  Roles: z.array(WorldRoleSchema).optional(),
+  Tags: tags,
+});
+
+export const WorldPermissionSchema = z.looseObject({
+  /** Role ARN or name of the principal (the Karpenter controller role). `*` matches any. */
+  principal: z.string(),
+  /** IAM action (`ec2:RunInstances`); `*` wildcards allowed. */
+  action: z.string(),
+  /** Resource ARN pattern; `*` wildcards allowed. */
+  resource: z.string().default('*'),
+  decision: z.enum(['allowed', 'implicitDeny', 'explicitDeny']),
+  /** What denied it: `scp`, `permissions-boundary`, `identity-policy`, or free text. */
+  deniedBy: z.string().optional(),
+});
+
+export const WorldAccessEntrySchema = z.looseObject({
+  principalArn: z.string(),
+  type: z.string().optional(),
+  kubernetesGroups: z.array(z.string()).optional(),
+  username: z.string().optional(),
+});
+
+export const WorldPodIdentityAssociationSchema = z.looseObject({
+  namespace: z.string(),
+  serviceAccount: z.string(),
+  roleArn: z.string(),
+  targetRoleArn: z.string().optional(),
+  associationId: z.string().optional(),
+  disableSessionTags: z.boolean().optional(),
+});
+
+export const WorldServiceAccountSchema = z.looseObject({
+  namespace: z.string(),
+  name: z.string(),
+  annotations: z.record(z.string(), z.string()).optional(),
+});
+
+export const WorldKubernetesSchema = z.looseObject({
+  /** Raw Kubernetes objects, validated later like any manifest (a bad one is a finding). */
+  ec2NodeClasses: z.array(z.unknown()).default([]),
+  nodePools: z.array(z.unknown()).default([]),
+  karpenterVersion: z.string().optional(),
+  karpenterNamespace: z.string().optional(),
+  karpenterServiceAccount: z.string().optional(),
+  serviceAccounts: z.array(WorldServiceAccountSchema).default([]),
+  /** `aws-auth` ConfigMap `mapRoles` entries, for CONFIG_MAP authentication modes. */
+  awsAuthMapRoles: z
+    .array(z.looseObject({ rolearn: z.string(), groups: z.array(z.string()).optional() }))
+    .optional(),
+  /** Simulated read failure of the Kubernetes API (`401`, `403`, `404`, `timeout`…) for demos and tests. */
+  readError: z.string().optional(),
+});
+
+export const WorldClusterSchema = z.looseObject({
+  name: z.string(),
+  arn: z.string().optional(),
+  version: z.string().optional(),
+  endpoint: z.string().optional(),
+  status: z.string().optional(),
+  resourcesVpcConfig: z
+    .looseObject({
+      vpcId: z.string().optional(),
+      subnetIds: z.array(z.string()).optional(),
+      securityGroupIds: z.array(z.string()).optional(),
+      clusterSecurityGroupId: z.string().optional(),
+      endpointPublicAccess: z.boolean().optional(),
+      endpointPrivateAccess: z.boolean().optional(),
+    })
+    .optional(),
+  accessConfig: z.looseObject({ authenticationMode: z.string().optional() }).optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  accessEntries: z.array(WorldAccessEntrySchema).default([]),
+  podIdentityAssociations: z.array(WorldPodIdentityAssociationSchema).default([]),
+  kubernetes: WorldKubernetesSchema.optional(),
+});
+
+export const WorldSchema = z.looseObject({
+  version: z.literal(1),
+  account: z.string().regex(/^\d{12}$/, 'account must be a 12-digit AWS account id'),
+  region: z.string(),
+  partition: z.string().optional(),
+  ec2: z
+    .looseObject({
+      images: z.array(WorldImageSchema).default([]),
+      subnets: z.array(WorldSubnetSchema).default([]),
+      securityGroups: z.array(WorldSecurityGroupSchema).default([]),
+      capacityReservations: z.array(WorldCapacityReservationSchema).default([]),
+    })
+    .default({ images: [], subnets: [], securityGroups: [], capacityReservations: [] }),
+  ssm: z
+    .looseObject({ parameters: z.record(z.string(), z.string()).default({}) })
+    .default({ parameters: {} }),
+  iam: z
+    .looseObject({
+      instanceProfiles: z.array(WorldInstanceProfileSchema).default([]),
+      roles: z.array(WorldRoleSchema).default([]),
+      permissions: z.array(WorldPermissionSchema).default([]),
+      permissionsDefault: z.enum(['allowed', 'implicitDeny']).default('allowed'),
+    })
+    .default({ instanceProfiles: [], roles: [], permissions: [], permissionsDefault: 'allowed' }),
+  eks: z
+    .looseObject({ clusters: z.array(WorldClusterSchema).default([]) })
+    .default({ clusters: [] }),
+});
+
+export type World = z.infer<typeof WorldSchema>;
+export type WorldCluster = z.infer<typeof WorldClusterSchema>;
+export type WorldImage = z.infer<typeof WorldImageSchema>;
+export type WorldSubnet = z.infer<typeof WorldSubnetSchema>;
+export type WorldSecurityGroup = z.infer<typeof WorldSecurityGroupSchema>;
+export type WorldCapacityReservation = z.infer<typeof WorldCapacityReservationSchema>;
+export type WorldRole = z.infer<typeof WorldRoleSchema>;
+export type WorldInstanceProfile = z.infer<typeof WorldInstanceProfileSchema>;
+export type WorldPermission = z.infer<typeof WorldPermissionSchema>;

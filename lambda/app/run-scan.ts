@@ -1,0 +1,71 @@
+import type { Check } from '../core/check.js';
+import { CHECKS } from '../core/checks/index.js';
+import { runChecks } from '../core/evaluate.js';
+import { emptyInventory, type Inventory } from '../core/inventory.js';
+import type { InventoryEnricher, ObjectSource } from '../core/ports.js';
+import { buildReport, type InputError, type ScanReport } from '../core/report.js';
+
+export interface ScanPlan {
+  readonly objects: ObjectSource;
+  /** Run in order: later enrichers may use what earlier ones collected. */
+  readonly enrichers?: readonly InventoryEnricher[];
+  readonly environment?: Inventory['environment'];
+}
+
+export interface ScanOptions {
+  readonly now: Date;
+  readonly checks?: readonly Check[];
+  readonly only?: readonly string[];
+  readonly skip?: readonly string[];
+}
+
+export function selectChecks(
+  checks: readonly Check[],
+  only: readonly string[] = [],
+  skip: readonly string[] = []
+): Check[] {
+  return checks.filter(
+    (check) => (only.length === 0 || only.includes(check.id)) && !skip.includes(check.id)
+  );
+}
+
+/** Builds the inventory from the plan's sources, without evaluating checks. */
+export async function collectInventory(
+  plan: ScanPlan
+): Promise<{ inventory: Inventory; inputErrors: readonly InputError[] }> {
+  const loaded = await plan.objects.load();
+  let inventory = emptyInventory({
+    inputs: new Set(['spec', ...loaded.inputs]),
+    environment: plan.environment ?? 'production',
+    clusters: loaded.clusters,
+    nodeClasses: loaded.nodeClasses,
+    nodePools: loaded.nodePools,
+  });
+  for (const enricher of plan.enrichers ?? []) {
+    inventory = await enricher.enrich(inventory);
+  }
+  return { inventory, inputErrors: loaded.inputErrors };
+}
+
+/** Evaluates an inventory into a report. */
+export function evaluateInventory(
+  inventory: Inventory,
+  options: ScanOptions,
+  inputErrors: readonly InputError[] = []
+): ScanReport {
+  const checks = selectChecks(options.checks ?? CHECKS, options.only, options.skip);
+  const evaluation = runChecks(inventory, checks, { now: options.now });
+  return buildReport({
+    evaluation,
+    now: options.now,
+    nodeClasses: inventory.nodeClasses.length,
+    clusters: inventory.clusters.map((cluster) => cluster.name).filter((name) => name !== ''),
+    inputErrors,
+  });
+}
+
+/** collect → evaluate → report. */
+export async function runScan(plan: ScanPlan, options: ScanOptions): Promise<ScanReport> {
+  const { inventory, inputErrors } = await collectInventory(plan);
+  return evaluateInventory(inventory, options, inputErrors);
+}

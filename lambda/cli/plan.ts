@@ -1,0 +1,70 @@
+import { createManifestSource } from '../adapters/files/manifest-source.js';
+import type { ScanPlan } from '../app/run-scan.js';
+import type { ClusterContext } from '../core/inventory.js';
+import { partitionOf } from '../core/region.js';
+import { parseKarpenterVersion } from '../core/version.js';
+import { ConfigError } from '../shared/errors.js';
+
+export interface ScanCliOptions {
+  readonly paths: readonly string[];
+  readonly clusters: readonly string[];
+  readonly region?: string;
+  readonly world?: string;
+  readonly aws: boolean;
+  readonly profile?: string;
+  readonly karpenterVersion?: string;
+  readonly environment: 'production' | 'non-production';
+  readonly readStdin: () => Promise<string>;
+}
+
+export type ScanMode = 'manifests' | 'world' | 'live';
+
+/**
+ * Where AWS facts come from, explicitly (ARCHITECTURE.md): `--world` is offline; `--aws`,
+ * `--profile` or `--cluster` is live; otherwise the scan never touches the network.
+ */
+export function scanModeOf(options: ScanCliOptions): ScanMode {
+  if (options.world !== undefined) {
+    if (options.aws || options.profile !== undefined) {
+      throw new ConfigError('--world cannot be combined with --aws or --profile');
+    }
+    return 'world';
+  }
+  if (options.aws || options.profile !== undefined || options.clusters.length > 0) return 'live';
+  return 'manifests';
+}
+
+export function manifestClusterContext(options: ScanCliOptions): ClusterContext {
+  const karpenterVersion = parseKarpenterVersion(options.karpenterVersion);
+  if (options.karpenterVersion !== undefined && !karpenterVersion) {
+    throw new ConfigError(
+      `--karpenter-version "${options.karpenterVersion}" is not a version such as 1.7.0 or v1.2.1`
+    );
+  }
+  return {
+    name: '',
+    ...(options.region === undefined ? {} : { region: options.region }),
+    partition: partitionOf(options.region ?? 'us-east-1'),
+    ...(karpenterVersion ? { karpenterVersion } : {}),
+  };
+}
+
+export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
+  const mode = scanModeOf(options);
+  if (mode === 'manifests') {
+    if (options.paths.length === 0) {
+      throw new ConfigError(
+        'nothing to scan: give manifest paths, `-` for stdin, --world FILE or --cluster NAME'
+      );
+    }
+    return {
+      environment: options.environment,
+      objects: createManifestSource({
+        paths: options.paths,
+        cluster: manifestClusterContext(options),
+        readStdin: options.readStdin,
+      }),
+    };
+  }
+  throw new ConfigError(`${mode} scans are not available in this build`);
+}

@@ -1,0 +1,47 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+
+/** Last path segment of an ARN or path (`arn:aws:iam::1:instance-profile/a/b` → `b`). */
+export function bareIamName(value: string): string {
+  const afterColon = value.startsWith('arn:') ? value.split(':').slice(5).join(':') : value;
+  const segments = afterColon.split('/').filter((segment) => segment !== '');
+  return segments.at(-1) ?? value;
+}
+
+/** `spec.instanceProfile` is a bare instance profile name (Karpenter passes it verbatim as `IamInstanceProfile.Name`). */
+export const instanceProfileIsName = defineCheck({
+  id: 'instance-profile-is-name',
+  title: 'Instance profile is given as a name, not an ARN or path',
+  group: 'spec',
+  severity: 'critical',
+  inputs: ['spec'],
+  remediation:
+    'Set spec.instanceProfile to the bare instance profile name (the last segment of the ARN).',
+  references: ['#8072', '#8312', '#5470'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, { resource }) => {
+      const profile = spec.instanceProfile;
+      if (profile === undefined) {
+        return [
+          {
+            status: 'not-applicable',
+            resource,
+            message: 'Role mode: Karpenter manages the instance profile.',
+          },
+        ];
+      }
+      if (!profile.startsWith('arn:') && !profile.includes('/')) {
+        return [{ status: 'pass', resource, message: `Instance profile "${profile}" is a name.` }];
+      }
+      const name = bareIamName(profile);
+      return [
+        {
+          status: 'fail',
+          resource,
+          message: `spec.instanceProfile is "${profile}", an ${profile.startsWith('arn:') ? 'ARN' : 'IAM path'}: Karpenter reports InstanceProfileReady=True but every launch fails.`,
+          remediation: `Set spec.instanceProfile: ${name}`,
+          evidence: { instanceProfile: profile, suggestedName: name },
+          location: { path: 'spec.instanceProfile' },
+        },
+      ];
+    }),
+});

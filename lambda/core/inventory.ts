@@ -1,0 +1,91 @@
+import type { AwsClusterFacts, AwsNodeClassFacts } from './facts/aws.js';
+import type { ClusterState } from './facts/cluster.js';
+import type { PermissionFacts } from './facts/permissions.js';
+import type { Slice } from './facts/slice.js';
+import type { Partition } from './region.js';
+import type { EC2NodeClass, NodePool, ParseResult } from './schema.js';
+import type { KarpenterVersion } from './version.js';
+
+/**
+ * Which kinds of input a scan collected. A check whose inputs were not collected is not run, and
+ * the report lists it under `summary.notRun` (it is not an `error`).
+ *  - spec: the NodeClass objects (always).
+ *  - aws: EC2/IAM/EKS/SSM facts (live or world file).
+ *  - cluster: Karpenter's view from inside the cluster (status, controller deployment).
+ *  - permissions: IAM simulation of the controller role.
+ */
+export type CheckInput = 'spec' | 'aws' | 'cluster' | 'permissions';
+
+/** Where a document came from, so findings can point at a file and line. */
+export interface SourceLocation {
+  readonly file: string;
+  /** 0-based index of the document in a multi-document file or `List`. */
+  readonly document: number;
+  /** Dotted JSON path (see `formatPath`) → 1-based position in the file. */
+  readonly positions?: Readonly<Record<string, { line: number; column: number }>>;
+}
+
+export interface NodeClassEntry {
+  /** Cluster name; empty when scanning manifests without a cluster. */
+  readonly cluster: string;
+  /** `metadata.name`, or a placeholder naming the source when the object has none. */
+  readonly name: string;
+  readonly apiVersion: string;
+  readonly raw: unknown;
+  readonly parsed: ParseResult<EC2NodeClass>;
+  readonly source?: SourceLocation;
+}
+
+export interface NodePoolEntry {
+  readonly cluster: string;
+  readonly name: string;
+  readonly parsed: ParseResult<NodePool>;
+  readonly source?: SourceLocation;
+}
+
+/** What is known about one cluster (or the pseudo-cluster `''` of a manifest-only scan). */
+export interface ClusterContext {
+  readonly name: string;
+  readonly region?: string;
+  readonly partition: Partition;
+  /** Undefined when unknown: version-aware checks then assume the worst case. */
+  readonly karpenterVersion?: KarpenterVersion;
+  /** AWS facts about the cluster itself (DescribeCluster, access entries…), when collected. */
+  readonly aws?: Slice<AwsClusterFacts>;
+  /** Karpenter's in-cluster state (controller deployment, read errors), when collected. */
+  readonly state?: ClusterState;
+}
+
+export interface Inventory {
+  readonly inputs: ReadonlySet<CheckInput>;
+  /** Scan-wide setting: `production` (default) or not; lowers pinning findings to info. */
+  readonly environment: 'production' | 'non-production';
+  readonly clusters: readonly ClusterContext[];
+  readonly nodeClasses: readonly NodeClassEntry[];
+  readonly nodePools: readonly NodePoolEntry[];
+  /** AWS facts per NodeClass, keyed by `nodeClassKey(cluster, name)`. */
+  readonly awsFacts: ReadonlyMap<string, AwsNodeClassFacts>;
+  /** Permission simulation results per NodeClass, keyed by `nodeClassKey(cluster, name)`. */
+  readonly permissions: ReadonlyMap<string, PermissionFacts>;
+}
+
+export function nodeClassKey(cluster: string, name: string): string {
+  return `${cluster}/${name}`;
+}
+
+export function clusterOf(inventory: Inventory, name: string): ClusterContext | undefined {
+  return inventory.clusters.find((cluster) => cluster.name === name);
+}
+
+export function emptyInventory(overrides: Partial<Inventory> = {}): Inventory {
+  return {
+    inputs: new Set<CheckInput>(['spec']),
+    environment: 'production',
+    clusters: [],
+    nodeClasses: [],
+    nodePools: [],
+    awsFacts: new Map(),
+    permissions: new Map(),
+    ...overrides,
+  };
+}

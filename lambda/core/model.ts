@@ -1,0 +1,68 @@
+/** Severities, most severe first. The order is part of the contract (`--fail-on`). */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const CHECK_STATUSES = ['fail', 'error', 'pass', 'not-applicable'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+export type ResourceKind = 'EC2NodeClass' | 'NodePool' | 'Cluster';
+
+export interface ResourceRef {
+  /** Cluster name; empty for manifests scanned without a cluster. */
+  readonly cluster: string;
+  readonly kind: ResourceKind;
+  readonly name: string;
+}
+
+/** Where a finding points inside its source document (a dotted JSON path such as `spec.tags`). */
+export interface FindingLocation {
+  readonly path: string;
+}
+
+export interface Finding {
+  /** Stable for the same check on the same resource (and discriminator): used for dedup and resolve. */
+  readonly id: string;
+  readonly checkId: string;
+  readonly severity: Severity;
+  readonly status: CheckStatus;
+  readonly resource: ResourceRef;
+  readonly message: string;
+  readonly remediation: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+  readonly location?: FindingLocation;
+}
+
+/** 0 for critical … 4 for info. */
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity);
+}
+
+export function isAtOrAbove(severity: Severity, threshold: Severity): boolean {
+  return severityRank(severity) <= severityRank(threshold);
+}
+
+export function isSeverity(value: string): value is Severity {
+  return (SEVERITIES as readonly string[]).includes(value);
+}
+
+/**
+ * 64-bit FNV-1a as 16 hex digits. Pure (core has no crypto module); collisions only matter
+ * between findings of one account, where 64 bits is ample.
+ */
+export function stableHash(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  const prime = 0x100000001b3n;
+  const mask = 0xffffffffffffffffn;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    hash ^= BigInt(code);
+    hash = (hash * prime) & mask;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
+export function findingId(checkId: string, resource: ResourceRef, discriminator = ''): string {
+  return stableHash(
+    [checkId, resource.cluster, resource.kind, resource.name, discriminator].join('\u0000')
+  );
+}

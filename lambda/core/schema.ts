@@ -1,0 +1,217 @@
+import { z } from 'zod';
+
+// Structural schemas for Karpenter's v1 objects. Types only: the CRD's CEL rules are evaluated by
+// the `nodeclass-schema-valid` check so that each violation becomes its own finding. Unknown fields
+// are kept (newer Karpenter versions add fields).
+
+const stringMap = z.record(z.string(), z.string());
+
+export const SubnetSelectorTermSchema = z.looseObject({
+  id: z.string().optional(),
+  tags: stringMap.optional(),
+});
+
+export const SecurityGroupSelectorTermSchema = z.looseObject({
+  id: z.string().optional(),
+  name: z.string().optional(),
+  tags: stringMap.optional(),
+});
+
+export const AmiSelectorTermSchema = z.looseObject({
+  alias: z.string().optional(),
+  id: z.string().optional(),
+  name: z.string().optional(),
+  owner: z.string().optional(),
+  ssmParameter: z.string().optional(),
+  tags: stringMap.optional(),
+});
+
+export const CapacityReservationSelectorTermSchema = z.looseObject({
+  id: z.string().optional(),
+  ownerID: z.string().optional(),
+  instanceMatchCriteria: z.string().optional(),
+  tags: stringMap.optional(),
+});
+
+export const MetadataOptionsSchema = z.looseObject({
+  httpEndpoint: z.string().optional(),
+  httpProtocolIPv6: z.string().optional(),
+  httpPutResponseHopLimit: z.number().int().optional(),
+  httpTokens: z.string().optional(),
+});
+
+export const BlockDeviceSchema = z.looseObject({
+  deleteOnTermination: z.boolean().optional(),
+  encrypted: z.boolean().optional(),
+  iops: z.number().int().optional(),
+  kmsKeyID: z.string().optional(),
+  snapshotID: z.string().optional(),
+  throughput: z.number().int().optional(),
+  volumeInitializationRate: z.number().int().optional(),
+  volumeSize: z.union([z.string(), z.number()]).optional(),
+  volumeType: z.string().optional(),
+});
+
+export const BlockDeviceMappingSchema = z.looseObject({
+  deviceName: z.string().optional(),
+  ebs: BlockDeviceSchema.optional(),
+  rootVolume: z.boolean().optional(),
+});
+
+export const NetworkInterfaceSchema = z.looseObject({
+  networkCardIndex: z.number().int().optional(),
+  deviceIndex: z.number().int().optional(),
+  interfaceType: z.string().optional(),
+});
+
+export const EC2NodeClassSpecSchema = z.looseObject({
+  subnetSelectorTerms: z.array(SubnetSelectorTermSchema),
+  securityGroupSelectorTerms: z.array(SecurityGroupSelectorTermSchema),
+  amiSelectorTerms: z.array(AmiSelectorTermSchema),
+  capacityReservationSelectorTerms: z.array(CapacityReservationSelectorTermSchema).optional(),
+  placementGroupSelector: z
+    .looseObject({ id: z.string().optional(), name: z.string().optional() })
+    .optional(),
+  associatePublicIPAddress: z.boolean().optional(),
+  ipPrefixCount: z.number().int().optional(),
+  amiFamily: z.string().optional(),
+  userData: z.string().optional(),
+  role: z.string().optional(),
+  instanceProfile: z.string().optional(),
+  tags: stringMap.optional(),
+  kubelet: z.record(z.string(), z.unknown()).optional(),
+  blockDeviceMappings: z.array(BlockDeviceMappingSchema).optional(),
+  instanceStorePolicy: z.string().optional(),
+  networkInterfaces: z.array(NetworkInterfaceSchema).optional(),
+  detailedMonitoring: z.boolean().optional(),
+  metadataOptions: MetadataOptionsSchema.optional(),
+  connectionTracking: z.record(z.string(), z.unknown()).optional(),
+  context: z.string().optional(),
+  cpuOptions: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ConditionSchema = z.looseObject({
+  type: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastTransitionTime: z.string().optional(),
+  observedGeneration: z.number().int().optional(),
+});
+
+export const EC2NodeClassStatusSchema = z.looseObject({
+  subnets: z
+    .array(
+      z.looseObject({ id: z.string(), zone: z.string().optional(), zoneID: z.string().optional() })
+    )
+    .optional(),
+  securityGroups: z
+    .array(z.looseObject({ id: z.string(), name: z.string().optional() }))
+    .optional(),
+  amis: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        name: z.string().optional(),
+        deprecated: z.boolean().optional(),
+        requirements: z.array(z.unknown()).optional(),
+      })
+    )
+    .optional(),
+  capacityReservations: z.array(z.record(z.string(), z.unknown())).optional(),
+  instanceProfile: z.string().optional(),
+  conditions: z.array(ConditionSchema).optional(),
+});
+
+export const ObjectMetaSchema = z.looseObject({
+  name: z.string().min(1),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  generation: z.number().int().optional(),
+  labels: stringMap.optional(),
+  annotations: stringMap.optional(),
+  creationTimestamp: z.string().optional(),
+});
+
+export const EC2NodeClassSchema = z.looseObject({
+  apiVersion: z.literal('karpenter.k8s.aws/v1'),
+  kind: z.literal('EC2NodeClass'),
+  metadata: ObjectMetaSchema,
+  spec: EC2NodeClassSpecSchema,
+  status: EC2NodeClassStatusSchema.optional(),
+});
+
+export const NodePoolSchema = z.looseObject({
+  apiVersion: z.string(),
+  kind: z.literal('NodePool'),
+  metadata: ObjectMetaSchema,
+  spec: z.looseObject({
+    template: z
+      .looseObject({
+        metadata: z.unknown().optional(),
+        spec: z
+          .looseObject({
+            nodeClassRef: z
+              .looseObject({
+                group: z.string().optional(),
+                kind: z.string().optional(),
+                name: z.string(),
+              })
+              .optional(),
+            requirements: z.array(z.unknown()).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+  }),
+});
+
+export type SubnetSelectorTerm = z.infer<typeof SubnetSelectorTermSchema>;
+export type SecurityGroupSelectorTerm = z.infer<typeof SecurityGroupSelectorTermSchema>;
+export type AmiSelectorTerm = z.infer<typeof AmiSelectorTermSchema>;
+export type CapacityReservationSelectorTerm = z.infer<typeof CapacityReservationSelectorTermSchema>;
+export type BlockDeviceMapping = z.infer<typeof BlockDeviceMappingSchema>;
+export type Condition = z.infer<typeof ConditionSchema>;
+export type EC2NodeClassSpec = z.infer<typeof EC2NodeClassSpecSchema>;
+export type EC2NodeClass = z.infer<typeof EC2NodeClassSchema>;
+export type NodePool = z.infer<typeof NodePoolSchema>;
+
+/** One structural problem, with the dotted JSON path of the offending field. */
+export interface SchemaIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ParseResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] };
+
+/** `spec.amiSelectorTerms[0].alias` style paths, used in findings and mapped to lines for SARIF. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+function parseWith<T>(schema: z.ZodType<T>, raw: unknown): ParseResult<T> {
+  const result = schema.safeParse(raw);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => ({
+      path: formatPath(issue.path),
+      message: issue.message,
+    })),
+  };
+}
+
+export function parseEC2NodeClass(raw: unknown): ParseResult<EC2NodeClass> {
+  return parseWith(EC2NodeClassSchema, raw);
+}
+
+export function parseNodePool(raw: unknown): ParseResult<NodePool> {
+  return parseWith(NodePoolSchema, raw);
+}
