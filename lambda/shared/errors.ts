@@ -29,3 +29,31 @@ export class PublishError extends ScannerError {
     this.name = 'PublishError';
   }
 }
+
+export type SourceUnavailableReason =
+  | 'access-denied'
+  | 'not-found'
+  | 'not-installed'
+  | 'throttled'
+  | 'unreachable'
+  | 'timeout'
+  | 'invalid-response'
+  | 'unknown';
+
+/** A source (AWS API, cluster, file) could not be read; the app layer turns it into data. */
+export class SourceUnavailableError extends ScannerError {
+  public readonly source: string;
+  public readonly reason: SourceUnavailableReason;
+
+  public constructor(
+    source: string,
+    reason: SourceUnavailableReason,
+    message: string,
+    options?: ErrorOptions
+  ) {
+    super(message, options);
+    this.name = 'SourceUnavailableError';
+    this.source = source;
+    this.reason = reason;
+  }
+}

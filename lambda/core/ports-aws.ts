@@ -1,0 +1,42 @@
+import type {
+  CapacityReservation,
+  Ec2Filter,
+  Image,
+  InstanceProfile,
+  Role,
+  SecurityGroup,
+  Subnet,
+} from './facts/aws.js';
+
+/** A DescribeImages query exactly as Karpenter builds it (see karpenter-validations §2.3). */
+export interface ImageQuery {
+  readonly filters: readonly Ec2Filter[];
+  readonly owners?: readonly string[];
+  readonly includeDeprecated: boolean;
+}
+
+/** A DescribeSubnets / DescribeSecurityGroups / DescribeCapacityReservations query. */
+export interface FilterQuery {
+  readonly filters: readonly Ec2Filter[];
+  /** Id list (`CapacityReservationIds`) where the API takes ids rather than an id filter. */
+  readonly ids?: readonly string[];
+}
+
+/**
+ * Port: the AWS facts the scanner reads. Implemented by the live SDK adapter and by the offline
+ * world-file adapter, with the same semantics. Methods throw `SourceUnavailableError` (reason
+ * `access-denied`, `throttled`, …) when the source cannot be read; "not found" is a value.
+ */
+export interface AwsFactsPort {
+  /** DescribeImages, all pages. */
+  describeImages(query: ImageQuery): Promise<readonly Image[]>;
+  describeSubnets(query: FilterQuery): Promise<readonly Subnet[]>;
+  describeSecurityGroups(query: FilterQuery): Promise<readonly SecurityGroup[]>;
+  describeCapacityReservations(query: FilterQuery): Promise<readonly CapacityReservation[]>;
+  /** SSM GetParameter value; undefined for ParameterNotFound. */
+  getParameter(name: string): Promise<string | undefined>;
+  /** IAM GetInstanceProfile; undefined for NoSuchEntity. */
+  getInstanceProfile(name: string): Promise<InstanceProfile | undefined>;
+  /** IAM GetRole + ListAttachedRolePolicies; undefined for NoSuchEntity. */
+  getRole(name: string): Promise<Role | undefined>;
+}
