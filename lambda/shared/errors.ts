@@ -1,3 +1,5 @@
+import type { UnavailableReason } from '../core/facts/slice.js';
+
 /** Base of the scanner's error hierarchy; `cause` keeps the original SDK or Kubernetes error. */
 export class ScannerError extends Error {
   public constructor(message: string, options?: ErrorOptions) {
@@ -30,15 +32,7 @@ export class PublishError extends ScannerError {
   }
 }
 
-export type SourceUnavailableReason =
-  | 'access-denied'
-  | 'not-found'
-  | 'not-installed'
-  | 'throttled'
-  | 'unreachable'
-  | 'timeout'
-  | 'invalid-response'
-  | 'unknown';
+export type SourceUnavailableReason = UnavailableReason;
 
 /** A source (AWS API, cluster, file) could not be read; the app layer turns it into data. */
 export class SourceUnavailableError extends ScannerError {
