@@ -1,0 +1,105 @@
+// The one place that classifies AWS SDK errors, by `name` / HTTP status, never by message text.
+import type { UnavailableReason } from '../../core/facts/slice.js';
+import { SourceUnavailableError } from '../../shared/errors.js';
+
+interface SdkErrorShape {
+  readonly name?: string;
+  readonly Code?: string;
+  readonly code?: string;
+  readonly $metadata?: { readonly httpStatusCode?: number };
+}
+
+const THROTTLING = new Set([
+  'Throttling',
+  'ThrottlingException',
+  'ThrottledException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+  'ProvisionedThroughputExceededException',
+  'SlowDown',
+  'LimitExceededException',
+]);
+
+const ACCESS_DENIED = new Set([
+  'AccessDenied',
+  'AccessDeniedException',
+  'UnauthorizedOperation',
+  'UnrecognizedClientException',
+  'AuthFailure',
+  'InvalidClientTokenId',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'SignatureDoesNotMatch',
+]);
+
+const NOT_FOUND = new Set([
+  'NoSuchEntity',
+  'NoSuchEntityException',
+  'ResourceNotFoundException',
+  'ParameterNotFound',
+  'NotFoundException',
+  'InvalidAMIID.NotFound',
+  'InvalidSubnetID.NotFound',
+  'InvalidGroup.NotFound',
+  'InvalidCapacityReservationId.NotFound',
+]);
+
+const TIMEOUT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'NetworkingError',
+]);
+
+function codeOf(error: unknown): string {
+  const shape = (error ?? {}) as SdkErrorShape;
+  return shape.name ?? shape.Code ?? shape.code ?? '';
+}
+
+export function isThrottling(error: unknown): boolean {
+  return THROTTLING.has(codeOf(error)) || statusOf(error) === 429;
+}
+
+export function isAccessDenied(error: unknown): boolean {
+  return ACCESS_DENIED.has(codeOf(error)) || statusOf(error) === 403;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return NOT_FOUND.has(codeOf(error));
+}
+
+/** EC2 DryRun success: HTTP 412 `DryRunOperation` ("Request would have succeeded"). Never an error. */
+export function isDryRunSuccess(error: unknown): boolean {
+  return codeOf(error) === 'DryRunOperation';
+}
+
+function statusOf(error: unknown): number | undefined {
+  return ((error ?? {}) as SdkErrorShape).$metadata?.httpStatusCode;
+}
+
+export function classifyAwsError(error: unknown): UnavailableReason {
+  const code = codeOf(error);
+  if (isThrottling(error)) return 'throttled';
+  if (isAccessDenied(error)) return 'access-denied';
+  if (isNotFound(error)) return 'not-found';
+  if (TIMEOUT.has(code)) return 'timeout';
+  if (UNREACHABLE.has(code)) return 'unreachable';
+  const status = statusOf(error);
+  if (status !== undefined && status >= 500) return 'unreachable';
+  return 'unknown';
+}
+
+/** Wraps an SDK error for `source` (e.g. `ec2:DescribeImages`) into a SourceUnavailableError. */
+export function toSourceUnavailable(source: string, error: unknown): SourceUnavailableError {
+  if (error instanceof SourceUnavailableError) return error;
+  const reason = classifyAwsError(error);
+  const code = codeOf(error) || 'Error';
+  const detail = error instanceof Error ? error.message : String(error);
+  return new SourceUnavailableError(source, reason, `${source} failed (${code}): ${detail}`, {
+    cause: error,
+  });
+}

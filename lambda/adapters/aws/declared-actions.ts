@@ -1,0 +1,5 @@
+// Every IAM action the scanner's adapters call, by adapter. The CDK role policy is built from this
+// registry and a test keeps the two equal: add your adapter's `…Actions` export here.
+
+/** Actions the scanning Lambdas' role needs (read-only, plus publishing and state). */
+export const DECLARED_ACTIONS: Readonly<Record<string, readonly string[]>> = {};
