@@ -25,6 +25,24 @@ export interface PodIdentityAssociation {
   readonly disableSessionTags?: boolean;
 }
 
+/** How a Kubernetes read failed, so the remediation can be exact (401 vs 403, network vs TLS). */
+export type KubeFailureKind = 'http' | 'network' | 'timeout' | 'tls' | 'malformed';
+
+export interface KubeReadFailure {
+  readonly kind: KubeFailureKind;
+  /** HTTP status when the API server answered (`kind: 'http'`). */
+  readonly httpStatus?: number;
+  /** The API path that failed (`/apis/karpenter.k8s.aws/v1/ec2nodeclasses`). */
+  readonly path: string;
+}
+
+/** `DescribeCluster` `resourcesVpcConfig` endpoint settings (private-only → needs VPC access). */
+export interface EndpointAccess {
+  readonly publicAccess?: boolean;
+  readonly privateAccess?: boolean;
+  readonly publicAccessCidrs?: readonly string[];
+}
+
 export interface ClusterState {
   /**
    * Whether the NodeClasses could be listed. `unavailable` with reason `access-denied`,
@@ -33,6 +51,11 @@ export interface ClusterState {
   readonly read: Slice<{ readonly nodeClassCount: number }>;
   /** Where the cluster was reached (for error messages). */
   readonly endpoint?: string;
+  readonly endpointAccess?: EndpointAccess;
+  /** Set when `read` is unavailable and the failure came from the Kubernetes API. */
+  readonly readFailure?: KubeReadFailure;
+  /** Whether the NodePools could be listed (absent when not attempted). */
+  readonly nodePools?: Slice<{ readonly nodePoolCount: number }>;
   readonly controller?: Slice<KarpenterController | undefined>;
   readonly podIdentityAssociations?: Slice<readonly PodIdentityAssociation[]>;
 }
