@@ -1,10 +1,13 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runScan } from '../app/run-scan.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import { collectInventory, evaluateInventory } from '../app/run-scan.js';
 import { CHECKS } from '../core/checks/index.js';
 import { SEVERITIES, type Severity } from '../core/model.js';
-import { breachesThreshold } from '../core/report.js';
-import { ConfigError } from '../shared/errors.js';
+import { breachesThreshold, type ScanReport } from '../core/report.js';
+import { ConfigError, ScannerError } from '../shared/errors.js';
+import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
+import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan } from './plan.js';
 
 export const EXIT_OK = 0;
@@ -20,6 +23,14 @@ export interface CliIo {
   readonly stderrIsTty: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
+  /** Base for relative file references in reports (SARIF); defaults to the process' directory. */
+  readonly cwd?: string;
+}
+
+/** What a subcommand gets: the io and a way to set the process exit code. */
+export interface CommandContext {
+  readonly io: CliIo;
+  readonly setExitCode: (code: number) => void;
 }
 
 function splitList(value: string, previous: string[] = []): string[] {
@@ -45,6 +56,17 @@ function checkIdsExist(ids: readonly string[], flag: string): void {
   }
 }
 
+/** no-color.org: set and non-empty disables colour. */
+function useColor(io: CliIo): boolean {
+  return io.stdoutIsTty && (io.env.NO_COLOR ?? '') === '';
+}
+
+/** 2 when an input could not be read (the report is still printed), else the `--fail-on` gate. */
+export function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): number {
+  if (report.summary.inputErrors.length > 0) return EXIT_USAGE;
+  return breachesThreshold(report, failOn) ? EXIT_FINDINGS : EXIT_OK;
+}
+
 interface ScanFlags {
   cluster?: string[];
   region?: string;
@@ -59,15 +81,7 @@ interface ScanFlags {
   nonProduction?: boolean;
 }
 
-function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
-  const program = new Command('nodeclass-scan')
-    .description(
-      'Catch broken Karpenter EC2NodeClass configurations before they stop nodes from launching.'
-    )
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError();
-
+export function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
   program
     .command('scan')
     .description('Scan EC2NodeClass manifests, a world-state file, or live clusters.')
@@ -105,31 +119,63 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
         environment: flags.nonProduction ? 'non-production' : 'production',
         readStdin: io.readStdin,
       });
-      const report = await runScan(plan, {
-        now: io.now(),
-        only: flags.only ?? [],
-        skip: flags.skip ?? [],
-      });
+      const { inventory, inputErrors } = await collectInventory(plan);
+      const report = evaluateInventory(
+        inventory,
+        { now: io.now(), only: flags.only ?? [], skip: flags.skip ?? [] },
+        inputErrors
+      );
       io.stdout(
         formatReport(report, flags.format, {
-          color: io.stdoutIsTty && io.env.NO_COLOR === undefined,
+          color: useColor(io),
+          checks: CHECKS,
+          sources: sourceIndexOf(inventory),
+          cwd: io.cwd ?? process.cwd(),
+          toolVersion: packageJson.version,
         })
       );
       for (const inputError of report.summary.inputErrors) {
         io.stderr(`nodeclass-scan: ${inputError.source}: ${inputError.message}\n`);
       }
-      if (report.summary.inputErrors.length > 0) setExitCode(EXIT_USAGE);
-      else setExitCode(breachesThreshold(report, flags.failOn) ? EXIT_FINDINGS : EXIT_OK);
+      setExitCode(exitCodeFor(report, flags.failOn));
     });
+}
 
+export function registerChecksCommand(program: Command, { io }: CommandContext): void {
+  program
+    .command('checks')
+    .description('List the check catalog.')
+    .addOption(
+      new Option('--format <format>', 'output format').choices(CATALOG_FORMATS).default('table')
+    )
+    .action((flags: { format: CatalogFormat }) => {
+      io.stdout(formatCatalog(CHECKS, flags.format));
+    });
+}
+
+function buildProgram(context: CommandContext): Command {
+  const program = new Command('nodeclass-scan')
+    .description(
+      'Catch broken Karpenter EC2NodeClass configurations before they stop nodes from launching.'
+    )
+    .version(packageJson.version)
+    .exitOverride()
+    .configureOutput({ writeOut: context.io.stdout, writeErr: context.io.stderr })
+    .showHelpAfterError('(add --help for usage)');
+
+  registerScanCommand(program, context);
+  registerChecksCommand(program, context);
   return program;
 }
 
 /** Runs the CLI and returns its exit code; never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
+  const program = buildProgram({
+    io,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
   });
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -139,11 +185,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Help and version requests exit 0; everything else commander rejects is a usage error.
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
-    if (error instanceof ConfigError) {
+    if (error instanceof ScannerError) {
       io.stderr(`nodeclass-scan: ${error.message}\n`);
       return EXIT_USAGE;
     }
-    io.stderr(`nodeclass-scan: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A bug, not the user's fault; still exit 2 so CI never mistakes it for a clean scan.
+    io.stderr(
+      `nodeclass-scan: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
+    );
     return EXIT_USAGE;
   }
 }

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClusterContext } from '../../core/inventory.js';
@@ -26,11 +27,26 @@ async function expand(path: string, errors: InputError[]): Promise<string[]> {
     return [];
   }
   if (!info.isDirectory()) return [path];
+  const files = await manifestFilesUnder(path, errors);
+  if (files.length === 0) {
+    // A CI job pointed at the wrong directory must not pass as "nothing found".
+    errors.push({ source: path, message: 'directory holds no .yaml, .yml or .json files' });
+  }
+  return files;
+}
+
+async function manifestFilesUnder(directory: string, errors: InputError[]): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    errors.push({ source: directory, message: describeFsError(error) });
+    return [];
+  }
   const files: string[] = [];
-  const entries = await readdir(path, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) files.push(...(await expand(child, errors)));
+    const child = join(directory, entry.name);
+    if (entry.isDirectory()) files.push(...(await manifestFilesUnder(child, errors)));
     else if (MANIFEST_EXTENSIONS.some((extension) => entry.name.endsWith(extension))) {
       files.push(child);
     }
@@ -48,7 +64,12 @@ function describeFsError(error: unknown): string {
 async function readText(path: string, options: ManifestSourceOptions): Promise<string> {
   if (path === '-') {
     if (!options.readStdin) throw new Error('standard input is not available');
-    return options.readStdin();
+    const text = await options.readStdin();
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_MANIFEST_BYTES) {
+      throw new Error(`input is ${bytes} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`);
+    }
+    return text;
   }
   const info = await stat(path);
   if (info.size > MAX_MANIFEST_BYTES) {
@@ -65,7 +86,8 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
     if (path === '-') files.push(path);
     else files.push(...(await expand(path, merged.errors)));
   }
-  for (const file of files) {
+  // A file named twice (`dir dir/a.yaml`) is read once: its objects must not be reported twice.
+  for (const file of new Set(files)) {
     let text: string;
     try {
       text = await readText(file, options);

@@ -1,5 +1,10 @@
+import type { CheckMeta } from '../../core/check.js';
 import type { ScanReport } from '../../core/report.js';
 import { formatJson } from './json.js';
+import { formatJunit } from './junit.js';
+import { formatSarif } from './sarif.js';
+import type { SourceIndex } from './sources.js';
+import { formatTable } from './table.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'sarif', 'junit'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -7,17 +12,29 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export interface FormatOptions {
   /** Colour the table (stdout is a TTY and NO_COLOR is not set). */
   readonly color: boolean;
+  /** The check registry (SARIF rules). */
+  readonly checks: readonly CheckMeta[];
+  /** Where each scanned object came from (file and line positions). */
+  readonly sources: SourceIndex;
+  /** Base directory for relative file references (SARIF artifact URIs). */
+  readonly cwd: string;
+  /** The scanner's version (SARIF tool driver). */
+  readonly toolVersion: string;
 }
 
 export function formatReport(
   report: ScanReport,
   format: OutputFormat,
-  _options: FormatOptions
+  options: FormatOptions
 ): string {
   switch (format) {
     case 'json':
       return formatJson(report);
-    default:
-      return formatJson(report);
+    case 'sarif':
+      return formatSarif(report, options);
+    case 'junit':
+      return formatJunit(report);
+    case 'table':
+      return formatTable(report, options);
   }
 }

@@ -1,0 +1,48 @@
+import type { CheckMeta } from '../../core/check.js';
+
+export const CATALOG_FORMATS = ['table', 'json'] as const;
+export type CatalogFormat = (typeof CATALOG_FORMATS)[number];
+
+function catalogJson(checks: readonly CheckMeta[]): string {
+  const entries = checks.map(({ id, severity, group, title, inputs, remediation, references }) => ({
+    id,
+    severity,
+    group,
+    title,
+    inputs,
+    remediation,
+    references,
+  }));
+  return `${JSON.stringify(entries, null, 2)}\n`;
+}
+
+function catalogTable(checks: readonly CheckMeta[]): string {
+  const rows = [
+    ['ID', 'SEVERITY', 'GROUP', 'INPUTS', 'TITLE', 'REFERENCES'],
+    ...checks.map((check) => [
+      check.id,
+      check.severity,
+      check.group,
+      check.inputs.join(','),
+      check.title,
+      check.references.join(' '),
+    ]),
+  ];
+  const widths = rows[0]?.map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length))
+  );
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) =>
+        column === row.length - 1 ? cell : cell.padEnd(widths?.[column] ?? 0)
+      )
+      .join('  ')
+      .trimEnd()
+  );
+  return `${lines.join('\n')}\n\n${checks.length} ${checks.length === 1 ? 'check' : 'checks'}\n`;
+}
+
+/** The check catalog (`nodeclass-scan checks`). */
+export function formatCatalog(checks: readonly CheckMeta[], format: CatalogFormat): string {
+  return format === 'json' ? catalogJson(checks) : catalogTable(checks);
+}

@@ -1,0 +1,125 @@
+import { type Finding, type ResourceRef, SEVERITIES, type Severity } from '../../core/model.js';
+import type { ScanReport } from '../../core/report.js';
+import { positionOf, type SourceIndex, sourceOf } from './sources.js';
+
+export interface TableOptions {
+  readonly color: boolean;
+  readonly sources: SourceIndex;
+}
+
+const RESET = '\u001b[0m';
+const SEVERITY_COLORS: Readonly<Record<Severity, string>> = {
+  critical: '\u001b[1;31m',
+  high: '\u001b[31m',
+  medium: '\u001b[33m',
+  low: '\u001b[36m',
+  info: '\u001b[2m',
+};
+const ERROR_COLOR = '\u001b[35m';
+const DIM = '\u001b[2m';
+
+// Names and messages come from untrusted manifests: never let them emit terminal escapes.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
+
+/** Untrusted text made safe for a terminal: control characters become a visible `\uXXXX`. */
+export function terminalSafe(text: string): string {
+  return text.replace(
+    CONTROL,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+  );
+}
+
+function paint(text: string, code: string, color: boolean): string {
+  return color ? `${code}${text}${RESET}` : text;
+}
+
+function heading(resource: ResourceRef, sources: SourceIndex, sample: Finding): string {
+  const cluster = resource.cluster === '' ? '' : `cluster ${resource.cluster} · `;
+  const source = sourceOf(sources, sample);
+  const position = source ? positionOf(source, undefined) : undefined;
+  const where = source ? `  (${source.file}${position ? `:${position.line}` : ''})` : '';
+  return terminalSafe(`${cluster}${resource.kind} ${resource.name}${where}`);
+}
+
+function findingLines(finding: Finding, idWidth: number, color: boolean): string[] {
+  const label = finding.severity.toUpperCase().padEnd(8);
+  const status = finding.status.padEnd(5);
+  const line = `  ${paint(label, SEVERITY_COLORS[finding.severity], color)} ${paint(
+    status,
+    finding.status === 'error' ? ERROR_COLOR : '',
+    color && finding.status === 'error'
+  )} ${finding.checkId.padEnd(idWidth)}  ${terminalSafe(finding.message)}`;
+  const indent = ' '.repeat(2 + 8 + 1 + 5 + 1);
+  return [line, `${indent}${paint('fix:', DIM, color)} ${terminalSafe(finding.remediation)}`];
+}
+
+function passSummary(findings: readonly Finding[]): string[] {
+  const passed = findings.filter((f) => f.status === 'pass').length;
+  const notApplicable = findings.filter((f) => f.status === 'not-applicable').length;
+  if (passed + notApplicable === 0) return [];
+  return [`  ${passed} passed, ${notApplicable} not applicable`];
+}
+
+function plural(count: number, word: string, words = `${word}s`): string {
+  return `${count} ${count === 1 ? word : words}`;
+}
+
+function summaryLine(report: ScanReport): string {
+  const { byStatus, failuresBySeverity, nodeClasses, notRun, inputErrors } = report.summary;
+  const failing = SEVERITIES.filter((severity) => failuresBySeverity[severity] > 0)
+    .map((severity) => `${failuresBySeverity[severity]} ${severity}`)
+    .join(', ');
+  const parts = [
+    `${byStatus.fail} fail${failing === '' ? '' : ` (${failing})`}, ${byStatus.error} error, ${byStatus.pass} pass, ${byStatus['not-applicable']} not-applicable`,
+    `${plural(nodeClasses, 'NodeClass', 'NodeClasses')} scanned`,
+  ];
+  if (notRun.length > 0) {
+    const byInputs = new Map<string, string[]>();
+    for (const { checkId, missingInputs } of notRun) {
+      const key = missingInputs.join('+');
+      byInputs.set(key, [...(byInputs.get(key) ?? []), checkId]);
+    }
+    const reasons = [...byInputs]
+      .map(([inputs, ids]) => `need ${inputs} input: ${ids.join(', ')}`)
+      .join('; ');
+    parts.push(`${plural(notRun.length, 'check')} not run (${reasons})`);
+  }
+  if (inputErrors.length > 0) {
+    parts.push(`${plural(inputErrors.length, 'input')} could not be read (see stderr)`);
+  }
+  return `Summary: ${parts.join(' · ')}`;
+}
+
+/** Human output: findings grouped by cluster and resource, passes as counts, one summary line. */
+export function formatTable(report: ScanReport, options: TableOptions): string {
+  const groups = new Map<string, Finding[]>();
+  for (const finding of report.findings) {
+    const { cluster, kind, name } = finding.resource;
+    const key = [cluster, kind, name].join('\u0000');
+    groups.set(key, [...(groups.get(key) ?? []), finding]);
+  }
+  const blocks: string[] = [];
+  for (const key of [...groups.keys()].sort((a, b) => a.localeCompare(b))) {
+    const findings = groups.get(key) ?? [];
+    const first = findings[0];
+    if (!first) continue;
+    const open = findings.filter((f) => f.status === 'fail' || f.status === 'error');
+    const idWidth = Math.max(0, ...open.map((f) => f.checkId.length));
+    blocks.push(
+      [
+        heading(first.resource, options.sources, first),
+        ...open.flatMap((f) => findingLines(f, idWidth, options.color)),
+        ...passSummary(findings),
+      ].join('\n')
+    );
+  }
+  if (blocks.length === 0) {
+    blocks.push(
+      report.summary.nodeClasses === 0
+        ? 'No EC2NodeClass found in the given inputs.'
+        : 'No findings.'
+    );
+  }
+  return `${blocks.join('\n\n')}\n\n${summaryLine(report)}\n`;
+}
