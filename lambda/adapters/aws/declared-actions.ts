@@ -1,5 +1,8 @@
 // Every IAM action the scanner's adapters call, by adapter. The CDK role policy is built from this
 // registry and a test keeps the two equal: add your adapter's `…Actions` export here.
+import { awsFactsActions } from './aws-facts-adapter.js';
 
 /** Actions the scanning Lambdas' role needs (read-only, plus publishing and state). */
-export const DECLARED_ACTIONS: Readonly<Record<string, readonly string[]>> = {};
+export const DECLARED_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  awsFacts: awsFactsActions,
+};

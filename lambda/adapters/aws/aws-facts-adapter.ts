@@ -1,0 +1,32 @@
+// Live implementation of the AwsFactsPort: EC2, SSM and IAM through injected SDK clients.
+import type { AwsFactsPort } from '../../core/ports-aws.js';
+import { createEc2Reader, type Ec2Sender, ec2ReaderActions } from './ec2-reader.js';
+import { createIamReader, type IamSender, iamReaderActions } from './iam-reader.js';
+import { createSsmReader, type SsmSender, ssmReaderActions } from './ssm-reader.js';
+
+export const awsFactsActions = [
+  ...ec2ReaderActions,
+  ...ssmReaderActions,
+  ...iamReaderActions,
+] as const;
+
+export interface AwsFactsClients {
+  readonly ec2: Ec2Sender;
+  readonly ssm: SsmSender;
+  readonly iam: IamSender;
+}
+
+export function createLiveAwsFacts(clients: AwsFactsClients): AwsFactsPort {
+  const ec2 = createEc2Reader(clients.ec2);
+  const ssm = createSsmReader(clients.ssm);
+  const iam = createIamReader(clients.iam);
+  return {
+    describeImages: (query) => ec2.describeImages(query),
+    describeSubnets: (query) => ec2.describeSubnets(query),
+    describeSecurityGroups: (query) => ec2.describeSecurityGroups(query),
+    describeCapacityReservations: (query) => ec2.describeCapacityReservations(query),
+    getParameter: (name) => ssm.getParameter(name),
+    getInstanceProfile: (name) => iam.getInstanceProfile(name),
+    getRole: (name) => iam.getRole(name),
+  };
+}

@@ -1,0 +1,81 @@
+// One SDK client per service per region, created on first use (never at import time), each with
+// bounded standard retries and the API-call counter attached.
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { STSClient } from '@aws-sdk/client-sts';
+import { fromIni } from '@aws-sdk/credential-providers';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { ApiCallCounter, apiCallCounterPlugin } from './api-call-counter.js';
+
+/** First try plus three retries: enough to ride out a burst, bounded so a scan cannot stall. */
+export const DEFAULT_MAX_ATTEMPTS = 4;
+
+export interface AwsClientOptions {
+  /** Default region; clients for other regions are created on request. */
+  readonly region?: string;
+  /** Named profile from the shared config/credentials files; default chain otherwise. */
+  readonly profile?: string;
+  readonly maxAttempts?: number;
+  readonly counter?: ApiCallCounter;
+}
+
+interface ClientConfig {
+  region?: string;
+  maxAttempts: number;
+  retryMode: 'standard';
+  credentials?: AwsCredentialIdentityProvider;
+}
+
+export interface AwsClients {
+  readonly counter: ApiCallCounter;
+  /** The default region, when known (explicit or from the SDK's default chain). */
+  readonly region: string | undefined;
+  ec2(region?: string): EC2Client;
+  iam(region?: string): IAMClient;
+  ssm(region?: string): SSMClient;
+  eks(region?: string): EKSClient;
+  sts(region?: string): STSClient;
+}
+
+type ClientCtor<T> = new (config: ClientConfig) => T;
+
+export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
+  const counter = options.counter ?? new ApiCallCounter();
+  const credentials =
+    options.profile === undefined ? undefined : fromIni({ profile: options.profile });
+  const cache = new Map<string, unknown>();
+
+  function client<T extends EC2Client | IAMClient | SSMClient | EKSClient | STSClient>(
+    service: string,
+    Ctor: ClientCtor<T>,
+    region: string | undefined
+  ): T {
+    const effectiveRegion = region ?? options.region;
+    const key = `${service}@${effectiveRegion ?? ''}`;
+    const cached = cache.get(key);
+    if (cached) return cached as T;
+    const created = new Ctor({
+      ...(effectiveRegion === undefined ? {} : { region: effectiveRegion }),
+      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      retryMode: 'standard',
+      ...(credentials ? { credentials } : {}),
+    });
+    (created.middlewareStack as EC2Client['middlewareStack']).use(
+      apiCallCounterPlugin(counter, service)
+    );
+    cache.set(key, created);
+    return created;
+  }
+
+  return {
+    counter,
+    region: options.region,
+    ec2: (region) => client('ec2', EC2Client, region),
+    iam: (region) => client('iam', IAMClient, region),
+    ssm: (region) => client('ssm', SSMClient, region),
+    eks: (region) => client('eks', EKSClient, region),
+    sts: (region) => client('sts', STSClient, region),
+  };
+}

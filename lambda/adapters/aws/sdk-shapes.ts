@@ -1,0 +1,195 @@
+// SDK response shapes (as the SDK returns them, and as world files record them) → core types.
+// Structural inputs so the live adapter (SDK types) and the world adapter (zod-parsed records)
+// share one mapping.
+import type {
+  CapacityReservation,
+  Image,
+  InstanceProfile,
+  Role,
+  SecurityGroup,
+  Subnet,
+  Tags,
+} from '../../core/facts/aws.js';
+
+interface SdkTag {
+  readonly Key?: string | undefined;
+  readonly Value?: string | undefined;
+}
+
+export function tagsOf(tags: readonly SdkTag[] | undefined): Tags {
+  const result: Record<string, string> = {};
+  for (const tag of tags ?? []) {
+    if (tag.Key !== undefined) result[tag.Key] = tag.Value ?? '';
+  }
+  return result;
+}
+
+function isoOf(value: string | Date | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+/** Copies defined values only: core types use optional fields, never `undefined` values. */
+function defined<T extends Record<string, unknown>>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+}
+
+export interface SdkImage {
+  readonly ImageId?: string | undefined;
+  readonly Name?: string | undefined;
+  readonly OwnerId?: string | undefined;
+  readonly ImageOwnerAlias?: string | undefined;
+  readonly State?: string | undefined;
+  readonly Architecture?: string | undefined;
+  readonly CreationDate?: string | undefined;
+  readonly DeprecationTime?: string | undefined;
+  readonly ImageAllowed?: boolean | undefined;
+  readonly RootDeviceName?: string | undefined;
+  readonly BlockDeviceMappings?:
+    | readonly {
+        readonly DeviceName?: string | undefined;
+        readonly Ebs?: { readonly VolumeSize?: number | undefined } | undefined;
+      }[]
+    | undefined;
+  readonly Tags?: readonly SdkTag[] | undefined;
+}
+
+export function imageFromSdk(image: SdkImage): Image {
+  const root = image.BlockDeviceMappings?.find(
+    (mapping) => mapping.DeviceName !== undefined && mapping.DeviceName === image.RootDeviceName
+  );
+  return defined({
+    id: image.ImageId ?? '',
+    name: image.Name,
+    ownerId: image.OwnerId,
+    ownerAlias: image.ImageOwnerAlias,
+    state: image.State ?? 'unknown',
+    architecture: image.Architecture,
+    creationDate: image.CreationDate,
+    deprecationTime: image.DeprecationTime,
+    imageAllowed: image.ImageAllowed,
+    rootDeviceName: image.RootDeviceName,
+    rootVolumeSizeGiB: root?.Ebs?.VolumeSize,
+    tags: tagsOf(image.Tags),
+  });
+}
+
+export interface SdkSubnet {
+  readonly SubnetId?: string | undefined;
+  readonly VpcId?: string | undefined;
+  readonly AvailabilityZone?: string | undefined;
+  readonly AvailabilityZoneId?: string | undefined;
+  readonly AvailableIpAddressCount?: number | undefined;
+  readonly Tags?: readonly SdkTag[] | undefined;
+}
+
+export function subnetFromSdk(subnet: SdkSubnet): Subnet {
+  return defined({
+    id: subnet.SubnetId ?? '',
+    vpcId: subnet.VpcId,
+    availabilityZone: subnet.AvailabilityZone,
+    availabilityZoneId: subnet.AvailabilityZoneId,
+    availableIpAddressCount: subnet.AvailableIpAddressCount,
+    tags: tagsOf(subnet.Tags),
+  });
+}
+
+export interface SdkSecurityGroup {
+  readonly GroupId?: string | undefined;
+  readonly GroupName?: string | undefined;
+  readonly VpcId?: string | undefined;
+  readonly Tags?: readonly SdkTag[] | undefined;
+}
+
+export function securityGroupFromSdk(group: SdkSecurityGroup): SecurityGroup {
+  return defined({
+    id: group.GroupId ?? '',
+    name: group.GroupName,
+    vpcId: group.VpcId,
+    tags: tagsOf(group.Tags),
+  });
+}
+
+export interface SdkCapacityReservation {
+  readonly CapacityReservationId?: string | undefined;
+  readonly OwnerId?: string | undefined;
+  readonly State?: string | undefined;
+  readonly InstanceType?: string | undefined;
+  readonly AvailabilityZone?: string | undefined;
+  readonly InstanceMatchCriteria?: string | undefined;
+  readonly EndDate?: string | Date | undefined;
+  readonly ReservationType?: string | undefined;
+  readonly Tags?: readonly SdkTag[] | undefined;
+}
+
+export function capacityReservationFromSdk(
+  reservation: SdkCapacityReservation
+): CapacityReservation {
+  return defined({
+    id: reservation.CapacityReservationId ?? '',
+    ownerId: reservation.OwnerId,
+    state: reservation.State,
+    instanceType: reservation.InstanceType,
+    availabilityZone: reservation.AvailabilityZone,
+    instanceMatchCriteria: reservation.InstanceMatchCriteria,
+    endDate: isoOf(reservation.EndDate),
+    reservationType: reservation.ReservationType,
+    tags: tagsOf(reservation.Tags),
+  });
+}
+
+/** IAM returns policy documents URL-encoded (RFC 3986); recorded files may hold plain JSON. */
+export function decodePolicyDocument(document: string | undefined): string | undefined {
+  if (document === undefined) return undefined;
+  if (document.trimStart().startsWith('{')) return document;
+  try {
+    return decodeURIComponent(document);
+  } catch {
+    return document;
+  }
+}
+
+export interface SdkRole {
+  readonly RoleName?: string | undefined;
+  readonly Arn?: string | undefined;
+  readonly Path?: string | undefined;
+  readonly AssumeRolePolicyDocument?: string | undefined;
+  readonly PermissionsBoundary?:
+    | { readonly PermissionsBoundaryArn?: string | undefined }
+    | undefined;
+}
+
+export interface SdkAttachedPolicy {
+  readonly PolicyArn?: string | undefined;
+}
+
+export function roleFromSdk(role: SdkRole, attached: readonly SdkAttachedPolicy[]): Role {
+  return defined({
+    name: role.RoleName ?? '',
+    arn: role.Arn ?? '',
+    path: role.Path,
+    assumeRolePolicyDocument: decodePolicyDocument(role.AssumeRolePolicyDocument),
+    permissionsBoundaryArn: role.PermissionsBoundary?.PermissionsBoundaryArn,
+    attachedPolicyArns: attached
+      .map((policy) => policy.PolicyArn)
+      .filter((arn): arn is string => arn !== undefined),
+  });
+}
+
+export interface SdkInstanceProfile {
+  readonly InstanceProfileName?: string | undefined;
+  readonly Arn?: string | undefined;
+  readonly Path?: string | undefined;
+  readonly Roles?: readonly { readonly RoleName?: string | undefined }[] | undefined;
+}
+
+export function instanceProfileFromSdk(profile: SdkInstanceProfile): InstanceProfile {
+  return defined({
+    name: profile.InstanceProfileName ?? '',
+    arn: profile.Arn ?? '',
+    path: profile.Path,
+    roleNames: (profile.Roles ?? [])
+      .map((role) => role.RoleName)
+      .filter((name): name is string => name !== undefined),
+  });
+}
