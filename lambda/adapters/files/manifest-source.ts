@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ClusterContext } from '../../core/inventory.js';
 import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
 import type { InputError } from '../../core/report.js';
@@ -87,7 +87,11 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
     else files.push(...(await expand(path, merged.errors)));
   }
   // A file named twice (`dir dir/a.yaml`) is read once: its objects must not be reported twice.
-  for (const file of new Set(files)) {
+  const seen = new Set<string>();
+  for (const file of files) {
+    const key = file === '-' ? file : resolve(file);
+    if (seen.has(key)) continue;
+    seen.add(key);
     let text: string;
     try {
       text = await readText(file, options);
