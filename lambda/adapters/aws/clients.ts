@@ -1,6 +1,6 @@
 // One SDK client per service per region, created on first use (never at import time), each with
 // bounded standard retries and the API-call counter attached.
-import { EC2Client } from '@aws-sdk/client-ec2';
+import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -19,6 +19,8 @@ export interface AwsClientOptions {
   readonly profile?: string;
   readonly maxAttempts?: number;
   readonly counter?: ApiCallCounter;
+  /** HTTP handler override (proxies, tests); the SDK's node handler otherwise. */
+  readonly requestHandler?: EC2ClientConfig['requestHandler'];
 }
 
 interface ClientConfig {
@@ -26,6 +28,7 @@ interface ClientConfig {
   maxAttempts: number;
   retryMode: 'standard';
   credentials?: AwsCredentialIdentityProvider;
+  requestHandler?: EC2ClientConfig['requestHandler'];
 }
 
 export interface AwsClients {
@@ -61,6 +64,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       retryMode: 'standard',
       ...(credentials ? { credentials } : {}),
+      ...(options.requestHandler === undefined ? {} : { requestHandler: options.requestHandler }),
     });
     (created.middlewareStack as EC2Client['middlewareStack']).use(
       apiCallCounterPlugin(counter, service)

@@ -1,0 +1,135 @@
+import { DescribeImagesCommand } from '@aws-sdk/client-ec2';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
+import { HttpResponse } from '@smithy/protocol-http';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createAwsClients } from '../../../lambda/adapters/aws/clients.js';
+import { createEc2Reader } from '../../../lambda/adapters/aws/ec2-reader.js';
+
+// A fake HTTP layer under the real SDK middleware stack (signing, retries, our counter).
+function fakeHttp(responses: readonly { status: number; body: string }[]) {
+  let index = 0;
+  const requests: unknown[] = [];
+  return {
+    requests,
+    handler: {
+      handle: async (request: unknown) => {
+        requests.push(request);
+        const next = responses[Math.min(index, responses.length - 1)];
+        index += 1;
+        return {
+          response: new HttpResponse({
+            statusCode: next?.status ?? 500,
+            headers: { 'content-type': 'text/xml' },
+            body: Buffer.from(next?.body ?? ''),
+          }),
+        };
+      },
+    },
+  };
+}
+
+const THROTTLED = {
+  status: 503,
+  body: '<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>r1</RequestID></Response>',
+};
+const NO_IMAGES = {
+  status: 200,
+  body: '<DescribeImagesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r2</requestId><imagesSet/></DescribeImagesResponse>',
+};
+
+async function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  const settled = Promise.allSettled([promise]);
+  // Standard retry sleeps between attempts; fast-forward them.
+  for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(30_000);
+  const [result] = await settled;
+  return result as PromiseSettledResult<T>;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('AWS clients', () => {
+  it('creates one client per service and region, lazily', () => {
+    // Prepare
+    const clients = createAwsClients({ region: 'us-east-1' });
+
+    // Act
+    const first = clients.ec2();
+    const again = clients.ec2('us-east-1');
+    const other = clients.ec2('eu-west-1');
+
+    // Assess
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+    expect(clients.counter.totalCalls()).toBe(0);
+  });
+
+  it('counts each command once and each retry attempt separately', async () => {
+    // Prepare
+    const http = fakeHttp([THROTTLED, THROTTLED, NO_IMAGES]);
+    const clients = createAwsClients({ region: 'us-east-1', requestHandler: http.handler });
+
+    // Act
+    const result = await settle(
+      clients.ec2().send(new DescribeImagesCommand({ Owners: ['self'], MaxResults: 1000 }))
+    );
+
+    // Assess
+    expect(result.status).toBe('fulfilled');
+    expect(http.requests).toHaveLength(3);
+    expect(clients.counter.counts()).toEqual({
+      calls: { 'ec2:DescribeImages': 1 },
+      attempts: { 'ec2:DescribeImages': 3 },
+    });
+  });
+
+  it('gives up after maxAttempts and the reader reports the throttling as a source error', async () => {
+    // Prepare
+    const http = fakeHttp([THROTTLED]);
+    const clients = createAwsClients({
+      region: 'us-east-1',
+      maxAttempts: 4,
+      requestHandler: http.handler,
+    });
+    const reader = createEc2Reader(clients.ec2());
+
+    // Act
+    const result = await settle(
+      reader.describeImages({
+        filters: [{ name: 'image-id', values: ['ami-1'] }],
+        includeDeprecated: true,
+      })
+    );
+
+    // Assess
+    expect(result.status).toBe('rejected');
+    expect((result as PromiseRejectedResult).reason).toMatchObject({
+      name: 'SourceUnavailableError',
+      source: 'ec2:DescribeImages',
+      reason: 'throttled',
+    });
+    expect(http.requests).toHaveLength(4);
+    expect(clients.counter.counts().attempts).toEqual({ 'ec2:DescribeImages': 4 });
+  });
+
+  it('names the service in the count key', async () => {
+    // Prepare
+    const http = fakeHttp([
+      {
+        status: 200,
+        body: JSON.stringify({ Parameter: { Name: '/p', Value: 'ami-1', Type: 'String' } }),
+      },
+    ]);
+    const clients = createAwsClients({ region: 'us-east-1', requestHandler: http.handler });
+
+    // Act
+    await settle(clients.ssm().send(new GetParameterCommand({ Name: '/p' })));
+
+    // Assess
+    expect(clients.counter.counts().calls).toEqual({ 'ssm:GetParameter': 1 });
+  });
+});
