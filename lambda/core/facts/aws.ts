@@ -1,5 +1,6 @@
 // AWS facts as core types. Adapters (live SDK or world file) translate SDK shapes into these;
 // checks never see SDK types. Tags are plain maps.
+import type { FilterQuery, ImageQuery } from '../ports-aws.js';
 import type { Slice } from './slice.js';
 
 export type Tags = Readonly<Record<string, string>>;
@@ -100,10 +101,124 @@ export interface AwsClusterFacts {
   readonly awsAuthRoleMappings?: Slice<readonly AwsAuthRoleMapping[]>;
 }
 
+/** Architectures Karpenter resolves AMIs for; images of any other architecture are ignored. */
+export type ImageArchitecture = 'x86_64' | 'arm64';
+
+/** EKS-optimized AMI variants an alias resolves (karpenter-validations §2.3). */
+export type AmiVariant = 'standard' | 'nvidia' | 'neuron';
+
+/** An image Karpenter selects: one per architecture (per architecture and variant for aliases). */
+export interface SelectedImage {
+  readonly image: Image;
+  readonly architecture: ImageArchitecture;
+  /** Set for alias-resolved images (the SSM parameter says which variant the id stands for). */
+  readonly variant?: AmiVariant;
+  /** `DeprecationTime <= now` at scan time; kept only when no non-deprecated image exists. */
+  readonly deprecated: boolean;
+}
+
+export interface ImageQueryResult {
+  readonly query: ImageQuery;
+  /** Indexes into `spec.amiSelectorTerms` answered by this query (ids are batched into one). */
+  readonly termIndexes: readonly number[];
+  readonly images: readonly Image[];
+  /** The winners among this query's images alone (names the term behind a finding). */
+  readonly selected: readonly SelectedImage[];
+}
+
+/** Karpenter's selection over all queries of one NodeClass. */
+export interface ImageSelection {
+  readonly queries: readonly ImageQueryResult[];
+  /** Distinct images returned by all queries (any architecture). */
+  readonly matchCount: number;
+  /** The winners, newest first. Empty: Karpenter reports `AMINotFound`. */
+  readonly selected: readonly SelectedImage[];
+}
+
+/** One SSM GetParameter lookup: the value, `undefined` for ParameterNotFound, or unavailable. */
+export interface SsmParameterLookup {
+  readonly name: string;
+  readonly value: Slice<string | undefined>;
+}
+
+export interface AliasParameterLookup extends SsmParameterLookup {
+  readonly architecture: ImageArchitecture;
+  /** Variants the image id stands for (the AL2 GPU AMI serves both nvidia and neuron). */
+  readonly variants: readonly AmiVariant[];
+}
+
+export interface AliasResolution {
+  /** The alias as written (`al2023@latest`). */
+  readonly alias: string;
+  /** Lower-case family (`al2023`, `al2`, `bottlerocket`, `windows2019`…). */
+  readonly family: string;
+  readonly version: string;
+  readonly kubernetesVersion: string;
+  /** Karpenter's `UnsupportedAlias` message when it refuses the alias for this Kubernetes version. */
+  readonly unsupported?: string;
+  /** Every parameter Karpenter reads, in its order; missing ones are skipped by Karpenter. */
+  readonly parameters: readonly AliasParameterLookup[];
+}
+
+export interface SsmParameterTermLookup extends SsmParameterLookup {
+  readonly termIndex: number;
+}
+
+export interface AmiFacts {
+  readonly alias?: AliasResolution;
+  /** Custom `ssmParameter` terms, in term order. */
+  readonly ssmParameters: readonly SsmParameterTermLookup[];
+  /** Karpenter's queries (`state=available`): what current Karpenter selects. */
+  readonly available: Slice<ImageSelection>;
+  /** The same queries without the state filter: what Karpenter < v1.2.2 selects (#7652). */
+  readonly ignoringState: Slice<ImageSelection>;
+}
+
+export interface SubnetFacts {
+  readonly queries: readonly FilterQuery[];
+  /** Matched subnets, most free IPs first, then id (Karpenter's status order). */
+  readonly subnets: readonly Subnet[];
+}
+
+export interface SecurityGroupFacts {
+  readonly queries: readonly FilterQuery[];
+  /** Matched security groups, by id. */
+  readonly securityGroups: readonly SecurityGroup[];
+}
+
+export interface CapacityReservationFacts {
+  readonly queries: readonly FilterQuery[];
+  /** `state=active` reservations matched by the terms (end date not yet applied). */
+  readonly reservations: readonly CapacityReservation[];
+}
+
+export interface InstanceProfileFacts {
+  /** The name looked up (the bare name when spec.instanceProfile is an ARN or path). */
+  readonly name: string;
+  /** Undefined: the profile does not exist. */
+  readonly profile?: InstanceProfile;
+}
+
+export interface NodeRoleFacts {
+  readonly source: 'spec.role' | 'instance-profile';
+  /** Undefined when the instance profile does not exist or holds no role. */
+  readonly name?: string;
+  /** Undefined when there is no name, or the role does not exist. */
+  readonly role?: Role;
+}
+
 /**
- * Facts resolved for one NodeClass by the AWS-backed checks issue (extend as needed). Each field is
- * a Slice: `unavailable` with the reason when the source could not be read.
+ * Facts resolved for one NodeClass. Each field is a Slice: `unavailable` with the reason when the
+ * source could not be read. Absent fields were not collected.
  */
 export interface AwsNodeClassFacts {
-  readonly amis?: Slice<unknown>;
+  /** Unavailable only when resolution cannot start (alias without a known Kubernetes version). */
+  readonly amis?: Slice<AmiFacts>;
+  readonly subnets?: Slice<SubnetFacts>;
+  readonly securityGroups?: Slice<SecurityGroupFacts>;
+  /** Absent when the NodeClass has no capacityReservationSelectorTerms. */
+  readonly capacityReservations?: Slice<CapacityReservationFacts>;
+  /** Absent in role mode (Karpenter manages the profile). */
+  readonly instanceProfile?: Slice<InstanceProfileFacts>;
+  readonly nodeRole?: Slice<NodeRoleFacts>;
 }

@@ -1,0 +1,338 @@
+// Enricher `aws`: resolves every NodeClass's selectors against AWS the way Karpenter does, through
+// an AwsFactsPort memoised for the scan (identical queries across NodeClasses and clusters are
+// issued once). A source that cannot be read becomes an `unavailable` slice for exactly the facts
+// that needed it; the rest of the scan completes.
+import { aliasParameters, parseAlias, unsupportedAliasMessage } from '../core/ami/alias.js';
+import {
+  aliasImageQuery,
+  type ImageQueryPlan,
+  imageQueriesForTerms,
+  withoutStateFilter,
+} from '../core/ami/queries.js';
+import { selectImages } from '../core/ami/select.js';
+import { bareIamName } from '../core/checks/instance-profile-is-name.js';
+import type {
+  AliasResolution,
+  AmiFacts,
+  AwsNodeClassFacts,
+  CapacityReservationFacts,
+  ImageQueryResult,
+  ImageSelection,
+  InstanceProfileFacts,
+  NodeRoleFacts,
+  SecurityGroupFacts,
+  SsmParameterTermLookup,
+  SubnetFacts,
+} from '../core/facts/aws.js';
+import { ok, type Slice, unavailable } from '../core/facts/slice.js';
+import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
+import type { InventoryEnricher } from '../core/ports.js';
+import type { AwsFactsPort, ImageQuery } from '../core/ports-aws.js';
+import type { EC2NodeClassSpec } from '../core/schema.js';
+import { capacityReservationQueries } from '../core/selectors/capacity-reservations.js';
+import { securityGroupQueries } from '../core/selectors/security-groups.js';
+import { sortSubnets, subnetQueries } from '../core/selectors/subnets.js';
+import { SourceUnavailableError } from '../shared/errors.js';
+import { memoizeAwsFactsPort } from './memoize-port.js';
+
+export interface AwsFactsEnricherOptions {
+  readonly port: AwsFactsPort;
+  /** Scan time: Karpenter's selection prefers images whose DeprecationTime is still ahead. */
+  readonly now: Date;
+  /** AWS calls in flight at once (default 8). */
+  readonly concurrency?: number;
+}
+
+function unavailableFrom<T>(error: unknown, context?: string): Slice<T> {
+  const prefix = context ? `${context}: ` : '';
+  if (error instanceof SourceUnavailableError) {
+    return unavailable(error.reason, `${prefix}${error.message}`);
+  }
+  return unavailable(
+    'unknown',
+    `${prefix}${error instanceof Error ? error.message : String(error)}`
+  );
+}
+
+async function attempt<T>(read: () => Promise<T>, context?: string): Promise<Slice<T>> {
+  try {
+    return ok(await read());
+  } catch (error) {
+    return unavailableFrom(error, context);
+  }
+}
+
+function kubernetesVersionOf(cluster: ClusterContext): Slice<string> {
+  const label = cluster.name === '' ? 'the cluster' : `cluster "${cluster.name}"`;
+  if (cluster.aws?.status === 'unavailable') {
+    return unavailable(
+      cluster.aws.reason,
+      `Kubernetes version of ${label} unknown (${cluster.aws.message}); alias terms cannot be resolved.`
+    );
+  }
+  const version = cluster.aws?.value.kubernetesVersion;
+  if (version === undefined) {
+    return unavailable(
+      'unknown',
+      `Kubernetes version of ${label} unknown (EKS DescribeCluster not read); alias terms cannot be resolved.`
+    );
+  }
+  return ok(version);
+}
+
+async function runQueries(
+  plans: readonly ImageQueryPlan[],
+  port: AwsFactsPort,
+  now: Date,
+  toQuery: (query: ImageQuery) => ImageQuery
+): Promise<Slice<ImageSelection>> {
+  return attempt(async () => {
+    const queries = await Promise.all(
+      plans.map(async (plan): Promise<ImageQueryResult & ImageQueryPlan> => {
+        const query = toQuery(plan.query);
+        const images = await port.describeImages(query);
+        const group = {
+          images,
+          ...(plan.knownVariants ? { knownVariants: plan.knownVariants } : {}),
+        };
+        return { ...plan, query, images, selected: selectImages([group], now) };
+      })
+    );
+    const ids = new Set(queries.flatMap((result) => result.images.map((image) => image.id)));
+    return {
+      queries: queries.map(({ query, termIndexes, images, selected }) => ({
+        query,
+        termIndexes,
+        images,
+        selected,
+      })),
+      matchCount: ids.size,
+      selected: selectImages(queries, now),
+    };
+  });
+}
+
+async function resolveAlias(
+  aliasText: string,
+  termIndex: number,
+  cluster: ClusterContext,
+  port: AwsFactsPort
+): Promise<Slice<{ resolution: AliasResolution; plans: ImageQueryPlan[] }>> {
+  const kubernetesVersion = kubernetesVersionOf(cluster);
+  if (kubernetesVersion.status === 'unavailable') return kubernetesVersion;
+  const k8s = kubernetesVersion.value;
+  const alias = parseAlias(aliasText);
+  if (alias === undefined) {
+    const resolution: AliasResolution = {
+      alias: aliasText,
+      family: aliasText.split('@')[0] ?? aliasText,
+      version: aliasText.split('@')[1] ?? '',
+      kubernetesVersion: k8s,
+      unsupported: `"${aliasText}" is not family@version with a supported family`,
+      parameters: [],
+    };
+    return ok({ resolution, plans: [] });
+  }
+  const base = {
+    alias: aliasText,
+    family: alias.family,
+    version: alias.version,
+    kubernetesVersion: k8s,
+  };
+  const refusal = unsupportedAliasMessage(alias, k8s);
+  if (refusal !== undefined) {
+    return ok({ resolution: { ...base, unsupported: refusal, parameters: [] }, plans: [] });
+  }
+  const parameters = await Promise.all(
+    aliasParameters(alias, k8s).map(async (parameter) => ({
+      ...parameter,
+      value: await attempt(() => port.getParameter(parameter.name), `SSM ${parameter.name}`),
+    }))
+  );
+  const resolved = parameters.flatMap((parameter) =>
+    parameter.value.status === 'ok' && parameter.value.value !== undefined
+      ? [{ imageId: parameter.value.value, variants: parameter.variants }]
+      : []
+  );
+  const plan = aliasImageQuery(resolved, termIndex);
+  return ok({ resolution: { ...base, parameters }, plans: plan ? [plan] : [] });
+}
+
+async function collectAmis(
+  spec: EC2NodeClassSpec,
+  cluster: ClusterContext,
+  port: AwsFactsPort,
+  now: Date
+): Promise<Slice<AmiFacts>> {
+  const terms = spec.amiSelectorTerms;
+  const aliasIndex = terms.findIndex((term) => term.alias);
+  let alias: AliasResolution | undefined;
+  let plans: ImageQueryPlan[];
+  const ssmParameters: SsmParameterTermLookup[] = [];
+  if (aliasIndex >= 0) {
+    // Karpenter uses the alias alone (CEL forbids combining it with other terms).
+    const resolved = await resolveAlias(terms[aliasIndex]?.alias ?? '', aliasIndex, cluster, port);
+    if (resolved.status === 'unavailable') return resolved;
+    alias = resolved.value.resolution;
+    plans = resolved.value.plans;
+  } else {
+    const lookups = await Promise.all(
+      terms.map(async (term, termIndex) => {
+        if (term.id || !term.ssmParameter) return undefined;
+        const name = term.ssmParameter;
+        return {
+          termIndex,
+          name,
+          value: await attempt(() => port.getParameter(name), `SSM ${name}`),
+        };
+      })
+    );
+    const values = new Map<number, string>();
+    for (const lookup of lookups) {
+      if (lookup === undefined) continue;
+      ssmParameters.push(lookup);
+      if (lookup.value.status === 'ok' && lookup.value.value !== undefined) {
+        values.set(lookup.termIndex, lookup.value.value);
+      }
+    }
+    plans = imageQueriesForTerms(terms, values);
+  }
+  const [available, ignoringState] = await Promise.all([
+    runQueries(plans, port, now, (query) => query),
+    runQueries(plans, port, now, withoutStateFilter),
+  ]);
+  return ok({ ...(alias ? { alias } : {}), ssmParameters, available, ignoringState });
+}
+
+async function collectSubnets(
+  spec: EC2NodeClassSpec,
+  port: AwsFactsPort
+): Promise<Slice<SubnetFacts>> {
+  const queries = subnetQueries(spec.subnetSelectorTerms);
+  return attempt(async () => {
+    const results = await Promise.all(queries.map((query) => port.describeSubnets(query)));
+    const byId = new Map(results.flat().map((subnet) => [subnet.id, subnet]));
+    return { queries, subnets: sortSubnets([...byId.values()]) };
+  });
+}
+
+async function collectSecurityGroups(
+  spec: EC2NodeClassSpec,
+  port: AwsFactsPort
+): Promise<Slice<SecurityGroupFacts>> {
+  const queries = securityGroupQueries(spec.securityGroupSelectorTerms);
+  return attempt(async () => {
+    const results = await Promise.all(queries.map((query) => port.describeSecurityGroups(query)));
+    const byId = new Map(results.flat().map((group) => [group.id, group]));
+    return {
+      queries,
+      securityGroups: [...byId.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    };
+  });
+}
+
+async function collectCapacityReservations(
+  spec: EC2NodeClassSpec,
+  port: AwsFactsPort
+): Promise<Slice<CapacityReservationFacts> | undefined> {
+  const terms = spec.capacityReservationSelectorTerms ?? [];
+  if (terms.length === 0) return undefined;
+  const queries = capacityReservationQueries(terms);
+  return attempt(async () => {
+    const results = await Promise.all(
+      queries.map((query) => port.describeCapacityReservations(query))
+    );
+    const byId = new Map(results.flat().map((reservation) => [reservation.id, reservation]));
+    return { queries, reservations: [...byId.values()] };
+  });
+}
+
+async function collectRole(
+  source: NodeRoleFacts['source'],
+  name: string,
+  port: AwsFactsPort
+): Promise<Slice<NodeRoleFacts>> {
+  const role = await attempt(() => port.getRole(name), `IAM role ${name}`);
+  if (role.status === 'unavailable') return role;
+  return ok({ source, name, ...(role.value ? { role: role.value } : {}) });
+}
+
+async function collectIdentity(
+  spec: EC2NodeClassSpec,
+  port: AwsFactsPort
+): Promise<Pick<AwsNodeClassFacts, 'instanceProfile' | 'nodeRole'>> {
+  if (spec.instanceProfile !== undefined) {
+    const name = bareIamName(spec.instanceProfile);
+    const read = await attempt(() => port.getInstanceProfile(name), `IAM instance profile ${name}`);
+    if (read.status === 'unavailable') return { instanceProfile: read, nodeRole: read };
+    const instanceProfile: Slice<InstanceProfileFacts> = ok({
+      name,
+      ...(read.value ? { profile: read.value } : {}),
+    });
+    const roleName = read.value?.roleNames[0];
+    if (roleName === undefined) {
+      return { instanceProfile, nodeRole: ok({ source: 'instance-profile' }) };
+    }
+    return { instanceProfile, nodeRole: await collectRole('instance-profile', roleName, port) };
+  }
+  if (spec.role !== undefined) {
+    return { nodeRole: await collectRole('spec.role', bareIamName(spec.role), port) };
+  }
+  return {};
+}
+
+/** Every AWS fact one NodeClass's checks need. Never throws. */
+export async function collectNodeClassFacts(
+  spec: EC2NodeClassSpec,
+  cluster: ClusterContext,
+  port: AwsFactsPort,
+  now: Date
+): Promise<AwsNodeClassFacts> {
+  const [amis, subnets, securityGroups, capacityReservations, identity] = await Promise.all([
+    collectAmis(spec, cluster, port, now).catch((error: unknown) =>
+      unavailableFrom<AmiFacts>(error)
+    ),
+    collectSubnets(spec, port),
+    collectSecurityGroups(spec, port),
+    collectCapacityReservations(spec, port),
+    collectIdentity(spec, port),
+  ]);
+  return {
+    amis,
+    subnets,
+    securityGroups,
+    ...(capacityReservations ? { capacityReservations } : {}),
+    ...identity,
+  };
+}
+
+/** The `aws` enricher. Each `enrich` call is one scan with its own memo. */
+export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): InventoryEnricher {
+  return {
+    input: 'aws',
+    async enrich(inventory: Inventory): Promise<Inventory> {
+      const port = memoizeAwsFactsPort(options.port, {
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      });
+      const collected = await Promise.all(
+        inventory.nodeClasses.map(async (entry) => {
+          if (!entry.parsed.ok) return undefined;
+          const cluster = clusterOf(inventory, entry.cluster) ?? {
+            name: entry.cluster,
+            partition: 'aws' as const,
+          };
+          const facts = await collectNodeClassFacts(
+            entry.parsed.value.spec,
+            cluster,
+            port,
+            options.now
+          );
+          return [nodeClassKey(entry.cluster, entry.name), facts] as const;
+        })
+      );
+      const awsFacts = new Map(inventory.awsFacts);
+      for (const item of collected) if (item) awsFacts.set(item[0], item[1]);
+      return { ...inventory, inputs: new Set([...inventory.inputs, 'aws']), awsFacts };
+    },
+  };
+}

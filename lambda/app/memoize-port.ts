@@ -1,0 +1,95 @@
+// One scan issues each distinct AWS query once: identical queries (whatever the order of their
+// filters and values) share one promise, and at most `concurrency` calls run at a time so a scan
+// never bursts through the account's shared EC2/IAM rate buckets.
+import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports-aws.js';
+
+export interface MemoizeOptions {
+  /** Underlying calls in flight at once. */
+  readonly concurrency?: number;
+}
+
+export const DEFAULT_AWS_CONCURRENCY = 8;
+
+type Query = ImageQuery | FilterQuery;
+
+function sorted(values: readonly string[] | undefined): string[] | undefined {
+  return values === undefined ? undefined : [...values].sort();
+}
+
+/** Canonical JSON of a query: filters by name, every value list sorted (EC2 ANDs filters, ORs values). */
+export function queryKey(query: Query): string {
+  const filters = query.filters
+    .map((filter) => ({ name: filter.name, values: sorted(filter.values) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || compareJson(a, b));
+  const canonical = {
+    filters,
+    ids: sorted('ids' in query ? query.ids : undefined),
+    owners: sorted('owners' in query ? query.owners : undefined),
+    includeDeprecated: 'includeDeprecated' in query ? query.includeDeprecated : undefined,
+  };
+  return JSON.stringify(canonical);
+}
+
+function compareJson(a: unknown, b: unknown): number {
+  const left = JSON.stringify(a);
+  const right = JSON.stringify(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** A FIFO limiter: `run` starts the task when fewer than `limit` are running. */
+export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+  }
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const release = (): void => {
+    running--;
+    waiting.shift()?.();
+  };
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  };
+}
+
+/**
+ * Wraps a port for one scan. Failures are memoised too: a throttled query is not retried by every
+ * NodeClass that shares it (the SDK already retried it).
+ */
+export function memoizeAwsFactsPort(
+  port: AwsFactsPort,
+  options: MemoizeOptions = {}
+): AwsFactsPort {
+  const limit = createLimiter(options.concurrency ?? DEFAULT_AWS_CONCURRENCY);
+  const cache = new Map<string, Promise<unknown>>();
+
+  function once<T>(key: string, call: () => Promise<T>): Promise<T> {
+    const cached = cache.get(key);
+    if (cached) return cached as Promise<T>;
+    const promise = limit(call);
+    cache.set(key, promise);
+    return promise;
+  }
+
+  return {
+    describeImages: (query) => once(`images ${queryKey(query)}`, () => port.describeImages(query)),
+    describeSubnets: (query) =>
+      once(`subnets ${queryKey(query)}`, () => port.describeSubnets(query)),
+    describeSecurityGroups: (query) =>
+      once(`security-groups ${queryKey(query)}`, () => port.describeSecurityGroups(query)),
+    describeCapacityReservations: (query) =>
+      once(`capacity-reservations ${queryKey(query)}`, () =>
+        port.describeCapacityReservations(query)
+      ),
+    getParameter: (name) => once(`parameter ${name}`, () => port.getParameter(name)),
+    getInstanceProfile: (name) =>
+      once(`instance-profile ${name}`, () => port.getInstanceProfile(name)),
+    getRole: (name) => once(`role ${name}`, () => port.getRole(name)),
+  };
+}
