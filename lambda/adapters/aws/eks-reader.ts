@@ -1,0 +1,233 @@
+// EKS control-plane reads: cluster discovery, DescribeCluster (cached per scan), access entries
+// and Pod Identity associations (aws-facts §5.2–5.4).
+import {
+  DescribeAccessEntryCommand,
+  DescribeClusterCommand,
+  type DescribeClusterCommandOutput,
+  DescribePodIdentityAssociationCommand,
+  type EKSClient,
+  paginateListAccessEntries,
+  paginateListClusters,
+  paginateListPodIdentityAssociations,
+} from '@aws-sdk/client-eks';
+import type { AccessEntry } from '../../core/facts/aws.js';
+import type { EndpointAccess, PodIdentityAssociation } from '../../core/facts/cluster.js';
+import { toSourceUnavailable } from './aws-errors.js';
+
+export const eksReaderActions = [
+  'eks:ListClusters',
+  'eks:DescribeCluster',
+  'eks:ListAccessEntries',
+  'eks:DescribeAccessEntry',
+  'eks:ListPodIdentityAssociations',
+  'eks:DescribePodIdentityAssociation',
+] as const;
+
+/** Bounds parallel Describe* calls per list (EKS publishes no TPS; aws-facts §6.3). */
+const DESCRIBE_CONCURRENCY = 5;
+
+/** What the scanner needs from DescribeCluster, in core-friendly shape. */
+export interface EksCluster {
+  readonly name: string;
+  readonly arn?: string;
+  readonly accountId?: string;
+  /** `ACTIVE`, `CREATING`, … Endpoint and CA exist only once ACTIVE. */
+  readonly status?: string;
+  readonly kubernetesVersion?: string;
+  readonly endpoint?: string;
+  /** PEM of the cluster CA (decoded from `certificateAuthority.data`). */
+  readonly caPem?: string;
+  readonly vpcId?: string;
+  readonly authenticationMode?: string;
+  readonly endpointAccess: EndpointAccess;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** `{ team: 'x' }` matches clusters tagged team=x; the value `*` matches any value. */
+export type ClusterTagFilter = Readonly<Record<string, string>>;
+
+export interface EksReader {
+  /** Cluster names in the client's region, optionally only those whose tags match. */
+  listClusters(tagFilter?: ClusterTagFilter): Promise<string[]>;
+  /** DescribeCluster, called once per cluster per reader. */
+  describeCluster(name: string): Promise<EksCluster>;
+  listAccessEntries(cluster: string): Promise<AccessEntry[]>;
+  listPodIdentityAssociations(
+    cluster: string,
+    filter?: { readonly namespace?: string; readonly serviceAccount?: string }
+  ): Promise<PodIdentityAssociation[]>;
+}
+
+export function matchesTags(tags: Readonly<Record<string, string>>, filter: ClusterTagFilter) {
+  return Object.entries(filter).every(
+    ([key, value]) => tags[key] !== undefined && (value === '*' || tags[key] === value)
+  );
+}
+
+/** Maps over items with at most `limit` calls in flight, keeping order. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function accountOf(arn: string | undefined): string | undefined {
+  const account = arn?.split(':')[4];
+  return account === undefined || account === '' ? undefined : account;
+}
+
+export function createEksReader(deps: { readonly eks: EKSClient }): EksReader {
+  const { eks } = deps;
+  const described = new Map<string, Promise<EksCluster>>();
+
+  async function describe(name: string): Promise<EksCluster> {
+    let response: DescribeClusterCommandOutput;
+    try {
+      response = await eks.send(new DescribeClusterCommand({ name }));
+    } catch (error) {
+      throw toSourceUnavailable(`eks:DescribeCluster ${name}`, error);
+    }
+    const cluster = response.cluster ?? {};
+    const vpc = cluster.resourcesVpcConfig;
+    const caData = cluster.certificateAuthority?.data;
+    const accountId = accountOf(cluster.arn);
+    return {
+      name: cluster.name ?? name,
+      ...(cluster.arn ? { arn: cluster.arn } : {}),
+      ...(accountId ? { accountId } : {}),
+      ...(cluster.status ? { status: cluster.status } : {}),
+      ...(cluster.version ? { kubernetesVersion: cluster.version } : {}),
+      ...(cluster.endpoint ? { endpoint: cluster.endpoint } : {}),
+      ...(caData ? { caPem: Buffer.from(caData, 'base64').toString('utf8') } : {}),
+      ...(vpc?.vpcId ? { vpcId: vpc.vpcId } : {}),
+      ...(cluster.accessConfig?.authenticationMode
+        ? { authenticationMode: cluster.accessConfig.authenticationMode }
+        : {}),
+      endpointAccess: {
+        ...(vpc?.endpointPublicAccess === undefined
+          ? {}
+          : { publicAccess: vpc.endpointPublicAccess }),
+        ...(vpc?.endpointPrivateAccess === undefined
+          ? {}
+          : { privateAccess: vpc.endpointPrivateAccess }),
+        ...(vpc?.publicAccessCidrs ? { publicAccessCidrs: vpc.publicAccessCidrs } : {}),
+      },
+      tags: cluster.tags ?? {},
+    };
+  }
+
+  const reader: EksReader = {
+    async listClusters(tagFilter) {
+      const names: string[] = [];
+      try {
+        for await (const page of paginateListClusters({ client: eks }, {})) {
+          names.push(...(page.clusters ?? []));
+        }
+      } catch (error) {
+        throw toSourceUnavailable('eks:ListClusters', error);
+      }
+      if (!tagFilter || Object.keys(tagFilter).length === 0) return names;
+      const clusters = await mapLimited(names, DESCRIBE_CONCURRENCY, (name) =>
+        reader.describeCluster(name)
+      );
+      return clusters.filter((cluster) => matchesTags(cluster.tags, tagFilter)).map((c) => c.name);
+    },
+
+    describeCluster(name) {
+      let pending = described.get(name);
+      if (!pending) {
+        pending = describe(name);
+        // A failure is not cached: a later caller may retry.
+        pending.catch(() => described.delete(name));
+        described.set(name, pending);
+      }
+      return pending;
+    },
+
+    async listAccessEntries(cluster) {
+      const principals: string[] = [];
+      try {
+        for await (const page of paginateListAccessEntries(
+          { client: eks },
+          { clusterName: cluster }
+        )) {
+          principals.push(...(page.accessEntries ?? []));
+        }
+      } catch (error) {
+        throw toSourceUnavailable(`eks:ListAccessEntries ${cluster}`, error);
+      }
+      return mapLimited(principals, DESCRIBE_CONCURRENCY, async (principalArn) => {
+        try {
+          const { accessEntry } = await eks.send(
+            new DescribeAccessEntryCommand({ clusterName: cluster, principalArn })
+          );
+          return {
+            principalArn: accessEntry?.principalArn ?? principalArn,
+            ...(accessEntry?.type ? { type: accessEntry.type } : {}),
+            kubernetesGroups: accessEntry?.kubernetesGroups ?? [],
+          };
+        } catch (error) {
+          throw toSourceUnavailable(`eks:DescribeAccessEntry ${cluster} ${principalArn}`, error);
+        }
+      });
+    },
+
+    async listPodIdentityAssociations(cluster, filter = {}) {
+      const ids: string[] = [];
+      try {
+        const input = {
+          clusterName: cluster,
+          ...(filter.namespace ? { namespace: filter.namespace } : {}),
+          ...(filter.serviceAccount ? { serviceAccount: filter.serviceAccount } : {}),
+        };
+        for await (const page of paginateListPodIdentityAssociations({ client: eks }, input)) {
+          for (const summary of page.associations ?? []) {
+            if (summary.associationId) ids.push(summary.associationId);
+          }
+        }
+      } catch (error) {
+        throw toSourceUnavailable(`eks:ListPodIdentityAssociations ${cluster}`, error);
+      }
+      const associations = await mapLimited(ids, DESCRIBE_CONCURRENCY, async (associationId) => {
+        try {
+          const { association } = await eks.send(
+            new DescribePodIdentityAssociationCommand({ clusterName: cluster, associationId })
+          );
+          return association;
+        } catch (error) {
+          throw toSourceUnavailable(
+            `eks:DescribePodIdentityAssociation ${cluster} ${associationId}`,
+            error
+          );
+        }
+      });
+      return associations.flatMap((association) =>
+        association?.namespace && association.serviceAccount && association.roleArn
+          ? [
+              {
+                namespace: association.namespace,
+                serviceAccount: association.serviceAccount,
+                roleArn: association.roleArn,
+                ...(association.targetRoleArn ? { targetRoleArn: association.targetRoleArn } : {}),
+                ...(association.disableSessionTags === undefined
+                  ? {}
+                  : { disableSessionTags: association.disableSessionTags }),
+              },
+            ]
+          : []
+      );
+    },
+  };
+  return reader;
+}
