@@ -1,0 +1,244 @@
+// Finding lifecycle: the pure diff between stored finding state and a new scan. It decides what is
+// worth telling someone (new, changed, resolved, reminder) so a finding alerts once per change, not
+// on every run (Cloud Custodian's most common complaint, scanner-anchors §1.8).
+import type { Finding, ResourceRef, Severity } from './model.js';
+import { SEVERITIES } from './model.js';
+
+export const CHANGE_KINDS = ['new', 'changed', 'resolved', 'reminder'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** Finding statuses that are tracked and notified: a failure, or a check that could not look. */
+export type OpenFindingStatus = 'fail' | 'error';
+
+export const DEFAULT_REMINDER_INTERVAL_MS = 24 * 60 * 60 * 1000;
+/** Unchanged open findings get `lastSeen` refreshed at most this often (saves one write per scan). */
+export const DEFAULT_TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+
+/** What the store remembers about one finding id. Times are ISO-8601 strings. */
+export interface FindingState {
+  readonly id: string;
+  readonly checkId: string;
+  readonly resource: ResourceRef;
+  readonly status: 'open' | 'resolved';
+  /** The finding status last confirmed while open. */
+  readonly findingStatus: OpenFindingStatus;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  readonly lastNotified?: string;
+  readonly resolvedAt?: string;
+  /** Bumped by every notifying transition; the store writes conditionally on it. */
+  readonly revision: number;
+}
+
+export interface LifecycleChange {
+  readonly kind: ChangeKind;
+  /** The state to store; its `revision` is `previous.revision + 1` (or 1). */
+  readonly next: FindingState;
+  /** The stored state this change replaces; absent for a first sighting. */
+  readonly previous?: FindingState;
+  /** The finding from this scan (absent when resolved because the resource is gone). */
+  readonly finding?: Finding;
+}
+
+/** Which resources a scan looked at: stored findings outside it are left alone. */
+export interface DiffScope {
+  readonly clusters: readonly string[];
+  /** Set for event-driven rescans restricted to some NodeClasses. */
+  readonly nodeClasses?: readonly { readonly cluster: string; readonly name: string }[];
+}
+
+export interface DiffInput {
+  readonly stored: readonly FindingState[];
+  readonly findings: readonly Finding[];
+  readonly scope: DiffScope;
+  /** Clusters whose objects could not be read: nothing there is resolved ("gone" is unknowable). */
+  readonly unreadClusters?: readonly string[];
+  readonly now: Date;
+  readonly reminderIntervalMs?: number;
+  readonly touchIntervalMs?: number;
+}
+
+export interface LifecycleDiff {
+  /** Transitions to write conditionally and then notify, in a stable order. */
+  readonly changes: readonly LifecycleChange[];
+  /** Unchanged open findings whose `lastSeen` is refreshed without a notification. */
+  readonly touched: readonly FindingState[];
+}
+
+export function isOpenStatus(status: Finding['status']): status is OpenFindingStatus {
+  return status === 'fail' || status === 'error';
+}
+
+export function inScope(scope: DiffScope, resource: ResourceRef): boolean {
+  if (!scope.clusters.includes(resource.cluster)) return false;
+  if (scope.nodeClasses === undefined) return true;
+  return (
+    resource.kind === 'EC2NodeClass' &&
+    scope.nodeClasses.some(
+      (target) => target.cluster === resource.cluster && target.name === resource.name
+    )
+  );
+}
+
+function resourceKey(checkId: string, resource: ResourceRef): string {
+  return [checkId, resource.cluster, resource.kind, resource.name].join('\u0000');
+}
+
+/**
+ * Keys of (check, resource) pairs whose input errored in this scan, plus checks that crashed
+ * outright (resource name `*`): a stored failure under one of them cannot be called resolved.
+ */
+function erroredInputs(findings: readonly Finding[]): {
+  pairs: Set<string>;
+  crashedChecks: Set<string>;
+} {
+  const pairs = new Set<string>();
+  const crashedChecks = new Set<string>();
+  for (const finding of findings) {
+    if (finding.status !== 'error') continue;
+    pairs.add(resourceKey(finding.checkId, finding.resource));
+    if (finding.resource.name === '*') crashedChecks.add(finding.checkId);
+  }
+  return { pairs, crashedChecks };
+}
+
+function elapsedMs(from: string | undefined, now: Date): number {
+  if (from === undefined) return Number.POSITIVE_INFINITY;
+  const then = Date.parse(from);
+  return Number.isNaN(then) ? Number.POSITIVE_INFINITY : now.getTime() - then;
+}
+
+function openState(finding: Finding, now: string, previous?: FindingState): FindingState {
+  const reopened = previous === undefined || previous.status === 'resolved';
+  return {
+    id: finding.id,
+    checkId: finding.checkId,
+    resource: finding.resource,
+    status: 'open',
+    findingStatus: finding.status === 'error' ? 'error' : 'fail',
+    severity: finding.severity,
+    message: finding.message,
+    firstSeen: reopened ? now : previous.firstSeen,
+    lastSeen: now,
+    lastNotified: now,
+    revision: (previous?.revision ?? 0) + 1,
+  };
+}
+
+/**
+ * Diffs stored state against a new scan. Rules:
+ * - `new`: an open finding with no stored state, or whose stored state is resolved (reopened);
+ * - `changed`: still open, with a different severity or message (or error → fail);
+ * - `resolved`: stored open, in scope, and now passing or gone — unless its input errored (the same
+ *   id now `error`, an `error` for the same check and resource, a crashed check, or an unread cluster);
+ * - `reminder`: unchanged and last notified at least `reminderIntervalMs` ago.
+ * A stored failure that now errors stays open and silent: "could not look" is not "fixed".
+ */
+export function diffFindings(input: DiffInput): LifecycleDiff {
+  const now = input.now.toISOString();
+  const reminderInterval = input.reminderIntervalMs ?? DEFAULT_REMINDER_INTERVAL_MS;
+  const touchInterval = input.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS;
+  const unread = new Set(input.unreadClusters ?? []);
+  const storedById = new Map(input.stored.map((state) => [state.id, state]));
+  const current = new Map<string, Finding>();
+  for (const finding of input.findings) {
+    if (inScope(input.scope, finding.resource) && !current.has(finding.id)) {
+      current.set(finding.id, finding);
+    }
+  }
+  const errored = erroredInputs([...current.values()]);
+  const changes: LifecycleChange[] = [];
+  const touched: FindingState[] = [];
+
+  for (const finding of current.values()) {
+    if (!isOpenStatus(finding.status)) continue;
+    const previous = storedById.get(finding.id);
+    if (previous === undefined || previous.status === 'resolved') {
+      changes.push({
+        kind: 'new',
+        next: openState(finding, now, previous),
+        finding,
+        ...(previous ? { previous } : {}),
+      });
+      continue;
+    }
+    if (finding.status === 'error' && previous.findingStatus === 'fail') continue;
+    if (finding.severity !== previous.severity || finding.message !== previous.message) {
+      changes.push({ kind: 'changed', next: openState(finding, now, previous), previous, finding });
+    } else if (
+      elapsedMs(previous.lastNotified ?? previous.firstSeen, input.now) >= reminderInterval
+    ) {
+      changes.push({
+        kind: 'reminder',
+        next: openState(finding, now, previous),
+        previous,
+        finding,
+      });
+    } else if (elapsedMs(previous.lastSeen, input.now) >= touchInterval) {
+      touched.push({ ...previous, lastSeen: now });
+    }
+  }
+
+  for (const previous of input.stored) {
+    if (previous.status !== 'open' || !inScope(input.scope, previous.resource)) continue;
+    const finding = current.get(previous.id);
+    if (finding !== undefined && isOpenStatus(finding.status)) continue;
+    const blocked =
+      unread.has(previous.resource.cluster) ||
+      errored.crashedChecks.has(previous.checkId) ||
+      errored.pairs.has(resourceKey(previous.checkId, previous.resource));
+    if (blocked) continue;
+    changes.push({
+      kind: 'resolved',
+      next: {
+        ...previous,
+        status: 'resolved',
+        lastSeen: now,
+        lastNotified: now,
+        resolvedAt: now,
+        revision: previous.revision + 1,
+      },
+      previous,
+      ...(finding ? { finding } : {}),
+    });
+  }
+
+  return { changes: changes.sort(compareChanges), touched };
+}
+
+const KIND_ORDER: Readonly<Record<ChangeKind, number>> = {
+  new: 0,
+  changed: 1,
+  resolved: 2,
+  reminder: 3,
+};
+
+function compareChanges(a: LifecycleChange, b: LifecycleChange): number {
+  return (
+    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+    SEVERITIES.indexOf(a.next.severity) - SEVERITIES.indexOf(b.next.severity) ||
+    a.next.id.localeCompare(b.next.id)
+  );
+}
+
+/** The stored states after applying the changes that were written. */
+export function applyChanges(
+  stored: readonly FindingState[],
+  applied: readonly LifecycleChange[]
+): FindingState[] {
+  const byId = new Map(stored.map((state) => [state.id, state]));
+  for (const change of applied) byId.set(change.next.id, change.next);
+  return [...byId.values()];
+}
+
+/** Open findings per severity, every severity present (zero included) for steady metrics. */
+export function openBySeverity(states: readonly FindingState[]): Record<Severity, number> {
+  const counts = Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<
+    Severity,
+    number
+  >;
+  for (const state of states) if (state.status === 'open') counts[state.severity] += 1;
+  return counts;
+}
