@@ -1,7 +1,9 @@
 import type { CheckInput, ClusterContext, Inventory, NodeClassEntry } from './inventory.js';
 import { clusterOf } from './inventory.js';
 import type { CheckStatus, FindingLocation, ResourceRef, Severity } from './model.js';
+import { isRegionName, partitionOf } from './region.js';
 import type { EC2NodeClass } from './schema.js';
+import { parseKarpenterVersion } from './version.js';
 
 export type CheckGroup = 'spec' | 'aws' | 'cluster';
 
@@ -51,8 +53,66 @@ export function nodeClassRef(entry: NodeClassEntry): ResourceRef {
 export interface NodeClassTarget {
   readonly entry: NodeClassEntry;
   readonly resource: ResourceRef;
+  /** The effective cluster context: the cluster's, with this object's context annotations applied. */
   readonly cluster: ClusterContext;
+  /** Context annotations that changed `cluster` for this object (see `effectiveCluster`). */
+  readonly overrides: readonly ContextOverride[];
   readonly inventory: Inventory;
+}
+
+/**
+ * Per-object context annotations. A GitOps repository often holds NodeClasses of many clusters;
+ * these let each object say which region and Karpenter version it is deployed with.
+ */
+export const REGION_ANNOTATION = 'nodeclass-scanner/region';
+export const KARPENTER_VERSION_ANNOTATION = 'nodeclass-scanner/karpenter-version';
+
+export interface ContextOverride {
+  readonly annotation: typeof REGION_ANNOTATION | typeof KARPENTER_VERSION_ANNOTATION;
+  readonly value: string;
+  /** False when the value is not a region / version; the override is then ignored. */
+  readonly valid: boolean;
+}
+
+/** The context annotations present on a NodeClass, valid or not. */
+export function contextOverridesOf(nodeClass: EC2NodeClass): ContextOverride[] {
+  const annotations = nodeClass.metadata.annotations ?? {};
+  const overrides: ContextOverride[] = [];
+  const region = annotations[REGION_ANNOTATION];
+  if (region !== undefined) {
+    overrides.push({ annotation: REGION_ANNOTATION, value: region, valid: isRegionName(region) });
+  }
+  const version = annotations[KARPENTER_VERSION_ANNOTATION];
+  if (version !== undefined) {
+    overrides.push({
+      annotation: KARPENTER_VERSION_ANNOTATION,
+      value: version,
+      valid: parseKarpenterVersion(version) !== undefined,
+    });
+  }
+  return overrides;
+}
+
+/**
+ * The cluster context with the object's valid context annotations applied: the region annotation
+ * sets region and partition, the version annotation the Karpenter version. Invalid values are
+ * ignored here (nodeclass-schema-valid reports them).
+ */
+export function effectiveCluster(
+  cluster: ClusterContext,
+  nodeClass: EC2NodeClass
+): { cluster: ClusterContext; overrides: ContextOverride[] } {
+  const overrides = contextOverridesOf(nodeClass).filter((override) => override.valid);
+  let effective = cluster;
+  for (const override of overrides) {
+    if (override.annotation === REGION_ANNOTATION) {
+      effective = { ...effective, region: override.value, partition: partitionOf(override.value) };
+    } else {
+      const karpenterVersion = parseKarpenterVersion(override.value);
+      if (karpenterVersion) effective = { ...effective, karpenterVersion };
+    }
+  }
+  return { cluster: effective, overrides };
 }
 
 const NO_CLUSTER: ClusterContext = { name: '', partition: 'aws' };
@@ -60,6 +120,8 @@ const NO_CLUSTER: ClusterContext = { name: '', partition: 'aws' };
 /**
  * Runs `evaluateOne` for every NodeClass whose object parsed. NodeClasses that did not parse get
  * one `error` finding each (the schema check reports the reasons), so no NodeClass is skipped.
+ * `target.cluster` is the effective context: the object's context annotations override the
+ * cluster's region/partition and Karpenter version.
  */
 export function forEachNodeClass(
   inventory: Inventory,
@@ -78,11 +140,13 @@ export function forEachNodeClass(
       });
       continue;
     }
-    const cluster = clusterOf(inventory, entry.cluster) ?? {
-      ...NO_CLUSTER,
-      name: entry.cluster,
-    };
-    drafts.push(...evaluateOne(entry.parsed.value, { entry, resource, cluster, inventory }));
+    const { cluster, overrides } = effectiveCluster(
+      clusterOf(inventory, entry.cluster) ?? { ...NO_CLUSTER, name: entry.cluster },
+      entry.parsed.value
+    );
+    drafts.push(
+      ...evaluateOne(entry.parsed.value, { entry, resource, cluster, overrides, inventory })
+    );
   }
   return drafts;
 }

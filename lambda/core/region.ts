@@ -62,7 +62,8 @@ export function isIsoRegion(region: string): boolean {
   return partitionOf(region).startsWith('aws-iso');
 }
 
-const REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+// Two-letter geography (`us-east-1`) or a longer one (`eusc-de-east-1`, European Sovereign Cloud).
+const REGION_PATTERN = /^[a-z]{2,4}(-[a-z]+)+-\d+$/;
 
 export function isRegionName(value: string): boolean {
   return REGION_PATTERN.test(value);

@@ -1,8 +1,40 @@
 import type { Check } from '../check.js';
+import { amiOwnerExplicit } from './ami-owner-explicit.js';
+import { amiSelectorPinned } from './ami-selector-pinned.js';
+import { controllerCanDiscover } from './controller-can-discover.js';
+import { controllerCanLaunch } from './controller-can-launch.js';
+import { controllerCanManageInstanceProfile } from './controller-can-manage-instance-profile.js';
+import { controllerCanPassNodeRole } from './controller-can-pass-node-role.js';
+import { controllerRoleFound } from './controller-role-found.js';
+import { imdsHopLimit } from './imds-hop-limit.js';
+import { imdsIpv6Supported } from './imds-ipv6-supported.js';
+import { imdsV2Required } from './imds-v2-required.js';
 import { instanceProfileIsName } from './instance-profile-is-name.js';
+import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
+import { roleIsName } from './role-is-name.js';
+import { rootVolumeEncrypted } from './root-volume-encrypted.js';
+import { tagsNotRestricted } from './tags-not-restricted.js';
 
 /** The check catalog, in report order. IDs are stable: never rename one. */
-export const CHECKS: readonly Check[] = [instanceProfileIsName];
+export const CHECKS: readonly Check[] = [
+  // A. Spec checks, in CHECKS.md order.
+  nodeClassSchemaValid,
+  instanceProfileIsName,
+  roleIsName,
+  tagsNotRestricted,
+  imdsIpv6Supported,
+  imdsV2Required,
+  imdsHopLimit,
+  amiSelectorPinned,
+  amiOwnerExplicit,
+  rootVolumeEncrypted,
+  // B. Controller permission checks (end of section B in CHECKS.md).
+  controllerRoleFound,
+  controllerCanLaunch,
+  controllerCanPassNodeRole,
+  controllerCanManageInstanceProfile,
+  controllerCanDiscover,
+];
 
 export function findCheck(id: string): Check | undefined {
   return CHECKS.find((check) => check.id === id);

@@ -1,0 +1,69 @@
+import type { EC2NodeClassSpec } from './schema.js';
+
+/** `spec.amiFamily` values (Windows2025 from Karpenter v1.9.0). */
+export const AMI_FAMILIES = [
+  'AL2',
+  'AL2023',
+  'Bottlerocket',
+  'Custom',
+  'Windows2019',
+  'Windows2022',
+  'Windows2025',
+] as const;
+export type AmiFamily = (typeof AMI_FAMILIES)[number];
+
+/** Alias family (the part before `@`) → the AMI family it implies. */
+export const ALIAS_AMI_FAMILY: Readonly<Record<string, Exclude<AmiFamily, 'Custom'>>> = {
+  al2: 'AL2',
+  al2023: 'AL2023',
+  bottlerocket: 'Bottlerocket',
+  windows2019: 'Windows2019',
+  windows2022: 'Windows2022',
+  windows2025: 'Windows2025',
+};
+
+export function isAmiFamily(value: string): value is AmiFamily {
+  return (AMI_FAMILIES as readonly string[]).includes(value);
+}
+
+/** Splits `family@version` as the CRD's CEL does (`self.split('@')`); version is undefined without `@`. */
+export function splitAlias(alias: string): { family: string; version?: string } {
+  const [family = '', version] = alias.split('@');
+  return version === undefined ? { family } : { family, version };
+}
+
+/** The AMI family an alias implies, or undefined for an unsupported alias family. */
+export function aliasAmiFamily(alias: string): AmiFamily | undefined {
+  const { family } = splitAlias(alias);
+  return Object.hasOwn(ALIAS_AMI_FAMILY, family) ? ALIAS_AMI_FAMILY[family] : undefined;
+}
+
+/** The family Karpenter uses: `spec.amiFamily` when set, otherwise the alias' family. */
+export function effectiveAmiFamily(spec: EC2NodeClassSpec): AmiFamily | undefined {
+  if (spec.amiFamily !== undefined) {
+    return isAmiFamily(spec.amiFamily) ? spec.amiFamily : undefined;
+  }
+  const alias = spec.amiSelectorTerms.find((term) => term.alias !== undefined)?.alias;
+  return alias === undefined ? undefined : aliasAmiFamily(alias);
+}
+
+/**
+ * Device names of the family's default volumes (Karpenter's `DefaultBlockDeviceMappings`). Custom
+ * has none: EC2 then uses the AMI's own mappings. Bottlerocket has an OS volume (`/dev/xvda`) and
+ * a data volume (`/dev/xvdb`) holding the kubelet root; both carry node data.
+ */
+export function defaultRootDevices(family: AmiFamily | undefined): readonly string[] {
+  switch (family) {
+    case 'AL2':
+    case 'AL2023':
+      return ['/dev/xvda'];
+    case 'Bottlerocket':
+      return ['/dev/xvda', '/dev/xvdb'];
+    case 'Windows2019':
+    case 'Windows2022':
+    case 'Windows2025':
+      return ['/dev/sda1'];
+    default:
+      return [];
+  }
+}

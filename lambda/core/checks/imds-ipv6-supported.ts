@@ -1,0 +1,105 @@
+import {
+  defineCheck,
+  forEachNodeClass,
+  KARPENTER_VERSION_ANNOTATION,
+  type NodeClassTarget,
+  REGION_ANNOTATION,
+} from '../check.js';
+import { IMDS_IPV6_UNSUPPORTED_REGIONS } from '../region.js';
+import { isAtLeast } from '../version.js';
+
+/** First release that omits `httpProtocolIPv6` in the regions that reject it (#8404). */
+export const IMDS_IPV6_FIXED_IN = '1.7.0';
+
+function origin(target: NodeClassTarget, annotation: string): string {
+  return target.overrides.some((override) => override.annotation === annotation)
+    ? ` (from annotation ${annotation})`
+    : '';
+}
+
+/**
+ * Launches do not carry `httpProtocolIPv6` into a region whose EC2 rejects it. Before Karpenter
+ * v1.7.0 the field is always sent (the CRD default fills it in, and even `disabled` is refused);
+ * from v1.7.0 Karpenter omits it there. An unknown Karpenter version is treated as affected.
+ * Region and version come from the cluster, or from the object's `nodeclass-scanner/region` and
+ * `nodeclass-scanner/karpenter-version` annotations.
+ */
+export const imdsIpv6Supported = defineCheck({
+  id: 'imds-ipv6-supported',
+  title: 'IMDS httpProtocolIPv6 is not sent where EC2 rejects it (ISO regions, Karpenter < v1.7.0)',
+  group: 'spec',
+  severity: 'critical',
+  inputs: ['spec'],
+  remediation:
+    'Upgrade Karpenter to v1.7.0 or later; on older versions remove httpProtocolIPv6 from the CRD default (kubectl patch crd) so it is not sent.',
+  references: ['#7081', '#7667', '#5700', '#8404', '#8631', 'aws-facts §7.2'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, target) => {
+      const { resource, cluster } = target;
+      const region = cluster.region;
+      if (region === undefined) {
+        return [
+          {
+            status: 'not-applicable',
+            resource,
+            message: `Region unknown: pass --region or annotate the object with ${REGION_ANNOTATION}.`,
+          },
+        ];
+      }
+      const regionText = `${region}${origin(target, REGION_ANNOTATION)}`;
+      if (!IMDS_IPV6_UNSUPPORTED_REGIONS.includes(region)) {
+        return [
+          {
+            status: 'pass',
+            resource,
+            message: `EC2 accepts httpProtocolIPv6 in ${regionText}.`,
+            evidence: { region },
+          },
+        ];
+      }
+      // The API server defaults the field, so it is present even when the manifest omits it.
+      const httpProtocolIPv6 = spec.metadataOptions?.httpProtocolIPv6 ?? 'disabled';
+      const version = cluster.karpenterVersion;
+      const evidence = {
+        region,
+        httpProtocolIPv6,
+        karpenterVersion: version?.raw ?? 'unknown',
+        fixedIn: `v${IMDS_IPV6_FIXED_IN}`,
+      };
+      const versionText = version
+        ? `${version.raw}${origin(target, KARPENTER_VERSION_ANNOTATION)}`
+        : undefined;
+      if (version && isAtLeast(version, IMDS_IPV6_FIXED_IN)) {
+        return [
+          {
+            status: 'pass',
+            resource,
+            message: `Karpenter ${versionText} omits httpProtocolIPv6 in ${regionText}.`,
+            evidence,
+          },
+        ];
+      }
+      const who = versionText
+        ? `Karpenter ${versionText} (< v${IMDS_IPV6_FIXED_IN})`
+        : `The Karpenter version is unknown, so the worst case (< v${IMDS_IPV6_FIXED_IN}) is assumed: Karpenter`;
+      return [
+        {
+          status: 'fail',
+          resource,
+          message: `${who} sends httpProtocolIPv6=${httpProtocolIPv6} in ${regionText}, where EC2 rejects it (UnsupportedOperation) and every launch fails.`,
+          ...(versionText
+            ? {}
+            : {
+                remediation: `Pass --karpenter-version (or annotate ${KARPENTER_VERSION_ANNOTATION}) if Karpenter is v${IMDS_IPV6_FIXED_IN}+; otherwise upgrade Karpenter to v${IMDS_IPV6_FIXED_IN} or later.`,
+              }),
+          evidence,
+          location: {
+            path:
+              spec.metadataOptions?.httpProtocolIPv6 === undefined
+                ? 'spec'
+                : 'spec.metadataOptions.httpProtocolIPv6',
+          },
+        },
+      ];
+    }),
+});

@@ -1,0 +1,49 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+
+/**
+ * IMDSv2 is required (`metadataOptions.httpTokens` is not `optional`; the CRD default is
+ * `required`). Not applicable when the metadata endpoint is disabled.
+ */
+export const imdsV2Required = defineCheck({
+  id: 'imds-v2-required',
+  title: 'IMDSv2 is required (httpTokens is not optional)',
+  group: 'spec',
+  severity: 'medium',
+  inputs: ['spec'],
+  remediation:
+    'Set spec.metadataOptions.httpTokens: required (or remove it; the default is required).',
+  references: ['#9018', 'karpenter-validations §1.3'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, { resource }) => {
+      const options = spec.metadataOptions;
+      if (options?.httpEndpoint === 'disabled') {
+        return [
+          {
+            status: 'not-applicable',
+            resource,
+            message: 'The instance metadata endpoint is disabled.',
+          },
+        ];
+      }
+      const httpTokens = options?.httpTokens ?? 'required';
+      if (httpTokens !== 'optional') {
+        return [
+          {
+            status: 'pass',
+            resource,
+            message: `IMDSv2 is required (httpTokens: ${httpTokens}${options?.httpTokens === undefined ? ', the default' : ''}).`,
+          },
+        ];
+      }
+      return [
+        {
+          status: 'fail',
+          resource,
+          message:
+            'metadataOptions.httpTokens is optional: IMDSv1 is allowed, so any process (or SSRF) on the node can read the node role credentials without a token; SCPs requiring ec2:MetadataHttpTokens=required also deny the launch.',
+          evidence: { httpTokens },
+          location: { path: 'spec.metadataOptions.httpTokens' },
+        },
+      ];
+    }),
+});

@@ -1,0 +1,128 @@
+import {
+  contextOverridesOf,
+  defineCheck,
+  type FindingDraft,
+  KARPENTER_VERSION_ANNOTATION,
+  nodeClassRef,
+} from '../check.js';
+import { crdViolations } from '../crd-rules.js';
+import type { NodeClassEntry } from '../inventory.js';
+import type { ResourceRef } from '../model.js';
+import { formatPath, type SchemaIssue } from '../schema.js';
+
+const SERVED_API_VERSION = 'karpenter.k8s.aws/v1';
+
+const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
+
+function violationDraft(
+  resource: ResourceRef,
+  path: string,
+  rule: string,
+  message: string,
+  evidence: Readonly<Record<string, unknown>> = {}
+): FindingDraft {
+  return {
+    status: 'fail',
+    resource,
+    message: `${path}: ${message}`,
+    evidence: { path, rule, ...evidence },
+    discriminator: `${path}#${rule}`,
+    location: { path },
+  };
+}
+
+function unservedApiVersion(entry: NodeClassEntry, resource: ResourceRef): FindingDraft {
+  const legacy = entry.apiVersion === 'karpenter.k8s.aws/v1beta1';
+  return {
+    ...violationDraft(
+      resource,
+      'apiVersion',
+      'api-version',
+      legacy
+        ? `${entry.apiVersion} is no longer served by Karpenter v1; migrate this EC2NodeClass to ${SERVED_API_VERSION}.`
+        : `${entry.apiVersion} is not served by Karpenter v1; use ${SERVED_API_VERSION}.`,
+      { apiVersion: entry.apiVersion }
+    ),
+    remediation: legacy
+      ? `Rewrite the object as ${SERVED_API_VERSION} (${MIGRATION_GUIDE}): amiSelectorTerms is required (use an alias such as al2023@<version> instead of amiFamily alone), kubelet settings move from the NodePool to the EC2NodeClass, and exactly one of role/instanceProfile is set.`
+      : `Set apiVersion: ${SERVED_API_VERSION} and check the spec against the v1 CRD.`,
+  };
+}
+
+/** Zod's wording for an absent field ("expected array, received undefined") → "required". */
+function describeIssue(issue: SchemaIssue): string {
+  const missing = /expected (\w+), received undefined/.exec(issue.message);
+  return missing ? `Required value (expected ${missing[1]})` : issue.message;
+}
+
+function structuralDrafts(
+  resource: ResourceRef,
+  issues: readonly SchemaIssue[]
+): readonly FindingDraft[] {
+  // One finding per path (a union can report several issues for one field), so ids stay unique.
+  const byPath = new Map<string, string[]>();
+  for (const issue of issues) {
+    const messages = byPath.get(issue.path) ?? [];
+    messages.push(describeIssue(issue));
+    byPath.set(issue.path, messages);
+  }
+  return [...byPath].map(([path, messages]) =>
+    violationDraft(resource, path || '(object)', 'type', messages.join('; '))
+  );
+}
+
+/**
+ * The object is a valid `karpenter.k8s.aws/v1` EC2NodeClass: it parses structurally and meets
+ * every CRD rule Karpenter v1.14.1's API server enforces (see `crd-rules.ts`). Also reports
+ * scanner context annotations whose value is unusable (they are ignored by the other checks).
+ */
+export const nodeClassSchemaValid = defineCheck({
+  id: 'nodeclass-schema-valid',
+  title: 'EC2NodeClass is a valid karpenter.k8s.aws/v1 object (types and CRD rules)',
+  group: 'spec',
+  severity: 'high',
+  inputs: ['spec'],
+  remediation:
+    'Fix each reported field as the message says; the API server would reject the object (or did not validate it).',
+  references: [
+    'karpenter-validations §1.1–1.2',
+    'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+    MIGRATION_GUIDE,
+  ],
+  evaluate: (inventory) =>
+    inventory.nodeClasses.flatMap((entry): readonly FindingDraft[] => {
+      const resource = nodeClassRef(entry);
+      if (entry.apiVersion !== SERVED_API_VERSION) return [unservedApiVersion(entry, resource)];
+      if (!entry.parsed.ok) return structuralDrafts(resource, entry.parsed.issues);
+      const nodeClass = entry.parsed.value;
+      const drafts: FindingDraft[] = crdViolations(nodeClass.spec).map((violation) =>
+        violationDraft(resource, violation.path, violation.rule, violation.message)
+      );
+      for (const override of contextOverridesOf(nodeClass).filter((o) => !o.valid)) {
+        const path = formatPath(['metadata', 'annotations', override.annotation]);
+        const expected =
+          override.annotation === KARPENTER_VERSION_ANNOTATION
+            ? 'a version such as 1.7.0 or v1.2.1'
+            : 'a region name such as us-east-1';
+        drafts.push({
+          ...violationDraft(
+            resource,
+            path,
+            'context-annotation',
+            `"${override.value}" is not ${expected}; the annotation is ignored and the cluster's value is used.`,
+            { annotation: override.annotation, value: override.value }
+          ),
+          severity: 'low',
+          remediation: `Set ${override.annotation} to ${expected}, or remove it.`,
+        });
+      }
+      if (drafts.length > 0) return drafts;
+      return [
+        {
+          status: 'pass',
+          resource,
+          message: 'Valid karpenter.k8s.aws/v1 EC2NodeClass: types and every CRD rule hold.',
+        },
+      ];
+    }),
+});

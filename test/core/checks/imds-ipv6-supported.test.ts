@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { imdsIpv6Supported } from '../../../lambda/core/checks/imds-ipv6-supported.js';
+import type { ClusterContext } from '../../../lambda/core/inventory.js';
+import { partitionOf } from '../../../lambda/core/region.js';
+import { parseKarpenterVersion } from '../../../lambda/core/version.js';
+import { aNodeClassObject, anInventory } from '../../support/builders.js';
+
+const now = new Date('2026-11-01T00:00:00Z');
+
+const ISO_REGIONS = [
+  'us-iso-east-1',
+  'us-iso-west-1',
+  'us-isob-east-1',
+  'us-isob-west-1',
+  'us-isof-south-1',
+  'us-isof-east-1',
+];
+
+function cluster(region: string | undefined, version: string | undefined): Partial<ClusterContext> {
+  const karpenterVersion = parseKarpenterVersion(version);
+  return {
+    ...(region ? { region, partition: partitionOf(region) } : {}),
+    ...(karpenterVersion ? { karpenterVersion } : {}),
+  };
+}
+
+function evaluate(
+  context: Partial<ClusterContext>,
+  overrides: { spec?: Record<string, unknown>; metadata?: Record<string, unknown> } = {}
+) {
+  const raw = aNodeClassObject(overrides);
+  return imdsIpv6Supported.evaluate(anInventory([raw], { cluster: context }), { now });
+}
+
+describe('imds-ipv6-supported', () => {
+  it.each(ISO_REGIONS)('fails in %s on Karpenter 1.6.9', (region) => {
+    // Act
+    const [finding] = evaluate(cluster(region, '1.6.9'));
+
+    // Assess
+    expect(finding?.status).toBe('fail');
+    expect(finding?.severity).toBeUndefined();
+    expect(finding?.message).toContain(`Karpenter 1.6.9 (< v1.7.0)`);
+    expect(finding?.message).toContain(region);
+    expect(finding?.evidence).toMatchObject({ region, karpenterVersion: '1.6.9' });
+  });
+
+  it.each(ISO_REGIONS)('passes in %s on Karpenter v1.7.0', (region) => {
+    const [finding] = evaluate(cluster(region, 'v1.7.0'));
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toContain('omits httpProtocolIPv6');
+  });
+
+  it.each([
+    ['1.6.9', 'fail'],
+    ['1.7.0-rc.1', 'fail'],
+    ['1.7.0', 'pass'],
+    ['1.7.1', 'pass'],
+    ['v1.14.1', 'pass'],
+    ['0.37.0', 'fail'],
+  ])('at the v1.7.0 boundary, Karpenter %s → %s', (version, status) => {
+    const [finding] = evaluate(cluster('us-isob-east-1', version));
+    expect(finding?.status).toBe(status);
+  });
+
+  it('assumes the worst case for an unknown Karpenter version, and says so', () => {
+    // Act
+    const [finding] = evaluate(cluster('us-iso-east-1', undefined));
+
+    // Assess
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('version is unknown');
+    expect(finding?.message).toContain('worst case');
+    expect(finding?.evidence).toMatchObject({ karpenterVersion: 'unknown' });
+    expect(finding?.remediation).toContain('--karpenter-version');
+  });
+
+  it('reports the defaulted value when metadataOptions is omitted (the CRD fills it in)', () => {
+    const [finding] = evaluate(cluster('us-iso-east-1', '1.5.0'), {
+      spec: { metadataOptions: undefined },
+    });
+    expect(finding?.status).toBe('fail');
+    expect(finding?.evidence).toMatchObject({ httpProtocolIPv6: 'disabled' });
+    expect(finding?.location).toEqual({ path: 'spec' });
+  });
+
+  it('points at the field when the manifest sets it', () => {
+    const [finding] = evaluate(cluster('us-iso-east-1', '1.5.0'), {
+      spec: { metadataOptions: { httpProtocolIPv6: 'enabled' } },
+    });
+    expect(finding?.message).toContain('httpProtocolIPv6=enabled');
+    expect(finding?.location).toEqual({ path: 'spec.metadataOptions.httpProtocolIPv6' });
+  });
+
+  it.each(['us-east-1', 'eu-isoe-west-1', 'us-gov-west-1', 'cn-north-1'])(
+    'passes in %s whatever the version',
+    (region) => {
+      const [finding] = evaluate(cluster(region, '0.37.0'));
+      expect(finding?.status).toBe('pass');
+    }
+  );
+
+  it('is not applicable when the region is unknown', () => {
+    const [finding] = evaluate(cluster(undefined, '1.6.0'));
+    expect(finding?.status).toBe('not-applicable');
+    expect(finding?.message).toContain('nodeclass-scanner/region');
+  });
+
+  it('uses the region and version annotations on the object, and says where they came from', () => {
+    // Act
+    const [finding] = evaluate(cluster('us-east-1', '1.10.0'), {
+      metadata: {
+        annotations: {
+          'nodeclass-scanner/region': 'us-isof-south-1',
+          'nodeclass-scanner/karpenter-version': '1.6.2',
+        },
+      },
+    });
+
+    // Assess
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain(
+      'Karpenter 1.6.2 (from annotation nodeclass-scanner/karpenter-version)'
+    );
+    expect(finding?.message).toContain(
+      'us-isof-south-1 (from annotation nodeclass-scanner/region)'
+    );
+  });
+
+  it('ignores an invalid version annotation and keeps the cluster version', () => {
+    const [finding] = evaluate(cluster('us-iso-east-1', '1.8.0'), {
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': 'latest' } },
+    });
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toContain('Karpenter 1.8.0 omits');
+  });
+});

@@ -1,0 +1,900 @@
+import { describe, expect, it } from 'vitest';
+import type { FindingDraft } from '../../../lambda/core/check.js';
+import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
+import { aNodeClassObject, anInventory } from '../../support/builders.js';
+
+const now = new Date('2026-11-01T00:00:00Z');
+
+function evaluateRaw(raw: unknown): readonly FindingDraft[] {
+  return nodeClassSchemaValid.evaluate(anInventory([raw]), { now });
+}
+
+function evaluate(spec: Record<string, unknown>): readonly FindingDraft[] {
+  return evaluateRaw(aNodeClassObject({ spec }));
+}
+
+/** [path, rule, message] of each failing finding. */
+function violations(findings: readonly FindingDraft[]): [string, string, string][] {
+  return findings
+    .filter((finding) => finding.status === 'fail')
+    .map((finding) => [
+      String(finding.evidence?.path),
+      String(finding.evidence?.rule),
+      finding.message.slice(String(finding.evidence?.path).length + 2),
+    ]);
+}
+
+const sel = { tags: { 'karpenter.sh/discovery': 'demo' } };
+const ebs = { volumeSize: '20Gi', volumeType: 'gp3' };
+const tooMany = (term: unknown) => Array.from({ length: 31 }, () => term);
+
+// Every CRD rule, each with a spec that breaks only that rule: [label, spec, path, rule, message].
+const RULES: readonly [string, Record<string, unknown>, string, string, string][] = [
+  // §1.1 object-level rules
+  [
+    'both role and instanceProfile',
+    { instanceProfile: 'NodeProfile' },
+    'spec',
+    'role-or-instance-profile',
+    "must specify exactly one of ['role', 'instanceProfile']",
+  ],
+  [
+    'neither role nor instanceProfile',
+    { role: undefined },
+    'spec',
+    'role-or-instance-profile',
+    "must specify exactly one of ['role', 'instanceProfile']",
+  ],
+  ['empty role', { role: '' }, 'spec.role', 'not-empty', 'role cannot be empty'],
+  [
+    'empty instanceProfile',
+    { role: undefined, instanceProfile: '' },
+    'spec.instanceProfile',
+    'not-empty',
+    'instanceProfile cannot be empty',
+  ],
+  [
+    'amiFamily missing without an alias',
+    { amiSelectorTerms: [{ id: 'ami-0123abcd' }] },
+    'spec',
+    'ami-family-required',
+    'must specify amiFamily if amiSelectorTerms does not contain an alias',
+  ],
+  [
+    'AL2 alias with amiFamily AL2023',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'al2@latest' }] },
+    'spec.amiFamily',
+    'alias-compatible-al2',
+    "if set, amiFamily must be 'AL2' or 'Custom' when using an AL2 alias",
+  ],
+  [
+    'AL2023 alias with amiFamily AL2',
+    { amiFamily: 'AL2', amiSelectorTerms: [{ alias: 'al2023@latest' }] },
+    'spec.amiFamily',
+    'alias-compatible-al2023',
+    "if set, amiFamily must be 'AL2023' or 'Custom' when using an AL2023 alias",
+  ],
+  [
+    'Bottlerocket alias with amiFamily AL2023',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'bottlerocket@v1.30.0' }] },
+    'spec.amiFamily',
+    'alias-compatible-bottlerocket',
+    "if set, amiFamily must be 'Bottlerocket' or 'Custom' when using a Bottlerocket alias",
+  ],
+  [
+    'Windows2019 alias with amiFamily Windows2022',
+    { amiFamily: 'Windows2022', amiSelectorTerms: [{ alias: 'windows2019@latest' }] },
+    'spec.amiFamily',
+    'alias-compatible-windows2019',
+    "if set, amiFamily must be 'Windows2019' or 'Custom' when using a Windows2019 alias",
+  ],
+  [
+    'Windows2022 alias with amiFamily Windows2019',
+    { amiFamily: 'Windows2019', amiSelectorTerms: [{ alias: 'windows2022@latest' }] },
+    'spec.amiFamily',
+    'alias-compatible-windows2022',
+    "if set, amiFamily must be 'Windows2022' or 'Custom' when using a Windows2022 alias",
+  ],
+  [
+    'Windows2025 alias with amiFamily AL2023',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'windows2025@latest' }] },
+    'spec.amiFamily',
+    'alias-compatible-windows2025',
+    "if set, amiFamily must be 'Windows2025' or 'Custom' when using a Windows2025 alias",
+  ],
+  [
+    'amiFamily not in the enum',
+    { amiFamily: 'Ubuntu', amiSelectorTerms: [{ id: 'ami-0abc' }] },
+    'spec.amiFamily',
+    'enum',
+    'Unsupported value: "Ubuntu": supported values: "AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"',
+  ],
+  // subnetSelectorTerms
+  [
+    'empty subnetSelectorTerms',
+    { subnetSelectorTerms: [] },
+    'spec.subnetSelectorTerms',
+    'not-empty',
+    'subnetSelectorTerms cannot be empty',
+  ],
+  [
+    'subnet term without tags or id',
+    { subnetSelectorTerms: [{}] },
+    'spec.subnetSelectorTerms[0]',
+    'term-has-field',
+    "expected at least one, got none, ['tags', 'id']",
+  ],
+  [
+    'every subnet term mixes id and tags',
+    { subnetSelectorTerms: [{ id: 'subnet-0abc', ...sel }] },
+    'spec.subnetSelectorTerms',
+    'id-exclusive',
+    "'id' is mutually exclusive, cannot be set with a combination of other fields in a subnet selector term",
+  ],
+  [
+    'subnet id pattern',
+    { subnetSelectorTerms: [{ id: 'sn-0abc' }] },
+    'spec.subnetSelectorTerms[0].id',
+    'pattern',
+    "should match 'subnet-[0-9a-z]+'",
+  ],
+  [
+    'subnet terms over 30',
+    { subnetSelectorTerms: tooMany(sel) },
+    'spec.subnetSelectorTerms',
+    'max-items',
+    'must have at most 30 items (has 31)',
+  ],
+  [
+    'subnet tag with an empty value',
+    { subnetSelectorTerms: [{ tags: { team: '' } }] },
+    'spec.subnetSelectorTerms[0].tags',
+    'tags-not-empty',
+    "empty tag keys or values aren't supported",
+  ],
+  [
+    'subnet tags over 20',
+    {
+      subnetSelectorTerms: [
+        { tags: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) },
+      ],
+    },
+    'spec.subnetSelectorTerms[0].tags',
+    'max-properties',
+    'must have at most 20 properties',
+  ],
+  // securityGroupSelectorTerms
+  [
+    'empty securityGroupSelectorTerms',
+    { securityGroupSelectorTerms: [] },
+    'spec.securityGroupSelectorTerms',
+    'not-empty',
+    'securityGroupSelectorTerms cannot be empty',
+  ],
+  [
+    'security group term without a field',
+    { securityGroupSelectorTerms: [{}] },
+    'spec.securityGroupSelectorTerms[0]',
+    'term-has-field',
+    "expected at least one, got none, ['tags', 'id', 'name']",
+  ],
+  [
+    'every security group term mixes id and tags',
+    { securityGroupSelectorTerms: [{ id: 'sg-0abc', ...sel }] },
+    'spec.securityGroupSelectorTerms',
+    'id-exclusive',
+    "'id' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+  ],
+  [
+    'every security group term mixes name and tags',
+    { securityGroupSelectorTerms: [{ name: 'nodes', ...sel }] },
+    'spec.securityGroupSelectorTerms',
+    'name-exclusive',
+    "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+  ],
+  [
+    'security group id pattern',
+    { securityGroupSelectorTerms: [{ id: 'group-1' }] },
+    'spec.securityGroupSelectorTerms[0].id',
+    'pattern',
+    "should match 'sg-[0-9a-z]+'",
+  ],
+  [
+    'security group terms over 30',
+    { securityGroupSelectorTerms: tooMany(sel) },
+    'spec.securityGroupSelectorTerms',
+    'max-items',
+    'must have at most 30 items (has 31)',
+  ],
+  // amiSelectorTerms
+  [
+    'empty amiSelectorTerms',
+    { amiFamily: 'AL2023', amiSelectorTerms: [] },
+    'spec.amiSelectorTerms',
+    'min-items',
+    'should have at least 1 items',
+  ],
+  [
+    'AMI terms over 30',
+    { amiFamily: 'AL2023', amiSelectorTerms: tooMany({ name: 'my-ami' }) },
+    'spec.amiSelectorTerms',
+    'max-items',
+    'must have at most 30 items (has 31)',
+  ],
+  [
+    'AMI term with only owner',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ owner: 'self' }] },
+    'spec.amiSelectorTerms[0]',
+    'term-has-field',
+    "expected at least one, got none, ['tags', 'id', 'name', 'alias', 'ssmParameter']",
+  ],
+  [
+    'AMI id with owner',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ id: 'ami-0abc', owner: 'self' }] },
+    'spec.amiSelectorTerms[0]',
+    'id-exclusive',
+    "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
+  ],
+  [
+    'AMI id pattern',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ id: 'image-0abc' }] },
+    'spec.amiSelectorTerms[0].id',
+    'pattern',
+    "should match 'ami-[0-9a-z]+'",
+  ],
+  [
+    'alias with a name in the same term',
+    { amiSelectorTerms: [{ alias: 'al2023@latest', name: 'x' }] },
+    'spec.amiSelectorTerms[0]',
+    'alias-exclusive',
+    "'alias' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
+  ],
+  [
+    'alias next to another term',
+    { amiSelectorTerms: [{ alias: 'al2023@latest' }, { id: 'ami-0abc' }] },
+    'spec.amiSelectorTerms',
+    'alias-only-term',
+    "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms",
+  ],
+  [
+    'alias with an empty version',
+    { amiSelectorTerms: [{ alias: 'al2023@' }] },
+    'spec.amiSelectorTerms[0].alias',
+    'alias-format',
+    "'alias' is improperly formatted, must match the format 'family@version'",
+  ],
+  [
+    'alias family not supported',
+    { amiSelectorTerms: [{ alias: 'ubuntu@22.04' }] },
+    'spec.amiSelectorTerms[0].alias',
+    'alias-family',
+    "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', 'windows2022', 'windows2025'",
+  ],
+  [
+    'windows alias pinned to a version',
+    { amiSelectorTerms: [{ alias: 'windows2022@v20251001' }] },
+    'spec.amiSelectorTerms[0].alias',
+    'windows-alias-latest',
+    "windows families may only specify version 'latest'",
+  ],
+  [
+    'alias longer than 30 characters',
+    { amiSelectorTerms: [{ alias: 'bottlerocket@v1.30.0-abcdefghijk' }] },
+    'spec.amiSelectorTerms[0].alias',
+    'max-length',
+    'may not be longer than 30',
+  ],
+  [
+    'AMI tags with an empty key',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ tags: { '': 'x' }, owner: 'self' }] },
+    'spec.amiSelectorTerms[0].tags',
+    'tags-not-empty',
+    "empty tag keys or values aren't supported",
+  ],
+  // capacityReservationSelectorTerms
+  [
+    'capacity reservation term without a field',
+    { capacityReservationSelectorTerms: [{ ownerID: '123456789012' }] },
+    'spec.capacityReservationSelectorTerms[0]',
+    'term-has-field',
+    "expected at least one, got none, ['tags', 'id', 'instanceMatchCriteria']",
+  ],
+  [
+    'every capacity reservation term mixes id and ownerID',
+    { capacityReservationSelectorTerms: [{ id: 'cr-0abc', ownerID: '123456789012' }] },
+    'spec.capacityReservationSelectorTerms',
+    'id-exclusive',
+    "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term",
+  ],
+  [
+    'capacity reservation id pattern (anchored)',
+    { capacityReservationSelectorTerms: [{ id: 'xcr-0abc' }] },
+    'spec.capacityReservationSelectorTerms[0].id',
+    'pattern',
+    "should match '^cr-[0-9a-z]+$'",
+  ],
+  [
+    'capacity reservation ownerID pattern',
+    { capacityReservationSelectorTerms: [{ ...sel, ownerID: '1234' }] },
+    'spec.capacityReservationSelectorTerms[0].ownerID',
+    'pattern',
+    "should match '^[0-9]{12}$'",
+  ],
+  [
+    'capacity reservation instanceMatchCriteria enum',
+    { capacityReservationSelectorTerms: [{ instanceMatchCriteria: 'any' }] },
+    'spec.capacityReservationSelectorTerms[0].instanceMatchCriteria',
+    'enum',
+    'Unsupported value: "any": supported values: "open", "targeted"',
+  ],
+  [
+    'capacity reservation terms over 30',
+    { capacityReservationSelectorTerms: tooMany({ instanceMatchCriteria: 'open' }) },
+    'spec.capacityReservationSelectorTerms',
+    'max-items',
+    'must have at most 30 items (has 31)',
+  ],
+  // placementGroupSelector
+  [
+    'placement group selector without a field',
+    { placementGroupSelector: {} },
+    'spec.placementGroupSelector',
+    'has-field',
+    "expected at least one, got none, ['name', 'id']",
+  ],
+  [
+    'placement group selector with name and id',
+    { placementGroupSelector: { name: 'pg', id: 'pg-0abc' } },
+    'spec.placementGroupSelector',
+    'name-id-exclusive',
+    "'name' and 'id' are mutually exclusive",
+  ],
+  [
+    'placement group id pattern',
+    { placementGroupSelector: { id: 'placement-1' } },
+    'spec.placementGroupSelector.id',
+    'pattern',
+    "should match '^pg-[0-9a-z]+$'",
+  ],
+  [
+    'placement group empty name',
+    { placementGroupSelector: { name: '' } },
+    'spec.placementGroupSelector.name',
+    'min-length',
+    'should be at least 1 chars long',
+  ],
+  // tags
+  [
+    'empty tag key',
+    { tags: { '': 'x' } },
+    'spec.tags',
+    'key-not-empty',
+    "empty tag keys aren't supported",
+  ],
+  // blockDeviceMappings
+  [
+    'two root volumes',
+    {
+      blockDeviceMappings: [
+        { deviceName: '/dev/xvda', rootVolume: true, ebs },
+        { deviceName: '/dev/xvdb', rootVolume: true, ebs },
+      ],
+    },
+    'spec.blockDeviceMappings',
+    'one-root-volume',
+    'must have only one blockDeviceMappings with rootVolume',
+  ],
+  [
+    'block device mappings over 50',
+    {
+      blockDeviceMappings: Array.from({ length: 51 }, (_, i) => ({
+        deviceName: `/dev/xvd${i}`,
+        ebs,
+      })),
+    },
+    'spec.blockDeviceMappings',
+    'max-items',
+    'must have at most 50 items (has 51)',
+  ],
+  [
+    'ebs without snapshotID or volumeSize',
+    { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeType: 'gp3' } }] },
+    'spec.blockDeviceMappings[0].ebs',
+    'size-or-snapshot',
+    'snapshotID or volumeSize must be defined',
+  ],
+  [
+    'volumeInitializationRate without snapshotID',
+    {
+      blockDeviceMappings: [
+        { deviceName: '/dev/xvda', ebs: { ...ebs, volumeInitializationRate: 200 } },
+      ],
+    },
+    'spec.blockDeviceMappings[0].ebs',
+    'snapshot-for-initialization-rate',
+    'snapshotID must be set when volumeInitializationRate is set',
+  ],
+  [
+    'volumeInitializationRate out of range',
+    {
+      blockDeviceMappings: [
+        {
+          deviceName: '/dev/xvda',
+          ebs: { snapshotID: 'snap-0abc', volumeInitializationRate: 50 },
+        },
+      ],
+    },
+    'spec.blockDeviceMappings[0].ebs.volumeInitializationRate',
+    'minimum',
+    'should be greater than or equal to 100',
+  ],
+  [
+    'volumeType enum',
+    { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { ...ebs, volumeType: 'gp4' } }] },
+    'spec.blockDeviceMappings[0].ebs.volumeType',
+    'enum',
+    'Unsupported value: "gp4": supported values: "standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"',
+  ],
+  [
+    'volumeSize without a unit as a number',
+    { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 100 } }] },
+    'spec.blockDeviceMappings[0].ebs.volumeSize',
+    'type',
+    'must be of type string with a unit (Gi, G, Ti or T), e.g. "100Gi"',
+  ],
+  [
+    'volumeSize with an unsupported unit',
+    { blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: '100Mi' } }] },
+    'spec.blockDeviceMappings[0].ebs.volumeSize',
+    'pattern',
+    "should match '^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$'",
+  ],
+  // metadataOptions
+  [
+    'httpEndpoint enum',
+    { metadataOptions: { httpEndpoint: 'on' } },
+    'spec.metadataOptions.httpEndpoint',
+    'enum',
+    'Unsupported value: "on": supported values: "enabled", "disabled"',
+  ],
+  [
+    'httpProtocolIPv6 enum',
+    { metadataOptions: { httpProtocolIPv6: 'true' } },
+    'spec.metadataOptions.httpProtocolIPv6',
+    'enum',
+    'Unsupported value: "true": supported values: "enabled", "disabled"',
+  ],
+  [
+    'httpTokens enum',
+    { metadataOptions: { httpTokens: 'Required' } },
+    'spec.metadataOptions.httpTokens',
+    'enum',
+    'Unsupported value: "Required": supported values: "required", "optional"',
+  ],
+  [
+    'hop limit below 1',
+    { metadataOptions: { httpPutResponseHopLimit: 0 } },
+    'spec.metadataOptions.httpPutResponseHopLimit',
+    'minimum',
+    'should be greater than or equal to 1',
+  ],
+  [
+    'hop limit above 64',
+    { metadataOptions: { httpPutResponseHopLimit: 65 } },
+    'spec.metadataOptions.httpPutResponseHopLimit',
+    'maximum',
+    'should be less than or equal to 64',
+  ],
+  // networkInterfaces
+  [
+    'network interfaces without a primary interface',
+    { networkInterfaces: [{ networkCardIndex: 0, deviceIndex: 1, interfaceType: 'interface' }] },
+    'spec.networkInterfaces',
+    'primary-interface',
+    "networkInterfaces must include a primary interface with interfaceType='interface'",
+  ],
+  [
+    'duplicate network interface slots',
+    {
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+      ],
+    },
+    'spec.networkInterfaces',
+    'unique-interfaces',
+    'networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card',
+  ],
+  [
+    'two EFA devices on one network card',
+    {
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+        { networkCardIndex: 1, deviceIndex: 1, interfaceType: 'efa-only' },
+      ],
+    },
+    'spec.networkInterfaces',
+    'unique-interfaces',
+    'networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card',
+  ],
+  [
+    'network interface type enum',
+    {
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa' },
+      ],
+    },
+    'spec.networkInterfaces[1].interfaceType',
+    'enum',
+    'Unsupported value: "efa": supported values: "interface", "efa-only"',
+  ],
+  [
+    'network interface missing deviceIndex',
+    {
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, interfaceType: 'efa-only' },
+      ],
+    },
+    'spec.networkInterfaces[1].deviceIndex',
+    'required',
+    'Required value',
+  ],
+  // connectionTracking, cpuOptions, scalars
+  [
+    'connectionTracking without a timeout',
+    { connectionTracking: {} },
+    'spec.connectionTracking',
+    'at-least-one',
+    'at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set',
+  ],
+  [
+    'udpTimeout out of range',
+    { connectionTracking: { udpTimeout: 61 } },
+    'spec.connectionTracking.udpTimeout',
+    'maximum',
+    'should be less than or equal to 60',
+  ],
+  [
+    'tcpEstablishedTimeout of the wrong type',
+    { connectionTracking: { tcpEstablishedTimeout: '300', udpTimeout: 30 } },
+    'spec.connectionTracking.tcpEstablishedTimeout',
+    'type',
+    'must be of type integer',
+  ],
+  [
+    'cpuOptions enum',
+    { cpuOptions: { nestedVirtualization: 'on' } },
+    'spec.cpuOptions.nestedVirtualization',
+    'enum',
+    'Unsupported value: "on": supported values: "enabled", "disabled"',
+  ],
+  [
+    'cpuOptions of the wrong type',
+    { cpuOptions: { nestedVirtualization: true } },
+    'spec.cpuOptions.nestedVirtualization',
+    'type',
+    'must be of type string',
+  ],
+  [
+    'negative ipPrefixCount',
+    { ipPrefixCount: -1 },
+    'spec.ipPrefixCount',
+    'minimum',
+    'should be greater than or equal to 0',
+  ],
+  [
+    'instanceStorePolicy enum',
+    { instanceStorePolicy: 'RAID1' },
+    'spec.instanceStorePolicy',
+    'enum',
+    'Unsupported value: "RAID1": supported values: "RAID0"',
+  ],
+  // kubelet (v1.14.1 typed struct)
+  [
+    'imageGC high not above low',
+    { kubelet: { imageGCHighThresholdPercent: 80, imageGCLowThresholdPercent: 80 } },
+    'spec.kubelet',
+    'image-gc-thresholds',
+    'imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent',
+  ],
+  [
+    'imageGC threshold above 100',
+    { kubelet: { imageGCHighThresholdPercent: 101 } },
+    'spec.kubelet.imageGCHighThresholdPercent',
+    'maximum',
+    'should be less than or equal to 100',
+  ],
+  [
+    'imageGC threshold of the wrong type',
+    { kubelet: { imageGCLowThresholdPercent: '50' } },
+    'spec.kubelet.imageGCLowThresholdPercent',
+    'type',
+    'must be of type integer',
+  ],
+  [
+    'negative maxPods',
+    { kubelet: { maxPods: -1 } },
+    'spec.kubelet.maxPods',
+    'minimum',
+    'should be greater than or equal to 0',
+  ],
+  [
+    'negative podsPerCore',
+    { kubelet: { podsPerCore: -2 } },
+    'spec.kubelet.podsPerCore',
+    'minimum',
+    'should be greater than or equal to 0',
+  ],
+  [
+    'systemReserved unknown key',
+    { kubelet: { systemReserved: { gpu: '1' } } },
+    'spec.kubelet.systemReserved',
+    'keys',
+    "valid keys for systemReserved are ['cpu','memory','ephemeral-storage','pid']",
+  ],
+  [
+    'kubeReserved negative value',
+    { kubelet: { kubeReserved: { cpu: '-100m' } } },
+    'spec.kubelet.kubeReserved',
+    'not-negative',
+    'kubeReserved value cannot be a negative resource quantity',
+  ],
+  [
+    'kubeReserved of the wrong type',
+    { kubelet: { kubeReserved: { cpu: 1 } } },
+    'spec.kubelet.kubeReserved',
+    'type',
+    'must be a map of strings',
+  ],
+  [
+    'evictionHard unknown signal',
+    { kubelet: { evictionHard: { 'memory.free': '5%' } } },
+    'spec.kubelet.evictionHard',
+    'keys',
+    "valid keys for evictionHard are ['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available','imagefs.inodesFree','pid.available']",
+  ],
+  [
+    'evictionSoft without a grace period',
+    { kubelet: { evictionSoft: { 'memory.available': '10%' } } },
+    'spec.kubelet',
+    'eviction-soft-grace-period',
+    'evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod',
+  ],
+  [
+    'grace period without evictionSoft',
+    { kubelet: { evictionSoftGracePeriod: { 'memory.available': '1m' } } },
+    'spec.kubelet',
+    'eviction-grace-period-soft',
+    'evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft',
+  ],
+];
+
+describe('nodeclass-schema-valid', () => {
+  it('passes a valid NodeClass with one pass finding', () => {
+    // Act
+    const findings = evaluate({});
+
+    // Assess
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.status).toBe('pass');
+  });
+
+  it('passes a NodeClass that uses every optional field correctly', () => {
+    const findings = evaluate({
+      role: undefined,
+      instanceProfile: 'NodeProfile',
+      amiFamily: 'Custom',
+      amiSelectorTerms: [{ alias: 'bottlerocket@v1.30.0' }],
+      subnetSelectorTerms: [{ id: 'subnet-0abc', ...sel }, { id: 'subnet-0def' }],
+      securityGroupSelectorTerms: [{ id: 'sg-0abc', ...sel }, { name: 'nodes' }],
+      capacityReservationSelectorTerms: [
+        { id: 'cr-0abc', ownerID: '123456789012' },
+        { instanceMatchCriteria: 'open' },
+      ],
+      placementGroupSelector: { name: 'cluster-pg' },
+      tags: { team: 'platform' },
+      blockDeviceMappings: [
+        { deviceName: '/dev/xvda', rootVolume: true, ebs: { ...ebs, encrypted: true } },
+        {
+          deviceName: '/dev/xvdb',
+          ebs: { snapshotID: 'snap-0abc', volumeInitializationRate: 150 },
+        },
+        { deviceName: '/dev/xvdc', ebs: { volumeSize: '2Ti' } },
+      ],
+      networkInterfaces: [
+        { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
+        { networkCardIndex: 1, deviceIndex: 0, interfaceType: 'efa-only' },
+      ],
+      connectionTracking: { tcpEstablishedTimeout: 300 },
+      cpuOptions: { nestedVirtualization: 'enabled' },
+      ipPrefixCount: 0,
+      instanceStorePolicy: 'RAID0',
+      kubelet: {
+        maxPods: 110,
+        imageGCHighThresholdPercent: 85,
+        imageGCLowThresholdPercent: 80,
+        systemReserved: { cpu: '100m', memory: '100Mi' },
+        evictionSoft: { 'memory.available': '10%' },
+        evictionSoftGracePeriod: { 'memory.available': '1m' },
+      },
+    });
+    expect(violations(findings)).toEqual([]);
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it.each(RULES)('fails for %s', (_label, spec, path, rule, message) => {
+    // Act
+    const findings = evaluate(spec);
+
+    // Assess
+    expect(violations(findings)).toEqual([[path, rule, message]]);
+    expect(findings[0]?.location).toEqual({ path });
+    expect(findings[0]?.discriminator).toBe(`${path}#${rule}`);
+  });
+
+  it('accepts subnet and security group terms mixing id with tags unless every term does (!self.all)', () => {
+    const findings = evaluate({
+      subnetSelectorTerms: [{ id: 'subnet-0abc', ...sel }, sel],
+      securityGroupSelectorTerms: [{ id: 'sg-0abc', name: 'nodes' }, sel],
+      capacityReservationSelectorTerms: [
+        { id: 'cr-0abc', ...sel },
+        { instanceMatchCriteria: 'open' },
+      ],
+    });
+    expect(violations(findings)).toEqual([]);
+  });
+
+  it('reports one finding per violation, each with its own id discriminator', () => {
+    // Act
+    const findings = evaluate({
+      instanceProfile: 'NodeProfile',
+      subnetSelectorTerms: [],
+      amiSelectorTerms: [{ alias: 'windows2022@v1' }, { id: 'ami-0abc' }],
+      metadataOptions: { httpPutResponseHopLimit: 100 },
+    });
+
+    // Assess
+    expect(violations(findings).map(([path, rule]) => `${path}#${rule}`)).toEqual([
+      'spec#role-or-instance-profile',
+      'spec.subnetSelectorTerms#not-empty',
+      'spec.amiSelectorTerms[0].alias#windows-alias-latest',
+      'spec.amiSelectorTerms#alias-only-term',
+      'spec.metadataOptions.httpPutResponseHopLimit#maximum',
+    ]);
+    const discriminators = findings.map((finding) => finding.discriminator);
+    expect(new Set(discriminators).size).toBe(discriminators.length);
+  });
+
+  it('accepts amiFamily Custom with any alias, and an alias without amiFamily', () => {
+    expect(
+      violations(evaluate({ amiFamily: 'Custom', amiSelectorTerms: [{ alias: 'al2@latest' }] }))
+    ).toEqual([]);
+    expect(violations(evaluate({ amiSelectorTerms: [{ alias: 'windows2025@latest' }] }))).toEqual(
+      []
+    );
+  });
+
+  it('accepts the matching amiFamily for an alias', () => {
+    const findings = evaluate({
+      amiFamily: 'Bottlerocket',
+      amiSelectorTerms: [{ alias: 'bottlerocket@latest' }],
+    });
+    expect(violations(findings)).toEqual([]);
+  });
+
+  it('reports an alias without @ as badly formatted and unsupported', () => {
+    const findings = evaluate({ amiSelectorTerms: [{ alias: 'al2023' }] });
+    expect(violations(findings).map(([, rule]) => rule)).toEqual(['alias-format']);
+  });
+
+  describe('structural problems (the object does not parse)', () => {
+    it.each([
+      ['spec.subnetSelectorTerms', { subnetSelectorTerms: undefined }, 'Required value'],
+      [
+        'spec.securityGroupSelectorTerms',
+        { securityGroupSelectorTerms: undefined },
+        'Required value',
+      ],
+      ['spec.amiSelectorTerms', { amiSelectorTerms: undefined }, 'Required value'],
+      ['spec.role', { role: ['a'] }, 'expected string'],
+      [
+        'spec.subnetSelectorTerms[0].tags.team',
+        { subnetSelectorTerms: [{ tags: { team: 1 } }] },
+        'expected string',
+      ],
+      [
+        'spec.metadataOptions.httpPutResponseHopLimit',
+        { metadataOptions: { httpPutResponseHopLimit: '2' } },
+        'expected number',
+      ],
+    ])('reports %s', (path, spec, message) => {
+      // Act
+      const findings = evaluate(spec);
+
+      // Assess
+      expect(findings).toHaveLength(1);
+      expect(findings[0]?.status).toBe('fail');
+      expect(findings[0]?.message).toContain(`${path}: `);
+      expect(findings[0]?.message).toContain(message);
+      expect(findings[0]?.location).toEqual({ path });
+      expect(findings[0]?.discriminator).toBe(`${path}#type`);
+    });
+
+    it('reports every structural problem, one finding per path', () => {
+      const findings = evaluate({ subnetSelectorTerms: 'all', amiSelectorTerms: undefined });
+      expect(findings.map((finding) => finding.location?.path)).toEqual([
+        'spec.subnetSelectorTerms',
+        'spec.amiSelectorTerms',
+      ]);
+    });
+
+    it('reports a missing metadata.name and a missing spec', () => {
+      const raw = { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: {} };
+      const findings = evaluateRaw(raw);
+      expect(findings.map((finding) => finding.location?.path)).toEqual(['metadata.name', 'spec']);
+    });
+  });
+
+  it('fails a v1beta1 object with a migration message instead of crashing', () => {
+    // Prepare
+    const raw = {
+      apiVersion: 'karpenter.k8s.aws/v1beta1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'legacy' },
+      spec: { amiFamily: 'AL2', role: 'NodeRole', subnetSelectorTerms: [sel] },
+    };
+
+    // Act
+    const findings = evaluateRaw(raw);
+
+    // Assess
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.status).toBe('fail');
+    expect(findings[0]?.message).toContain(
+      'karpenter.k8s.aws/v1beta1 is no longer served by Karpenter v1; migrate'
+    );
+    expect(findings[0]?.remediation).toContain('amiSelectorTerms is required');
+    expect(findings[0]?.location).toEqual({ path: 'apiVersion' });
+  });
+
+  it('fails another unserved version with a plain message', () => {
+    const raw = { ...aNodeClassObject(), apiVersion: 'karpenter.k8s.aws/v1alpha5' };
+    const [finding] = evaluateRaw(raw);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('karpenter.k8s.aws/v1alpha5 is not served by Karpenter v1');
+  });
+
+  it.each([
+    ['nodeclass-scanner/region', 'iso-east', 'a region name'],
+    ['nodeclass-scanner/karpenter-version', 'latest', 'a version'],
+  ])('reports an unusable %s annotation at low severity', (annotation, value, expected) => {
+    // Act
+    const findings = evaluateRaw(
+      aNodeClassObject({ metadata: { annotations: { [annotation]: value } } })
+    );
+
+    // Assess
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.status).toBe('fail');
+    expect(findings[0]?.severity).toBe('low');
+    expect(findings[0]?.message).toContain(`"${value}" is not ${expected}`);
+    expect(findings[0]?.location).toEqual({ path: `metadata.annotations.${annotation}` });
+  });
+
+  it('accepts valid context annotations', () => {
+    const findings = evaluateRaw(
+      aNodeClassObject({
+        metadata: {
+          annotations: {
+            'nodeclass-scanner/region': 'us-iso-east-1',
+            'nodeclass-scanner/karpenter-version': 'v1.6.2',
+          },
+        },
+      })
+    );
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+});
