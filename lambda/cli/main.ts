@@ -118,6 +118,7 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
           : { karpenterVersion: flags.karpenterVersion }),
         environment: flags.nonProduction ? 'non-production' : 'production',
         readStdin: io.readStdin,
+        now: io.now(),
       });
       const { inventory, inputErrors } = await collectInventory(plan);
       const report = evaluateInventory(

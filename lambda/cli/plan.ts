@@ -4,6 +4,7 @@ import type { ClusterContext } from '../core/inventory.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
+import { buildWorldPlan } from './plan-world.js';
 
 export interface ScanCliOptions {
   readonly paths: readonly string[];
@@ -15,6 +16,8 @@ export interface ScanCliOptions {
   readonly karpenterVersion?: string;
   readonly environment: 'production' | 'non-production';
   readonly readStdin: () => Promise<string>;
+  /** Scan time (AMI deprecation, selection); the CLI passes its clock. */
+  readonly now?: Date;
 }
 
 export type ScanMode = 'manifests' | 'world' | 'live';
@@ -65,6 +68,20 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
         readStdin: options.readStdin,
       }),
     };
+  }
+  if (mode === 'world' && options.world !== undefined) {
+    return buildWorldPlan({
+      world: options.world,
+      paths: options.paths,
+      clusters: options.clusters,
+      ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.karpenterVersion === undefined
+        ? {}
+        : { karpenterVersion: options.karpenterVersion }),
+      environment: options.environment,
+      readStdin: options.readStdin,
+      now: options.now ?? new Date(),
+    });
   }
   throw new ConfigError(`${mode} scans are not available in this build`);
 }

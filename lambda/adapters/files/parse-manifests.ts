@@ -11,41 +11,51 @@ export interface ParsedManifests {
 
 type Positions = Record<string, { line: number; column: number }>;
 
-// Bounds keep a hostile or accidental input (deep nesting, alias bombs) from exhausting memory.
-const MAX_DEPTH = 64;
-const MAX_POSITIONS = 20_000;
+// Bounds keep a hostile or accidental input (deep nesting, huge maps) from exhausting memory.
+export const MAX_POSITION_DEPTH = 64;
+export const MAX_POSITIONS = 20_000;
 
-function collectPositions(
-  node: Node | null | undefined,
-  path: PropertyKey[],
-  lineCounter: LineCounter,
-  positions: Positions,
-  depth: number
-): void {
-  if (!node || depth > MAX_DEPTH || Object.keys(positions).length > MAX_POSITIONS) return;
-  if (node.range) {
-    const { line, col } = lineCounter.linePos(node.range[0]);
-    positions[formatPath(path)] = { line, column: col };
-  }
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-      if (key === undefined) continue;
-      // Point a key's path at the key itself: that is the line a reader looks for.
-      if (isScalar(pair.key) && pair.key.range) {
-        const { line, col } = lineCounter.linePos(pair.key.range[0]);
-        positions[formatPath([...path, key])] = { line, column: col };
+/** Dotted JSON path → 1-based position of every key and sequence item, within the bounds above. */
+function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): Positions {
+  const positions: Positions = {};
+  let remaining = MAX_POSITIONS;
+  const record = (path: PropertyKey[], offset: number) => {
+    const key = formatPath(path);
+    // A map entry's path points at its key (recorded first): the line a reader looks for.
+    if (positions[key] !== undefined || remaining <= 0) return;
+    const { line, col } = lineCounter.linePos(offset);
+    positions[key] = { line, column: col };
+    remaining -= 1;
+  };
+  const visit = (node: Node | null | undefined, path: PropertyKey[], depth: number): void => {
+    if (!node || depth > MAX_POSITION_DEPTH || remaining <= 0) return;
+    if (node.range) record(path, node.range[0]);
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (remaining <= 0) return;
+        if (!isScalar(pair.key)) continue;
+        const childPath = [...path, String(pair.key.value)];
+        if (pair.key.range) record(childPath, pair.key.range[0]);
+        const value = pair.value as Node | null;
+        if (value && (isMap(value) || isSeq(value))) visit(value, childPath, depth + 1);
       }
-      const value = pair.value as Node | null;
-      if (value && (isMap(value) || isSeq(value))) {
-        collectPositions(value, [...path, key], lineCounter, positions, depth + 1);
+    } else if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) {
+        if (remaining <= 0) return;
+        visit(item as Node, [...path, index], depth + 1);
       }
     }
-  } else if (isSeq(node)) {
-    node.items.forEach((item, index) => {
-      collectPositions(item as Node, [...path, index], lineCounter, positions, depth + 1);
-    });
-  }
+  };
+  visit(root, [], 0);
+  return positions;
+}
+
+function isKarpenterObject(value: unknown): boolean {
+  const { kind, apiVersion } = kindOf(value);
+  return (
+    (kind === 'EC2NodeClass' && apiVersion?.startsWith('karpenter.k8s.aws/') === true) ||
+    (kind === 'NodePool' && apiVersion?.startsWith('karpenter.sh/') === true)
+  );
 }
 
 function kindOf(value: unknown): { kind?: string; apiVersion?: string } {
@@ -121,34 +131,34 @@ export function parseManifestText(text: string, file: string, cluster = ''): Par
     try {
       value = document.toJS({ maxAliasCount: 100 });
     } catch (error) {
+      const { line } = lineCounter.linePos(document.range?.[0] ?? 0);
       result.errors.push({
-        source: file,
+        source: `${file}:${line}`,
         message: `document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
       });
       return;
     }
     if (value === null || value === undefined) return;
-    const positions: Positions = {};
     const { kind } = kindOf(value);
     if (kind === 'List' || kind?.endsWith('List')) {
       const items = (value as { items?: unknown }).items;
       if (!Array.isArray(items)) return;
       const itemsNode = isMap(document.contents) ? document.contents.get('items', true) : undefined;
       items.forEach((item, itemIndex) => {
-        const itemPositions: Positions = {};
+        if (!isKarpenterObject(item)) return;
         const itemNode = isSeq(itemsNode) ? (itemsNode.items[itemIndex] as Node) : undefined;
-        collectPositions(itemNode, [], lineCounter, itemPositions, 0);
         addObject(
           result,
           item,
           cluster,
-          { file, document: index, positions: itemPositions },
+          { file, document: index, positions: positionsOf(itemNode, lineCounter) },
           `${file}#${index + 1}.items[${itemIndex}]`
         );
       });
       return;
     }
-    collectPositions(document.contents as Node, [], lineCounter, positions, 0);
+    if (!isKarpenterObject(value)) return;
+    const positions = positionsOf(document.contents as Node, lineCounter);
     addObject(result, value, cluster, { file, document: index, positions }, `${file}#${index + 1}`);
   });
   return result;

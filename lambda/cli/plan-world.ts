@@ -1,0 +1,107 @@
+// `scan --world FILE`: NodeClasses and AWS facts from a world-state file (offline). Without paths
+// the world's own NodeClasses are scanned (all clusters, or those named by --cluster); with paths
+// the manifests are evaluated against one of the world's clusters.
+import { createManifestSource } from '../adapters/files/manifest-source.js';
+import { loadWorldFile } from '../adapters/world/load-world.js';
+import type { World } from '../adapters/world/schema.js';
+import { createWorldAwsFacts } from '../adapters/world/world-facts.js';
+import {
+  createWorldObjectSource,
+  selectWorldCluster,
+  worldClusterContext,
+} from '../adapters/world/world-objects.js';
+import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import type { ScanPlan } from '../app/run-scan.js';
+import type { LoadedObjects, ObjectSource } from '../core/ports.js';
+import { type KarpenterVersion, parseKarpenterVersion } from '../core/version.js';
+import { ConfigError } from '../shared/errors.js';
+
+export interface WorldPlanOptions {
+  readonly world: string;
+  readonly paths: readonly string[];
+  readonly clusters: readonly string[];
+  readonly region?: string;
+  readonly karpenterVersion?: string;
+  readonly environment: 'production' | 'non-production';
+  readonly readStdin: () => Promise<string>;
+  readonly now: Date;
+}
+
+function karpenterVersionFlag(raw: string | undefined): KarpenterVersion | undefined {
+  if (raw === undefined) return undefined;
+  const version = parseKarpenterVersion(raw);
+  if (!version) {
+    throw new ConfigError(`--karpenter-version "${raw}" is not a version such as 1.7.0 or v1.2.1`);
+  }
+  return version;
+}
+
+/** Keeps only the named clusters (and their objects); an unknown name is a usage error. */
+function onlyClusters(source: ObjectSource, names: readonly string[]): ObjectSource {
+  if (names.length === 0) return source;
+  return {
+    async load(): Promise<LoadedObjects> {
+      const loaded = await source.load();
+      const known = new Set(loaded.clusters.map((cluster) => cluster.name));
+      const unknown = names.filter((name) => !known.has(name));
+      if (unknown.length > 0) {
+        throw new ConfigError(
+          `--cluster ${unknown.map((name) => `"${name}"`).join(', ')} not in the world file (clusters: ${[...known].join(', ') || 'none'})`
+        );
+      }
+      const keep = (cluster: string): boolean => names.includes(cluster);
+      return {
+        ...loaded,
+        clusters: loaded.clusters.filter((cluster) => keep(cluster.name)),
+        nodeClasses: loaded.nodeClasses.filter((entry) => keep(entry.cluster)),
+        nodePools: loaded.nodePools.filter((entry) => keep(entry.cluster)),
+      };
+    },
+  };
+}
+
+function objectSourceFor(world: World, options: WorldPlanOptions): ObjectSource {
+  const karpenterVersion = karpenterVersionFlag(options.karpenterVersion);
+  if (options.paths.length === 0) {
+    return onlyClusters(
+      createWorldObjectSource({
+        world,
+        file: options.world,
+        ...(karpenterVersion ? { karpenterVersion } : {}),
+      }),
+      options.clusters
+    );
+  }
+  if (options.clusters.length > 1) {
+    throw new ConfigError('manifests are evaluated against one world cluster: give one --cluster');
+  }
+  const cluster = selectWorldCluster(world, options.world, options.clusters[0]);
+  return createManifestSource({
+    paths: options.paths,
+    // Manifests carry no in-cluster state: only the cluster's AWS facts apply.
+    cluster: worldClusterContext(world, options.world, cluster, {
+      withState: false,
+      ...(karpenterVersion ? { karpenterVersion } : {}),
+    }),
+    readStdin: options.readStdin,
+  });
+}
+
+export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPlan> {
+  const world = await loadWorldFile(options.world);
+  if (options.region !== undefined && options.region !== world.region) {
+    throw new ConfigError(
+      `--region ${options.region} does not match the world file's region ${world.region}`
+    );
+  }
+  return {
+    environment: options.environment,
+    objects: objectSourceFor(world, options),
+    enrichers: [
+      createAwsFactsEnricher({
+        port: createWorldAwsFacts({ world, now: options.now }),
+        now: options.now,
+      }),
+    ],
+  };
+}

@@ -1,0 +1,136 @@
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createManifestSource,
+  loadManifests,
+  MAX_MANIFEST_BYTES,
+} from '../../../lambda/adapters/files/manifest-source.js';
+import type { ClusterContext } from '../../../lambda/core/inventory.js';
+import { tempTree } from '../../cli/support/run-cli.js';
+
+const cluster: ClusterContext = { name: '', partition: 'aws' };
+
+function nodeClassYaml(name: string): string {
+  return `apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: ${name}\nspec: {}\n`;
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function tree(files: Record<string, string>): string {
+  const { dir, cleanup } = tempTree(files);
+  cleanups.push(cleanup);
+  return dir;
+}
+
+describe('loadManifests', () => {
+  it('searches directories recursively for .yaml, .yml and .json files, in name order', async () => {
+    // Prepare
+    const dir = tree({
+      'b.yaml': nodeClassYaml('b'),
+      'a.yml': nodeClassYaml('a'),
+      'nested/deeper/c.json': JSON.stringify({
+        apiVersion: 'karpenter.k8s.aws/v1',
+        kind: 'EC2NodeClass',
+        metadata: { name: 'c' },
+        spec: {},
+      }),
+      'notes.txt': nodeClassYaml('ignored'),
+      'README.md': 'not a manifest',
+    });
+    // Act
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    // Assess
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['a', 'b', 'c']);
+    expect(loaded.nodeClasses[2]?.source?.file).toBe(join(dir, 'nested', 'deeper', 'c.json'));
+  });
+
+  it('reads a file named twice only once', async () => {
+    const dir = tree({ 'a.yaml': nodeClassYaml('a') });
+    const loaded = await loadManifests({ paths: [dir, join(dir, 'a.yaml')], cluster });
+    expect(loaded.nodeClasses).toHaveLength(1);
+  });
+
+  it('reports a missing path by name and still reads the others', async () => {
+    const dir = tree({ 'a.yaml': nodeClassYaml('a') });
+    const missing = join(dir, 'missing.yaml');
+    const loaded = await loadManifests({ paths: [missing, dir], cluster });
+    expect(loaded.errors).toEqual([{ source: missing, message: 'no such file or directory' }]);
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['a']);
+  });
+
+  it('reports an unreadable file inside a directory (a dangling link) and reads its neighbours', async () => {
+    const dir = tree({ 'good.yaml': nodeClassYaml('good') });
+    symlinkSync(join(dir, 'nowhere.yaml'), join(dir, 'dangling.yaml'));
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    expect(loaded.errors).toEqual([
+      { source: join(dir, 'dangling.yaml'), message: 'no such file or directory' },
+    ]);
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['good']);
+  });
+
+  it('reports a directory without manifests rather than passing silently', async () => {
+    const dir = tree({ 'notes.txt': 'nothing here' });
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    expect(loaded.errors).toEqual([
+      { source: dir, message: 'directory holds no .yaml, .yml or .json files' },
+    ]);
+  });
+
+  it('refuses a file over the size limit, naming it', async () => {
+    const dir = tree({ 'small.yaml': nodeClassYaml('small') });
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x20));
+    const loaded = await loadManifests({ paths: [big, join(dir, 'small.yaml')], cluster });
+    expect(loaded.errors).toHaveLength(1);
+    expect(loaded.errors[0]?.source).toBe(big);
+    expect(loaded.errors[0]?.message).toContain('limit');
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['small']);
+  });
+
+  it('reads standard input for "-"', async () => {
+    const loaded = await loadManifests({
+      paths: ['-'],
+      cluster,
+      readStdin: async () => nodeClassYaml('piped'),
+    });
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['piped']);
+    expect(loaded.nodeClasses[0]?.source?.file).toBe('<stdin>');
+  });
+
+  it('refuses standard input over the size limit', async () => {
+    const loaded = await loadManifests({
+      paths: ['-'],
+      cluster,
+      readStdin: async () => ' '.repeat(MAX_MANIFEST_BYTES + 1),
+    });
+    expect(loaded.errors).toHaveLength(1);
+    expect(loaded.errors[0]).toMatchObject({ source: '<stdin>' });
+    expect(loaded.errors[0]?.message).toContain('limit');
+  });
+
+  it('labels syntax errors with the file and line', async () => {
+    const dir = tree({ 'bad.yaml': 'a: 1\nb: [unclosed\nc: 2\n', 'good.yaml': nodeClassYaml('g') });
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    expect(loaded.errors.map((error) => error.source)).toEqual([
+      expect.stringMatching(/bad\.yaml:[2-4]$/),
+    ]);
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['g']);
+  });
+});
+
+describe('createManifestSource', () => {
+  it('loads the objects for the given cluster context, with spec as the only input', async () => {
+    const dir = tree({ 'a.yaml': nodeClassYaml('a') });
+    const context: ClusterContext = { name: '', region: 'us-iso-east-1', partition: 'aws-iso' };
+    const loaded = await createManifestSource({ paths: [dir], cluster: context }).load();
+    expect(loaded.clusters).toEqual([context]);
+    expect(loaded.inputs).toEqual(['spec']);
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['a']);
+    expect(loaded.inputErrors).toEqual([]);
+  });
+});

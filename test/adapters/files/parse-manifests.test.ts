@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_POSITIONS,
+  parseManifestText,
+} from '../../../lambda/adapters/files/parse-manifests.js';
+
+const NODECLASS = `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiSelectorTerms:
+    - alias: al2023@v20251001
+    - id: ami-0123456789abcdef0
+  role: KarpenterNodeRole
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+`;
+
+const NODEPOOL = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      requirements: []
+`;
+
+const CONFIGMAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: unrelated
+data:
+  key: value
+`;
+
+describe('parseManifestText', () => {
+  it('reads every document of a multi-document file and ignores other kinds', () => {
+    // Act
+    const parsed = parseManifestText(`${CONFIGMAP}---\n${NODECLASS}---\n${NODEPOOL}`, 'all.yaml');
+    // Assess
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.nodeClasses.map((entry) => entry.name)).toEqual(['default']);
+    expect(parsed.nodeClasses[0]?.parsed.ok).toBe(true);
+    expect(parsed.nodeClasses[0]?.source).toMatchObject({ file: 'all.yaml', document: 1 });
+    expect(parsed.nodePools.map((entry) => entry.name)).toEqual(['general']);
+    expect(parsed.nodePools[0]?.parsed.ok).toBe(true);
+  });
+
+  it('records 1-based positions of keys and sequence items, nested paths included', () => {
+    const [entry] = parseManifestText(NODECLASS, 'nc.yaml').nodeClasses;
+    const positions = entry?.source?.positions ?? {};
+    expect(positions['']).toEqual({ line: 1, column: 1 });
+    expect(positions.spec).toEqual({ line: 5, column: 1 });
+    expect(positions['spec.amiSelectorTerms']).toEqual({ line: 6, column: 3 });
+    expect(positions['spec.amiSelectorTerms[0]']).toEqual({ line: 7, column: 7 });
+    expect(positions['spec.amiSelectorTerms[0].alias']).toEqual({ line: 7, column: 7 });
+    expect(positions['spec.amiSelectorTerms[1].id']).toEqual({ line: 8, column: 7 });
+    expect(positions['spec.subnetSelectorTerms[0].tags.karpenter.sh/discovery']).toEqual({
+      line: 12,
+      column: 9,
+    });
+  });
+
+  it('counts lines across documents', () => {
+    const [entry] = parseManifestText(`${CONFIGMAP}---\n${NODECLASS}`, 'two.yaml').nodeClasses;
+    const offset = CONFIGMAP.split('\n').length;
+    expect(entry?.source?.positions?.['spec.role']).toEqual({ line: 9 + offset, column: 3 });
+  });
+
+  it('unpacks List kinds, with positions pointing into the list', () => {
+    const indent = (text: string) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line, index) => (index === 0 ? `- ${line}` : `  ${line}`))
+        .join('\n');
+    const list = `apiVersion: v1\nkind: List\nitems:\n${indent(CONFIGMAP)}\n${indent(NODECLASS)}\n${indent(NODEPOOL)}\n`;
+    const parsed = parseManifestText(list, 'list.yaml');
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.nodeClasses.map((entry) => entry.name)).toEqual(['default']);
+    expect(parsed.nodePools.map((entry) => entry.name)).toEqual(['general']);
+    const configMapLines = CONFIGMAP.trimEnd().split('\n').length;
+    expect(parsed.nodeClasses[0]?.source?.positions?.['spec.amiSelectorTerms[0].alias']).toEqual({
+      line: 3 + configMapLines + 7,
+      column: 9,
+    });
+  });
+
+  it('unpacks typed lists such as EC2NodeClassList', () => {
+    const list = JSON.stringify({
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClassList',
+      items: [
+        { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'a' } },
+        { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: { name: 'b' } },
+      ],
+    });
+    const parsed = parseManifestText(list, 'list.json');
+    expect(parsed.nodeClasses.map((entry) => entry.name)).toEqual(['a', 'b']);
+  });
+
+  it('reads JSON, tab-indented as editors write it, with positions', () => {
+    const json =
+      '{\n\t"apiVersion": "karpenter.k8s.aws/v1",\n\t"kind": "EC2NodeClass",\n\t"metadata": {\n\t\t"name": "from-json"\n\t},\n\t"spec": {\n\t\t"instanceProfile": "arn:aws:iam::1:instance-profile/x"\n\t}\n}\n';
+    const parsed = parseManifestText(json, 'nc.json');
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.nodeClasses[0]?.name).toBe('from-json');
+    expect(parsed.nodeClasses[0]?.source?.positions?.['spec.instanceProfile']).toEqual({
+      line: 8,
+      column: 3,
+    });
+  });
+
+  it('keeps objects that do not validate, with their issues, rather than dropping them', () => {
+    const parsed = parseManifestText(
+      NODECLASS.replace('  role: KarpenterNodeRole\n', '  role: 42\n'),
+      'nc.yaml'
+    );
+    expect(parsed.nodeClasses).toHaveLength(1);
+    expect(parsed.nodeClasses[0]?.parsed).toMatchObject({
+      ok: false,
+      issues: [expect.objectContaining({ path: 'spec.role' })],
+    });
+  });
+
+  it('names an object without metadata.name after its file and document', () => {
+    const parsed = parseManifestText(NODECLASS.replace('  name: default\n', ''), 'x.yaml');
+    expect(parsed.nodeClasses[0]?.name).toBe('x.yaml#1');
+  });
+
+  it('ignores objects of other API groups that reuse the kind names', () => {
+    const parsed = parseManifestText(
+      NODECLASS.replace('karpenter.k8s.aws/v1', 'example.com/v1'),
+      'x.yaml'
+    );
+    expect(parsed.nodeClasses).toEqual([]);
+  });
+
+  it('reports a syntax error with file and line, and still reads the other documents', () => {
+    const parsed = parseManifestText(
+      `${NODECLASS}---\nfoo: [unclosed\nbar: 1\n---\n${NODEPOOL}`,
+      'x.yaml'
+    );
+    expect(parsed.errors).toHaveLength(1);
+    expect(parsed.errors[0]?.source).toMatch(/^x\.yaml:1[7-9]$/);
+    expect(parsed.errors[0]?.message).toContain('document 2 is not valid YAML/JSON');
+    expect(parsed.nodeClasses).toHaveLength(1);
+    expect(parsed.nodePools).toHaveLength(1);
+  });
+
+  it('refuses an alias bomb instead of expanding it', () => {
+    const levels = 'abcdefghij'.split('');
+    const bomb = levels
+      .map((name, index) => {
+        const previous = levels[index - 1];
+        const items = previous ? Array(10).fill(`*${previous}`) : Array(10).fill('"lol"');
+        return `${name}: &${name} [${items.join(', ')}]`;
+      })
+      .join('\n');
+    const text = `apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: bomb\nspec:\n  tags:\n    x: y\n${bomb.replace(/^/gm, '  ')}\n`;
+    const parsed = parseManifestText(text, 'bomb.yaml');
+    expect(parsed.nodeClasses).toEqual([]);
+    expect(parsed.errors[0]?.message).toMatch(/cannot be read: .*alias/i);
+  });
+
+  it('reports nesting too deep for the parser as an error, not a crash', () => {
+    const parsed = parseManifestText(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'deep.yaml');
+    expect(parsed.errors).toHaveLength(1);
+    expect(parsed.errors[0]?.source).toBe('deep.yaml:1');
+  });
+
+  it('bounds the positions it records for a huge object', () => {
+    const tags = Array.from({ length: MAX_POSITIONS + 500 }, (_, i) => `    k${i}: v`).join('\n');
+    const parsed = parseManifestText(`${NODECLASS}  tags:\n${tags}\n`, 'big.yaml');
+    const positions = parsed.nodeClasses[0]?.source?.positions ?? {};
+    expect(Object.keys(positions).length).toBeLessThanOrEqual(MAX_POSITIONS);
+    expect(positions['spec.amiSelectorTerms[0].alias']).toEqual({ line: 7, column: 7 });
+  });
+
+  it('bounds the depth it records positions for', () => {
+    const deep = `${'['.repeat(200)}${']'.repeat(200)}`;
+    const parsed = parseManifestText(`${NODECLASS}  kubelet:\n    deep: ${deep}\n`, 'deep.yaml');
+    const paths = Object.keys(parsed.nodeClasses[0]?.source?.positions ?? {});
+    expect(paths).toContain('spec.kubelet.deep');
+    expect(paths.some((path) => path.split('[').length > 70)).toBe(false);
+  });
+
+  it('ignores empty documents and empty files', () => {
+    expect(parseManifestText('', 'empty.yaml')).toEqual({
+      nodeClasses: [],
+      nodePools: [],
+      errors: [],
+    });
+    expect(parseManifestText('---\n---\n', 'empty.yaml').errors).toEqual([]);
+  });
+});

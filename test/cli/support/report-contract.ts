@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { CHECK_STATUSES, SEVERITIES } from '../../../lambda/core/model.js';
+
+const counts = <K extends string>(keys: readonly K[]) =>
+  z.strictObject(
+    Object.fromEntries(keys.map((key) => [key, z.number().int().nonnegative()])) as Record<
+      K,
+      z.ZodNumber
+    >
+  );
+
+/** The JSON report contract of ARCHITECTURE.md, as users script against it. */
+export const ReportContract = z.strictObject({
+  version: z.literal(1),
+  scannedAt: z.iso.datetime(),
+  findings: z.array(
+    z.strictObject({
+      id: z.string().regex(/^[0-9a-f]{16}$/),
+      checkId: z.string().min(1),
+      severity: z.enum(SEVERITIES),
+      status: z.enum(CHECK_STATUSES),
+      resource: z.strictObject({
+        cluster: z.string(),
+        kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
+        name: z.string(),
+      }),
+      message: z.string().min(1),
+      remediation: z.string(),
+      evidence: z.record(z.string(), z.unknown()),
+      location: z.strictObject({ path: z.string() }).optional(),
+    })
+  ),
+  summary: z.strictObject({
+    total: z.number().int().nonnegative(),
+    byStatus: counts(CHECK_STATUSES),
+    failuresBySeverity: counts(SEVERITIES),
+    nodeClasses: z.number().int().nonnegative(),
+    clusters: z.array(z.string()),
+    notRun: z.array(z.strictObject({ checkId: z.string(), missingInputs: z.array(z.string()) })),
+    inputErrors: z.array(z.strictObject({ source: z.string(), message: z.string() })),
+  }),
+});
