@@ -3,7 +3,9 @@
 import type { AccessEntry, AwsAuthRoleMapping, AwsClusterFacts } from '../../core/facts/aws.js';
 import type {
   ClusterState,
+  EndpointAccess,
   KarpenterController,
+  KubeReadFailure,
   PodIdentityAssociation,
 } from '../../core/facts/cluster.js';
 import { ok, type UnavailableReason, unavailable } from '../../core/facts/slice.js';
@@ -18,6 +20,7 @@ import type { World, WorldCluster } from './schema.js';
 export const DEFAULT_KARPENTER_NAMESPACE = 'kube-system';
 export const DEFAULT_KARPENTER_SERVICE_ACCOUNT = 'karpenter';
 const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
+const NODECLASSES_PATH = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
 /** The world's partition; a partition that contradicts the region is an input error. */
 export function worldPartition(world: World, file: string): Partition {
@@ -42,6 +45,42 @@ export function readErrorReason(readError: string): UnavailableReason {
     return 'unreachable';
   if (value.startsWith('5')) return 'unreachable';
   return 'unknown';
+}
+
+/** The failure detail a live read would have reported for the recorded `readError`. */
+export function readFailureOf(readError: string): KubeReadFailure {
+  const value = readError.trim().toLowerCase();
+  if (/^\d{3}$/.test(value)) {
+    return { kind: 'http', httpStatus: Number(value), path: NODECLASSES_PATH };
+  }
+  if (value.includes('timeout') || value.includes('timedout')) {
+    return { kind: 'timeout', path: NODECLASSES_PATH };
+  }
+  if (value.includes('tls') || value.includes('cert'))
+    return { kind: 'tls', path: NODECLASSES_PATH };
+  if (value.includes('malformed') || value.includes('invalid')) {
+    return { kind: 'malformed', path: NODECLASSES_PATH };
+  }
+  return { kind: 'network', path: NODECLASSES_PATH };
+}
+
+function endpointAccessOf(cluster: WorldCluster): EndpointAccess | undefined {
+  const config = cluster.resourcesVpcConfig;
+  if (config?.endpointPublicAccess === undefined && config?.endpointPrivateAccess === undefined) {
+    return undefined;
+  }
+  const cidrs = (config as { publicAccessCidrs?: unknown }).publicAccessCidrs;
+  return {
+    ...(config.endpointPublicAccess === undefined
+      ? {}
+      : { publicAccess: config.endpointPublicAccess }),
+    ...(config.endpointPrivateAccess === undefined
+      ? {}
+      : { privateAccess: config.endpointPrivateAccess }),
+    ...(Array.isArray(cidrs) && cidrs.every((cidr) => typeof cidr === 'string')
+      ? { publicAccessCidrs: cidrs as string[] }
+      : {}),
+  };
 }
 
 function clusterAwsFacts(world: World, cluster: WorldCluster): AwsClusterFacts {
@@ -69,7 +108,10 @@ function clusterAwsFacts(world: World, cluster: WorldCluster): AwsClusterFacts {
   };
 }
 
-function clusterState(cluster: WorldCluster, nodeClassCount: number): ClusterState | undefined {
+function clusterState(
+  cluster: WorldCluster,
+  counts: { readonly nodeClasses: number; readonly nodePools: number }
+): ClusterState | undefined {
   const kubernetes = cluster.kubernetes;
   if (!kubernetes) return undefined;
   const namespace = kubernetes.karpenterNamespace ?? DEFAULT_KARPENTER_NAMESPACE;
@@ -98,19 +140,26 @@ function clusterState(cluster: WorldCluster, nodeClassCount: number): ClusterSta
     })
   );
   const endpoint = cluster.endpoint;
+  const endpointAccess = endpointAccessOf(cluster);
+  const where = {
+    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(endpointAccess === undefined ? {} : { endpointAccess }),
+  };
   if (kubernetes.readError !== undefined) {
     return {
       read: unavailable(
         readErrorReason(kubernetes.readError),
         `listing EC2NodeClasses failed: ${kubernetes.readError} (recorded in the world file)`
       ),
-      ...(endpoint === undefined ? {} : { endpoint }),
+      ...where,
+      readFailure: readFailureOf(kubernetes.readError),
       podIdentityAssociations: ok(associations),
     };
   }
   return {
-    read: ok({ nodeClassCount }),
-    ...(endpoint === undefined ? {} : { endpoint }),
+    read: ok({ nodeClassCount: counts.nodeClasses }),
+    ...where,
+    nodePools: ok({ nodePoolCount: counts.nodePools }),
     controller: ok(controller),
     podIdentityAssociations: ok(associations),
   };
@@ -122,6 +171,7 @@ export interface WorldClusterOptions {
   /** Include the in-cluster state (only when the cluster's own objects are scanned). */
   readonly withState: boolean;
   readonly nodeClassCount?: number;
+  readonly nodePoolCount?: number;
 }
 
 /** The ClusterContext the world records for one cluster. */
@@ -133,7 +183,12 @@ export function worldClusterContext(
 ): ClusterContext {
   const karpenterVersion =
     options.karpenterVersion ?? parseKarpenterVersion(cluster.kubernetes?.karpenterVersion);
-  const state = options.withState ? clusterState(cluster, options.nodeClassCount ?? 0) : undefined;
+  const state = options.withState
+    ? clusterState(cluster, {
+        nodeClasses: options.nodeClassCount ?? 0,
+        nodePools: options.nodePoolCount ?? 0,
+      })
+    : undefined;
   return {
     name: cluster.name,
     region: world.region,
@@ -184,6 +239,7 @@ export function createWorldObjectSource(options: WorldSourceOptions): ObjectSour
       world.eks.clusters.forEach((cluster, clusterIndex) => {
         const kubernetes = cluster.kubernetes;
         const before = parsed.nodeClasses.length;
+        const poolsBefore = parsed.nodePools.length;
         if (kubernetes && kubernetes.readError === undefined) {
           hasKubernetes = true;
           const base = `eks.clusters[${clusterIndex}].kubernetes`;
@@ -204,6 +260,7 @@ export function createWorldObjectSource(options: WorldSourceOptions): ObjectSour
             ...(options.karpenterVersion ? { karpenterVersion: options.karpenterVersion } : {}),
             withState: true,
             nodeClassCount: parsed.nodeClasses.length - before,
+            nodePoolCount: parsed.nodePools.length - poolsBefore,
           })
         );
       });
