@@ -1,0 +1,142 @@
+// The per-scan digest: one summary message with what changed and what is open, for people who
+// want one message per scan rather than one per finding (filter on `change = digest`).
+import type { ChangeKind, LifecycleChange } from '../lifecycle.js';
+import { CHANGE_KINDS } from '../lifecycle.js';
+import { SEVERITIES, type Severity, severityRank } from '../model.js';
+import { chatbotNotification } from './chatbot.js';
+import {
+  headline,
+  MAX_MESSAGE_BYTES,
+  messageAttributes,
+  type OutgoingMessage,
+  resourceLabel,
+  sanitizeLine,
+  structuredMessageBytes,
+} from './message.js';
+import { emailSubject } from './sanitize.js';
+
+export const DIGEST_MAX_ITEMS = 50;
+
+export interface DigestInput {
+  /** Unique per scan (the batch entry id is derived from it). */
+  readonly scanId: string;
+  readonly trigger: string;
+  readonly scannedAt: string;
+  readonly clusters: readonly string[];
+  readonly failedClusters: readonly string[];
+  readonly nodeClassesScanned: number;
+  readonly changes: readonly LifecycleChange[];
+  readonly openBySeverity: Readonly<Record<Severity, number>>;
+}
+
+export interface DigestBody {
+  readonly version: 1;
+  readonly source: 'nodeclass-scanner';
+  readonly change: 'digest';
+  readonly scanId: string;
+  readonly trigger: string;
+  readonly scannedAt: string;
+  readonly clusters: readonly string[];
+  readonly failedClusters: readonly string[];
+  readonly nodeClassesScanned: number;
+  readonly counts: Readonly<Record<ChangeKind, number>>;
+  readonly openBySeverity: Readonly<Record<Severity, number>>;
+  readonly changes: readonly {
+    readonly change: ChangeKind;
+    readonly severity: Severity;
+    readonly checkId: string;
+    readonly findingId: string;
+    readonly resource: string;
+    readonly message: string;
+  }[];
+  readonly omitted: number;
+  readonly text: string;
+}
+
+function highestSeverity(changes: readonly LifecycleChange[]): Severity {
+  let best: Severity = 'info';
+  for (const change of changes) {
+    if (severityRank(change.next.severity) < severityRank(best)) best = change.next.severity;
+  }
+  return best;
+}
+
+export function renderDigest(input: DigestInput, maxBytes = MAX_MESSAGE_BYTES): OutgoingMessage {
+  let limit = DIGEST_MAX_ITEMS;
+  for (;;) {
+    const message = renderDigestWith(input, limit);
+    if (structuredMessageBytes(message.bodies) <= maxBytes || limit === 0) return message;
+    limit = Math.floor(limit / 2);
+  }
+}
+
+function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
+  const counts = Object.fromEntries(
+    CHANGE_KINDS.map((kind) => [kind, input.changes.filter((c) => c.kind === kind).length])
+  ) as Record<ChangeKind, number>;
+  const listed = input.changes.slice(0, limit);
+  const omitted = input.changes.length - listed.length;
+  const clusters = input.clusters.map((cluster) => sanitizeLine(cluster, 100));
+  const failed = input.failedClusters.map((cluster) => sanitizeLine(cluster, 100));
+  const summary = `${CHANGE_KINDS.map((kind) => `${counts[kind]} ${kind}`).join(', ')}`;
+  const open = SEVERITIES.map((severity) => `${input.openBySeverity[severity]} ${severity}`).join(
+    ', '
+  );
+  const title = `Scan digest for ${clusters.join(', ') || 'no cluster'}: ${summary}`;
+  const lines = [
+    title,
+    `Open findings: ${open}`,
+    `Trigger: ${sanitizeLine(input.trigger, 100)}  Scanned at: ${input.scannedAt}  NodeClasses: ${input.nodeClassesScanned}`,
+    ...(failed.length > 0 ? [`Clusters that could not be scanned: ${failed.join(', ')}`] : []),
+    '',
+    ...listed.map((change) => `- ${headline(change.kind, change.next)}`),
+    ...(omitted > 0 ? [`… and ${omitted} more`] : []),
+  ];
+  const text = lines.join('\n');
+  const body: DigestBody = {
+    version: 1,
+    source: 'nodeclass-scanner',
+    change: 'digest',
+    scanId: input.scanId,
+    trigger: sanitizeLine(input.trigger, 100),
+    scannedAt: input.scannedAt,
+    clusters,
+    failedClusters: failed,
+    nodeClassesScanned: input.nodeClassesScanned,
+    counts,
+    openBySeverity: input.openBySeverity,
+    changes: listed.map((change) => ({
+      change: change.kind,
+      severity: change.next.severity,
+      checkId: change.next.checkId,
+      findingId: change.next.id,
+      resource: resourceLabel(change.next.resource),
+      message: sanitizeLine(change.finding?.message ?? change.next.message, 300),
+    })),
+    omitted,
+    text,
+  };
+  const chatbot = chatbotNotification({
+    id: `digest-${input.scanId}`,
+    eventType: 'digest',
+    title: `:bar_chart: ${title}`,
+    description: [
+      `Open findings: ${open}`,
+      ...(failed.length > 0 ? [`Could not scan: ${failed.join(', ')}`] : []),
+      ...listed.slice(0, 20).map((change) => `• ${headline(change.kind, change.next)}`),
+      ...(input.changes.length > 20 ? [`… and ${input.changes.length - 20} more`] : []),
+    ].join('\n'),
+    keywords: ['digest', ...clusters.slice(0, 5)],
+    additionalContext: { scanId: input.scanId, trigger: input.trigger },
+  });
+  const single = input.clusters.length === 1 ? (input.clusters[0] ?? '') : '';
+  return {
+    id: `digest-${input.scanId}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80),
+    subject: emailSubject(`[nodeclass-scanner] ${title}`),
+    attributes: messageAttributes('digest', {
+      severity: highestSeverity(input.changes),
+      cluster: single,
+    }),
+    bodies: { default: JSON.stringify(body), email: text, https: JSON.stringify(chatbot) },
+  };
+}

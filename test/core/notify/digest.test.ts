@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { diffFindings } from '../../../lambda/core/lifecycle.js';
+import type { ChatbotNotification } from '../../../lambda/core/notify/chatbot.js';
+import { type DigestBody, renderDigest } from '../../../lambda/core/notify/digest.js';
+import { structuredMessageBytes } from '../../../lambda/core/notify/message.js';
+import { aFinding, aStoredState } from '../../support/findings.js';
+
+const NOW = new Date('2026-11-01T00:00:00Z');
+const OPEN = { critical: 1, high: 2, medium: 0, low: 0, info: 0 };
+
+describe('renderDigest', () => {
+  it('summarises the changes of one scan with counts, open findings and attributes', () => {
+    // Prepare
+    const gone = aStoredState(
+      aFinding({ id: 'gone', severity: 'medium' }),
+      '2026-10-01T00:00:00.000Z'
+    );
+    const { changes } = diffFindings({
+      stored: [gone],
+      findings: [aFinding({ id: 'a', severity: 'high' })],
+      scope: { clusters: ['prod'] },
+      now: NOW,
+    });
+    // Act
+    const message = renderDigest({
+      scanId: 'scan-1',
+      trigger: 'schedule',
+      scannedAt: NOW.toISOString(),
+      clusters: ['prod'],
+      failedClusters: [],
+      nodeClassesScanned: 3,
+      changes,
+      openBySeverity: OPEN,
+    });
+    const body = JSON.parse(message.bodies.default) as DigestBody;
+    // Assess
+    expect(message.attributes).toEqual({ change: 'digest', severity: 'high', cluster: 'prod' });
+    expect(body.counts).toEqual({ new: 1, changed: 0, resolved: 1, reminder: 0 });
+    expect(body.changes.map((c) => `${c.change}:${c.findingId}`)).toEqual([
+      'new:a',
+      'resolved:gone',
+    ]);
+    expect(body.openBySeverity).toEqual(OPEN);
+    expect(body.text).toContain('Open findings: 1 critical, 2 high, 0 medium, 0 low, 0 info');
+    const chatbot = JSON.parse(message.bodies.https) as ChatbotNotification;
+    expect(chatbot).toMatchObject({
+      version: '1.0',
+      source: 'custom',
+      metadata: { eventType: 'digest' },
+    });
+    expect(message.id).toBe('digest-scan-1');
+  });
+
+  it('lists at most 50 changes and says how many were left out, within the size limit', () => {
+    const findings = Array.from({ length: 120 }, (_, i) =>
+      aFinding({ id: `f${i}`, message: `${'m'.repeat(2_000)}` })
+    );
+    const { changes } = diffFindings({
+      stored: [],
+      findings,
+      scope: { clusters: ['prod'] },
+      now: NOW,
+    });
+    const message = renderDigest({
+      scanId: 'scan:2/x',
+      trigger: 'schedule',
+      scannedAt: NOW.toISOString(),
+      clusters: ['prod', 'staging'],
+      failedClusters: ['staging'],
+      nodeClassesScanned: 120,
+      changes,
+      openBySeverity: OPEN,
+    });
+    const body = JSON.parse(message.bodies.default) as DigestBody;
+    expect(body.changes).toHaveLength(50);
+    expect(body.omitted).toBe(70);
+    expect(body.text).toContain('Clusters that could not be scanned: staging');
+    expect(message.attributes.cluster).toBeUndefined();
+    expect(message.id).toBe('digest-scan_2_x');
+    expect(structuredMessageBytes(message.bodies)).toBeLessThan(240 * 1024);
+  });
+});
