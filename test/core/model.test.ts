@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { findingId, type ResourceRef, stableHash } from '../../lambda/core/model.js';
+
+const resource: ResourceRef = { cluster: 'prod', kind: 'EC2NodeClass', name: 'default' };
+
+describe('stableHash', () => {
+  it('is 64-bit FNV-1a as 16 hex digits (published test vectors)', () => {
+    expect(stableHash('')).toBe('cbf29ce484222325');
+    expect(stableHash('a')).toBe('af63dc4c8601ec8c');
+    expect(stableHash('foobar')).toBe('85944171f73967e8');
+  });
+
+  it('is deterministic and sensitive to every character', () => {
+    expect(stableHash('nodeclass')).toBe(stableHash('nodeclass'));
+    expect(stableHash('nodeclass')).not.toBe(stableHash('nodeclasS'));
+    expect(stableHash('ab')).not.toBe(stableHash('ba'));
+  });
+
+  it('hashes characters outside Latin-1 and pads to 16 digits', () => {
+    const hash = stableHash('ノード🚀');
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
+    expect(hash).not.toBe(stableHash('ノード'));
+  });
+});
+
+describe('findingId', () => {
+  it('is stable for the same check, resource and discriminator', () => {
+    expect(findingId('role-is-name', resource)).toBe(findingId('role-is-name', { ...resource }));
+    expect(findingId('role-is-name', resource)).toBe(findingId('role-is-name', resource, ''));
+  });
+
+  it.each([
+    ['check', findingId('tags-not-restricted', resource)],
+    ['cluster', findingId('role-is-name', { ...resource, cluster: 'staging' })],
+    ['kind', findingId('role-is-name', { ...resource, kind: 'NodePool' })],
+    ['name', findingId('role-is-name', { ...resource, name: 'gpu' })],
+    ['discriminator', findingId('role-is-name', resource, 'spec.role')],
+  ])('changes with the %s', (_part, other) => {
+    expect(other).not.toBe(findingId('role-is-name', resource));
+  });
+
+  it('does not confuse field boundaries', () => {
+    const a = findingId('x', { cluster: 'ab', kind: 'EC2NodeClass', name: 'c' });
+    const b = findingId('x', { cluster: 'a', kind: 'EC2NodeClass', name: 'bc' });
+    expect(a).not.toBe(b);
+  });
+});
