@@ -105,8 +105,14 @@ export const WorldPermissionSchema = z.looseObject({
   /** Resource ARN pattern; `*` wildcards allowed. */
   resource: z.string().default('*'),
   decision: z.enum(['allowed', 'implicitDeny', 'explicitDeny']),
-  /** What denied it: `scp`, `permissions-boundary`, `identity-policy`, or free text. */
+  /**
+   * What denied it: `scp`, `permissions-boundary`, `identity-policy`, or free text (reported as the
+   * matched policy). Rows are read in order; the first row matching principal, action and resource
+   * decides, and `permissionsDefault` answers the rest.
+   */
   deniedBy: z.string().optional(),
+  /** Condition keys the simulator would report as missing (`MissingContextValues`). */
+  missingContextValues: z.array(z.string()).optional(),
 });
 
 export const WorldAccessEntrySchema = z.looseObject({

@@ -1,0 +1,76 @@
+// Offline PolicySimulatorPort: answers simulations from the world file's `iam.permissions` table.
+import type { SimulationRequest, SimulationResult } from '../../core/facts/permissions.js';
+import type { PolicySimulatorPort } from '../../core/iam/ports.js';
+import type { World, WorldPermission } from './schema.js';
+
+/** IAM-style wildcard match: `*` any run of characters, `?` one character. */
+export function wildcardMatches(pattern: string, value: string, ignoreCase = false): boolean {
+  const source = pattern
+    .split('')
+    .map((char) =>
+      char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    )
+    .join('');
+  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value);
+}
+
+/** A row's principal may be the role ARN, the role name, or a pattern over the ARN. */
+function principalMatches(pattern: string, principalArn: string): boolean {
+  const roleName = principalArn.split('/').at(-1) ?? principalArn;
+  return pattern === roleName || wildcardMatches(pattern, principalArn);
+}
+
+function resultOf(
+  action: string,
+  resource: string,
+  row: WorldPermission | undefined,
+  fallback: World['iam']['permissionsDefault']
+): SimulationResult {
+  if (row === undefined) {
+    return {
+      action,
+      resource,
+      decision: fallback,
+      matchedStatements: [],
+      missingContextValues: [],
+    };
+  }
+  const deniedBy = row.decision === 'allowed' ? undefined : row.deniedBy;
+  return {
+    action,
+    resource,
+    decision: row.decision,
+    ...(deniedBy === 'scp' ? { allowedByOrganizations: false } : {}),
+    ...(deniedBy === 'permissions-boundary' ? { allowedByPermissionsBoundary: false } : {}),
+    matchedStatements:
+      deniedBy === undefined || deniedBy === 'scp' || deniedBy === 'permissions-boundary'
+        ? []
+        : [{ sourcePolicyId: deniedBy, sourcePolicyType: 'world-file' }],
+    missingContextValues: row.missingContextValues ?? [],
+  };
+}
+
+/** Every action × resource of the request, decided by the first matching row. */
+export function createWorldPolicySimulator(world: World): PolicySimulatorPort {
+  const rows = world.iam.permissions;
+  return {
+    async simulate(request: SimulationRequest): Promise<readonly SimulationResult[]> {
+      const candidates = rows.filter((row) =>
+        principalMatches(row.principal, request.principalArn)
+      );
+      return request.actions.flatMap((action) =>
+        request.resourceArns.map((resource) =>
+          resultOf(
+            action,
+            resource,
+            candidates.find(
+              (row) =>
+                wildcardMatches(row.action, action, true) && wildcardMatches(row.resource, resource)
+            ),
+            world.iam.permissionsDefault
+          )
+        )
+      );
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { defineCheck } from '../check.js';
+import { permissionCheckDrafts } from '../iam/permission-check.js';
+
+/** The controller may read what it resolves the class from (EC2 Describe*, SSM parameters, the cluster). */
+export const controllerCanDiscover = defineCheck({
+  id: 'controller-can-discover',
+  title: 'Controller can discover images, subnets, security groups and the cluster',
+  group: 'aws',
+  severity: 'high',
+  inputs: ['permissions'],
+  remediation:
+    "Allow Karpenter's read actions: AllowRegionalReadActions (ec2:Describe*), AllowSSMReadActions (ssm:GetParameter, plus any custom parameter) and AllowAPIServerEndpointDiscovery (eks:DescribeCluster).",
+  references: ['karpenter-validations §4.1'],
+  evaluate: (inventory) =>
+    permissionCheckDrafts(inventory, {
+      group: 'discover',
+      subject: 'Discovery (ec2:Describe*, ssm:GetParameter, eks:DescribeCluster)',
+    }),
+});

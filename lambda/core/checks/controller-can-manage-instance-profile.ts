@@ -1,0 +1,23 @@
+import { defineCheck } from '../check.js';
+import { permissionCheckDrafts } from '../iam/permission-check.js';
+
+/** Role mode: the controller may create, tag, fill and clean up the instance profiles it manages. */
+export const controllerCanManageInstanceProfile = defineCheck({
+  id: 'controller-can-manage-instance-profile',
+  title: 'Controller can manage instance profiles (role mode)',
+  group: 'aws',
+  severity: 'high',
+  inputs: ['permissions'],
+  remediation:
+    "Allow the instance-profile actions of Karpenter's reference policy (AllowScopedInstanceProfile*, AllowInstanceProfileReadActions, AllowUnscopedInstanceProfileListAction).",
+  references: ['karpenter-validations §2.6', 'karpenter-validations §4.1', '#8838'],
+  evaluate: (inventory) =>
+    permissionCheckDrafts(inventory, {
+      group: 'manage-instance-profile',
+      subject: 'Managing the instance profile (iam:CreateInstanceProfile…)',
+      notApplicable: (nodeClass) =>
+        nodeClass.spec.instanceProfile === undefined
+          ? undefined
+          : 'instanceProfile mode: Karpenter makes no instance-profile calls.',
+    }),
+});

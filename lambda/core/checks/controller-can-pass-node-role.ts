@@ -1,0 +1,19 @@
+import { defineCheck } from '../check.js';
+import { permissionCheckDrafts } from '../iam/permission-check.js';
+
+/** The controller may pass the class' node role to EC2 (`iam:PassRole`, `iam:PassedToService=ec2`). */
+export const controllerCanPassNodeRole = defineCheck({
+  id: 'controller-can-pass-node-role',
+  title: 'Controller can pass the node role to EC2',
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['permissions'],
+  remediation:
+    "Allow iam:PassRole on the node role with iam:PassedToService ec2.amazonaws.com in the controller's policy (AllowPassingInstanceRole).",
+  references: ['#7953', '#5444', 'karpenter-validations §4.1'],
+  evaluate: (inventory) =>
+    permissionCheckDrafts(inventory, {
+      group: 'pass-node-role',
+      subject: 'Passing the node role to EC2 (iam:PassRole)',
+    }),
+});

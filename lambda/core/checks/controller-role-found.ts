@@ -1,0 +1,65 @@
+import { defineCheck, type FindingDraft } from '../check.js';
+import { nodeClassKey } from '../inventory.js';
+import type { ResourceRef } from '../model.js';
+
+/** The scanner knows which IAM role Karpenter's controller runs as (Pod Identity or IRSA). */
+export const controllerRoleFound = defineCheck({
+  id: 'controller-role-found',
+  title: "Karpenter's controller role can be determined",
+  group: 'aws',
+  severity: 'high',
+  inputs: ['permissions'],
+  remediation:
+    "Give Karpenter's ServiceAccount an EKS Pod Identity association or an eks.amazonaws.com/role-arn annotation, or name the role with --controller-role CLUSTER=ROLE_ARN.",
+  references: ['karpenter-validations §6', 'aws-facts §5.4'],
+  evaluate: (inventory) => {
+    const drafts: FindingDraft[] = [];
+    const clusters = [...new Set(inventory.nodeClasses.map((entry) => entry.cluster))];
+    for (const cluster of clusters) {
+      const resource: ResourceRef = { cluster, kind: 'Cluster', name: cluster };
+      const facts = inventory.nodeClasses
+        .filter((entry) => entry.cluster === cluster)
+        .map((entry) => inventory.permissions.get(nodeClassKey(entry.cluster, entry.name)))
+        .find((candidate) => candidate !== undefined);
+      if (facts === undefined) {
+        drafts.push({
+          status: 'error',
+          resource,
+          message: 'Not evaluated: the controller role was not looked up for this cluster.',
+        });
+        continue;
+      }
+      const role = facts.controllerRole;
+      const evidence = { lookedAt: role.lookedAt, notes: role.notes };
+      if (role.status === 'found') {
+        drafts.push({
+          status: 'pass',
+          resource,
+          message: `Karpenter's controller runs as ${role.roleArn} (${role.source}).`,
+          evidence: {
+            ...evidence,
+            roleArn: role.roleArn,
+            source: role.source,
+            sessionTags: role.sessionTags,
+          },
+        });
+      } else if (role.status === 'unavailable') {
+        drafts.push({
+          status: 'error',
+          resource,
+          message: `Karpenter's controller role could not be determined (${role.reason}): ${role.message}`,
+          evidence: { ...evidence, reason: role.reason },
+        });
+      } else {
+        drafts.push({
+          status: 'fail',
+          resource,
+          message:
+            "Karpenter's controller role was not found: no Pod Identity association and no IRSA annotation on its ServiceAccount, so its permissions cannot be checked.",
+          evidence,
+        });
+      }
+    }
+    return drafts;
+  },
+});

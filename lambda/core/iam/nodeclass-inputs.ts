@@ -1,0 +1,202 @@
+// Gathers what the simulations of one NodeClass need from the inventory: the scanner's resolved
+// AWS facts first, Karpenter's own status (what its validation dry-runs use) as the fallback.
+import type { AwsNodeClassFacts } from '../facts/aws.js';
+import type { ControllerRoleFound } from '../facts/permissions.js';
+import { ok, type Slice, unavailable } from '../facts/slice.js';
+import type { ClusterContext, Inventory, NodeClassEntry } from '../inventory.js';
+import { nodeClassKey } from '../inventory.js';
+import type { EC2NodeClass } from '../schema.js';
+import { accountOfArn, roleArnOf } from './arns.js';
+import type {
+  LaunchResources,
+  NodeClassSimulationInput,
+  PermissionScope,
+} from './request-context.js';
+
+function ids<T>(
+  slice: Slice<T> | undefined,
+  pick: (value: T) => readonly string[],
+  fallback: readonly string[] | undefined
+): Slice<readonly string[]> | undefined {
+  if (slice?.status === 'ok') return ok(pick(slice.value));
+  if (slice?.status === 'unavailable') return slice;
+  return fallback === undefined ? undefined : ok(fallback);
+}
+
+/** Image, subnets, security groups and capacity reservations the class resolves to. */
+export function launchResourcesOf(
+  facts: AwsNodeClassFacts | undefined,
+  nodeClass: EC2NodeClass
+): Slice<LaunchResources> {
+  const status = nodeClass.status;
+  const images = ids(
+    facts?.amis?.status === 'ok' ? facts.amis.value.available : facts?.amis,
+    (selection) => selection.selected.map((selected) => selected.image.id),
+    status?.amis?.map((ami) => ami.id)
+  );
+  const subnets = ids(
+    facts?.subnets,
+    (value) => value.subnets.map((subnet) => subnet.id),
+    status?.subnets?.map((subnet) => subnet.id)
+  );
+  const securityGroups = ids(
+    facts?.securityGroups,
+    (value) => value.securityGroups.map((group) => group.id),
+    status?.securityGroups?.map((group) => group.id)
+  );
+  const reservations = ids(
+    facts?.capacityReservations,
+    (value) => value.reservations.map((reservation) => reservation.id),
+    status?.capacityReservations
+      ?.map((reservation) => reservation.id)
+      .filter((id): id is string => typeof id === 'string')
+  );
+  for (const [what, slice] of [
+    ['images', images],
+    ['subnets', subnets],
+    ['security groups', securityGroups],
+    ['capacity reservations', reservations],
+  ] as const) {
+    if (slice?.status === 'unavailable') {
+      return unavailable(slice.reason, `resolving ${what} failed: ${slice.message}`);
+    }
+  }
+  if (images === undefined && subnets === undefined && securityGroups === undefined) {
+    return unavailable(
+      'unknown',
+      'no AWS facts were collected for this NodeClass and it has no status to fall back on'
+    );
+  }
+  const value = (slice: Slice<readonly string[]> | undefined) =>
+    slice?.status === 'ok' ? slice.value : [];
+  const placementGroup = nodeClass.spec.placementGroupSelector;
+  const placementName = placementGroup?.name ?? placementGroup?.id;
+  return ok({
+    imageIds: value(images),
+    subnetIds: value(subnets),
+    securityGroupIds: value(securityGroups),
+    capacityReservationIds: value(reservations),
+    ...(placementName === undefined ? {} : { placementGroup: placementName }),
+  });
+}
+
+/** ARN of the role EC2 instances get: `spec.role`, or the role inside `spec.instanceProfile`. */
+export function nodeRoleArnOf(
+  scope: PermissionScope,
+  facts: AwsNodeClassFacts | undefined,
+  nodeClass: EC2NodeClass
+): Slice<string> {
+  const nodeRole = facts?.nodeRole;
+  if (nodeRole?.status === 'unavailable') return nodeRole;
+  if (nodeRole?.status === 'ok') {
+    if (nodeRole.value.role !== undefined) return ok(nodeRole.value.role.arn);
+    if (nodeRole.value.name !== undefined) return ok(roleArnOf(scope, nodeRole.value.name));
+    return unavailable(
+      'not-found',
+      `instance profile "${nodeClass.spec.instanceProfile ?? ''}" does not exist or holds no role (see instance-profile-exists)`
+    );
+  }
+  if (nodeClass.spec.role !== undefined) return ok(roleArnOf(scope, nodeClass.spec.role));
+  return unavailable(
+    'unknown',
+    `the role inside instance profile "${nodeClass.spec.instanceProfile ?? ''}" was not read`
+  );
+}
+
+/** Public SSM prefixes of each alias family, used when the exact parameters were not resolved. */
+const ALIAS_PARAMETER_PREFIX: Readonly<Record<string, string>> = {
+  al2: '/aws/service/eks/optimized-ami/*',
+  al2023: '/aws/service/eks/optimized-ami/*',
+  bottlerocket: '/aws/service/bottlerocket/*',
+  windows2019: '/aws/service/ami-windows-latest/*',
+  windows2022: '/aws/service/ami-windows-latest/*',
+  windows2025: '/aws/service/ami-windows-latest/*',
+};
+
+/** SSM parameters the controller reads for this class: alias paths and custom parameter terms. */
+export function ssmParameterNamesOf(
+  facts: AwsNodeClassFacts | undefined,
+  nodeClass: EC2NodeClass
+): string[] {
+  if (facts?.amis?.status === 'ok') {
+    return [
+      ...(facts.amis.value.alias?.parameters.map((parameter) => parameter.name) ?? []),
+      ...facts.amis.value.ssmParameters.map((parameter) => parameter.name),
+    ];
+  }
+  return nodeClass.spec.amiSelectorTerms.flatMap((term) => {
+    if (term.ssmParameter !== undefined) return [term.ssmParameter];
+    if (term.alias === undefined) return [];
+    const family = term.alias.split('@')[0]?.toLowerCase() ?? '';
+    const prefix = ALIAS_PARAMETER_PREFIX[family];
+    return prefix === undefined ? [] : [prefix];
+  });
+}
+
+/** Names of the NodePools in the class' cluster whose `nodeClassRef` points at it. */
+export function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): string[] {
+  return inventory.nodePools
+    .filter((pool) => pool.cluster === entry.cluster && pool.parsed.ok)
+    .filter((pool) => {
+      if (!pool.parsed.ok) return false;
+      const ref = pool.parsed.value.spec.template?.spec?.nodeClassRef;
+      return (
+        ref !== undefined &&
+        ref.name === entry.name &&
+        (ref.kind ?? 'EC2NodeClass') === 'EC2NodeClass'
+      );
+    })
+    .map((pool) => pool.name);
+}
+
+/** Account, region and Karpenter's cluster name for the simulations of one cluster. */
+export function permissionScopeOf(
+  cluster: ClusterContext,
+  controller: ControllerRoleFound
+): Slice<PermissionScope> {
+  if (cluster.region === undefined) {
+    return unavailable('unknown', `the region of cluster "${cluster.name}" is unknown`);
+  }
+  const clusterFacts = cluster.aws?.status === 'ok' ? cluster.aws.value : undefined;
+  const accountId =
+    clusterFacts?.accountId ??
+    (clusterFacts?.arn === undefined ? undefined : accountOfArn(clusterFacts.arn)) ??
+    accountOfArn(controller.roleArn);
+  if (accountId === undefined) {
+    return unavailable('unknown', `the account of cluster "${cluster.name}" is unknown`);
+  }
+  const controllerState = cluster.state?.controller;
+  const clusterNameEnv =
+    controllerState?.status === 'ok' ? controllerState.value?.clusterNameEnv : undefined;
+  return ok({
+    partition: cluster.partition,
+    region: cluster.region,
+    accountId,
+    clusterName: clusterNameEnv ?? cluster.name,
+    eksClusterName: cluster.name,
+    ...(cluster.karpenterVersion === undefined
+      ? {}
+      : { karpenterVersion: cluster.karpenterVersion }),
+  });
+}
+
+/** Everything `buildSimulations` needs for one parsed NodeClass. */
+export function simulationInputOf(
+  inventory: Inventory,
+  entry: NodeClassEntry,
+  nodeClass: EC2NodeClass,
+  scope: PermissionScope,
+  controller: ControllerRoleFound
+): NodeClassSimulationInput {
+  const facts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
+  return {
+    scope,
+    nodeClassName: entry.name,
+    nodeClass,
+    nodePools: nodePoolsOf(inventory, entry),
+    controller,
+    launch: launchResourcesOf(facts, nodeClass),
+    nodeRole: nodeRoleArnOf(scope, facts, nodeClass),
+    ssmParameterNames: ssmParameterNamesOf(facts, nodeClass),
+  };
+}

@@ -1,0 +1,29 @@
+// Ports the permission enricher talks through; implemented by the live IAM/EC2 adapters and by the
+// offline world-file adapter.
+import type { Tags } from '../facts/aws.js';
+import type { DryRunOutcome, SimulationRequest, SimulationResult } from '../facts/permissions.js';
+
+export interface PolicySimulatorPort {
+  /**
+   * Simulates every action on every resource of the request for its principal and context, all
+   * pages. Throws `SourceUnavailableError` (reason `throttled`, `access-denied`, …) when it cannot.
+   */
+  simulate(request: SimulationRequest): Promise<readonly SimulationResult[]>;
+}
+
+/** What an EC2 DryRun of Karpenter's launch needs for one NodeClass. */
+export interface DryRunLaunch {
+  readonly nodeClassName: string;
+  readonly imageId: string;
+  readonly architecture?: string;
+  readonly subnetId: string;
+  readonly securityGroupIds: readonly string[];
+  /** Bare instance profile name (spec.instanceProfile, or status.instanceProfile in role mode). */
+  readonly instanceProfile: string;
+  readonly tags: Tags;
+}
+
+export interface DryRunPort {
+  /** DryRun RunInstances and CreateFleet; never throws for an EC2 verdict, only returns it. */
+  probe(launch: DryRunLaunch): Promise<readonly DryRunOutcome[]>;
+}

@@ -1,0 +1,394 @@
+// The SimulatePrincipalPolicy calls that reproduce what Karpenter asks AWS for, per NodeClass
+// (karpenter-validations §3.2, §4.1, §4.2; aws-facts §3.5).
+import type { Tags } from '../facts/aws.js';
+import type {
+  ContextEntry,
+  ControllerRoleFound,
+  PermissionGroup,
+  SimulationGap,
+  SimulationKind,
+  SimulationRequest,
+} from '../facts/permissions.js';
+import type { Slice } from '../facts/slice.js';
+import { stableHash } from '../model.js';
+import type { EC2NodeClass } from '../schema.js';
+import { isAtLeast, type KarpenterVersion } from '../version.js';
+import {
+  type ArnScope,
+  ec2Arn,
+  ec2ServicePrincipal,
+  eksClusterArn,
+  iamArn,
+  ssmParameterArn,
+} from './arns.js';
+
+export interface PermissionScope extends ArnScope {
+  /** Karpenter's `CLUSTER_NAME` setting: the value its tags (and the policy's conditions) use. */
+  readonly clusterName: string;
+  /** The EKS cluster's name (`eks:DescribeCluster`). */
+  readonly eksClusterName: string;
+  readonly karpenterVersion?: KarpenterVersion;
+}
+
+/** What the NodeClass resolved to (scanner facts, or Karpenter's status as a fallback). */
+export interface LaunchResources {
+  readonly imageIds: readonly string[];
+  readonly subnetIds: readonly string[];
+  readonly securityGroupIds: readonly string[];
+  readonly capacityReservationIds: readonly string[];
+  /** Placement group name, when the class selects one. */
+  readonly placementGroup?: string;
+}
+
+export interface NodeClassSimulationInput {
+  readonly scope: PermissionScope;
+  readonly nodeClassName: string;
+  readonly nodeClass: EC2NodeClass;
+  /** NodePools whose `nodeClassRef` names this class; Karpenter tags launches with each. */
+  readonly nodePools: readonly string[];
+  readonly controller: ControllerRoleFound;
+  readonly launch: Slice<LaunchResources>;
+  /** ARN of the node role (`spec.role`, or the role inside `spec.instanceProfile`). */
+  readonly nodeRole: Slice<string>;
+  /** SSM parameters the controller reads: alias paths and custom `ssmParameter` terms. */
+  readonly ssmParameterNames: readonly string[];
+}
+
+export interface SimulationPlan {
+  readonly requests: readonly SimulationRequest[];
+  readonly gaps: readonly SimulationGap[];
+}
+
+export const LAUNCH_TEMPLATE_ACTIONS = ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'] as const;
+export const CREATE_FLEET_ACTIONS = ['ec2:CreateFleet', 'ec2:CreateTags'] as const;
+export const RUN_INSTANCES_ACTIONS = ['ec2:RunInstances', 'ec2:CreateTags'] as const;
+export const LAUNCH_ACTIONS = ['ec2:RunInstances', 'ec2:CreateFleet'] as const;
+export const INSTANCE_PROFILE_ACTIONS = [
+  'iam:GetInstanceProfile',
+  'iam:CreateInstanceProfile',
+  'iam:TagInstanceProfile',
+  'iam:AddRoleToInstanceProfile',
+  'iam:RemoveRoleFromInstanceProfile',
+  'iam:DeleteInstanceProfile',
+] as const;
+
+/** `AllowRegionalReadActions` of Karpenter's reference policy, by the release that added each. */
+const DESCRIBE_ACTIONS: readonly (readonly [string, string | undefined])[] = [
+  ['ec2:DescribeCapacityReservations', undefined],
+  ['ec2:DescribeImages', undefined],
+  ['ec2:DescribeInstances', undefined],
+  ['ec2:DescribeInstanceStatus', '1.12.0'],
+  ['ec2:DescribeInstanceTypeOfferings', undefined],
+  ['ec2:DescribeInstanceTypes', undefined],
+  ['ec2:DescribeLaunchTemplates', undefined],
+  ['ec2:DescribePlacementGroups', '1.11.0'],
+  ['ec2:DescribeSecurityGroups', undefined],
+  ['ec2:DescribeSpotPriceHistory', undefined],
+  ['ec2:DescribeSubnets', undefined],
+];
+
+/**
+ * Describe actions the controller calls. Actions added in later releases are required only when the
+ * running version is known to need them, so an older install with its matching policy passes.
+ */
+export function describeActions(version: KarpenterVersion | undefined): string[] {
+  return DESCRIBE_ACTIONS.filter(
+    ([, since]) => since === undefined || (version !== undefined && isAtLeast(version, since))
+  ).map(([action]) => action);
+}
+
+/** Tags Karpenter puts on every EC2 resource it creates for this class (karpenter-validations §1.4). */
+export function karpenterEc2Tags(
+  scope: PermissionScope,
+  nodeClassName: string,
+  nodePool: string,
+  specTags: Tags | undefined
+): Record<string, string> {
+  return {
+    ...specTags,
+    [`kubernetes.io/cluster/${scope.clusterName}`]: 'owned',
+    'eks:eks-cluster-name': scope.clusterName,
+    'karpenter.sh/nodepool': nodePool,
+    'karpenter.k8s.aws/ec2nodeclass': nodeClassName,
+  };
+}
+
+/** Tags Karpenter puts on the instance profiles it creates in role mode (karpenter-validations §2.6). */
+export function karpenterInstanceProfileTags(
+  scope: PermissionScope,
+  nodeClassName: string,
+  specTags: Tags | undefined
+): Record<string, string> {
+  return {
+    ...specTags,
+    [`kubernetes.io/cluster/${scope.clusterName}`]: 'owned',
+    'eks:eks-cluster-name': scope.clusterName,
+    'karpenter.k8s.aws/ec2nodeclass': nodeClassName,
+    'topology.kubernetes.io/region': scope.region,
+  };
+}
+
+function tagEntries(prefix: string, tags: Tags): ContextEntry[] {
+  return Object.entries(tags).map(([key, value]) => ({
+    key: `${prefix}${key}`,
+    type: 'string' as const,
+    values: [value],
+  }));
+}
+
+/** `aws:RequestTag/<key>` for each tag, and `aws:TagKeys` listing them all. */
+export function requestTagContext(tags: Tags): ContextEntry[] {
+  return [
+    ...tagEntries('aws:RequestTag/', tags),
+    { key: 'aws:TagKeys', type: 'stringList', values: Object.keys(tags).sort() },
+  ];
+}
+
+export function resourceTagContext(tags: Tags): ContextEntry[] {
+  return tagEntries('aws:ResourceTag/', tags);
+}
+
+function regionContext(scope: PermissionScope): ContextEntry {
+  return { key: 'aws:RequestedRegion', type: 'string', values: [scope.region] };
+}
+
+function principalTagContext(controller: ControllerRoleFound): ContextEntry[] {
+  return tagEntries('aws:PrincipalTag/', controller.sessionTags);
+}
+
+function sortedContext(entries: readonly ContextEntry[]): ContextEntry[] {
+  return [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** Same principal, actions, resources and context → same key, whatever the order. */
+export function simulationKey(
+  request: Pick<SimulationRequest, 'principalArn' | 'actions' | 'resourceArns' | 'context'>
+): string {
+  return stableHash(
+    JSON.stringify([
+      request.principalArn,
+      [...request.actions].sort(),
+      [...request.resourceArns].sort(),
+      sortedContext(request.context).map((entry) => [entry.key, entry.type, entry.values]),
+    ])
+  );
+}
+
+function request(
+  kind: SimulationKind,
+  group: PermissionGroup,
+  controller: ControllerRoleFound,
+  actions: readonly string[],
+  resourceArns: readonly string[],
+  context: readonly ContextEntry[]
+): SimulationRequest {
+  const body = {
+    principalArn: controller.roleArn,
+    actions: [...actions],
+    resourceArns: [...new Set(resourceArns)],
+    context: sortedContext([...context, ...principalTagContext(controller)]),
+  };
+  return { key: simulationKey(body), kind, group, ...body };
+}
+
+function createActionContext(action: string): ContextEntry {
+  return { key: 'ec2:CreateAction', type: 'string', values: [action] };
+}
+
+/** Launch simulations for one NodePool value: one per Karpenter request and per resource-tag set. */
+function launchRequests(
+  input: NodeClassSimulationInput,
+  nodePool: string,
+  resources: LaunchResources | undefined
+): SimulationRequest[] {
+  const { scope, controller } = input;
+  const tags = karpenterEc2Tags(scope, input.nodeClassName, nodePool, input.nodeClass.spec.tags);
+  const created = [...requestTagContext(tags), regionContext(scope)];
+  const arn = (resource: string) => ec2Arn(scope, resource);
+  const launchTemplate = arn('launch-template/*');
+  const requests = [
+    request(
+      'create-launch-template',
+      'launch',
+      controller,
+      LAUNCH_TEMPLATE_ACTIONS,
+      [launchTemplate],
+      [...created, createActionContext('CreateLaunchTemplate')]
+    ),
+    request(
+      'create-fleet',
+      'launch',
+      controller,
+      CREATE_FLEET_ACTIONS,
+      ['fleet/*', 'instance/*', 'volume/*', 'network-interface/*'].map(arn),
+      [...created, createActionContext('CreateFleet')]
+    ),
+    request(
+      'run-instances',
+      'launch',
+      controller,
+      RUN_INSTANCES_ACTIONS,
+      ['instance/*', 'volume/*', 'network-interface/*'].map(arn),
+      [...created, createActionContext('RunInstances')]
+    ),
+    // The launch template Karpenter created carries its tags; resource tags apply to every ARN of a
+    // call, so the template is simulated apart from the untagged existing resources.
+    request(
+      'use-launch-template',
+      'launch',
+      controller,
+      LAUNCH_ACTIONS,
+      [launchTemplate],
+      [...created, ...resourceTagContext(tags)]
+    ),
+  ];
+  if (resources) {
+    const existing = [
+      ...resources.imageIds.map((id) => arn(`image/${id}`)),
+      arn('snapshot/*'),
+      ...resources.subnetIds.map((id) => arn(`subnet/${id}`)),
+      ...resources.securityGroupIds.map((id) => arn(`security-group/${id}`)),
+      ...resources.capacityReservationIds.map((id) => arn(`capacity-reservation/${id}`)),
+      ...(resources.placementGroup === undefined
+        ? []
+        : [arn(`placement-group/${resources.placementGroup}`)]),
+    ];
+    requests.push(
+      request('use-existing-resources', 'launch', controller, LAUNCH_ACTIONS, existing, created)
+    );
+  }
+  return requests;
+}
+
+function launchGaps(launch: Slice<LaunchResources>): SimulationGap[] {
+  if (launch.status === 'unavailable') {
+    return [
+      {
+        group: 'launch',
+        reason: launch.reason,
+        message: `The class' image, subnets and security groups are unknown: ${launch.message}`,
+      },
+    ];
+  }
+  const missing = [
+    launch.value.imageIds.length === 0 ? 'image' : undefined,
+    launch.value.subnetIds.length === 0 ? 'subnets' : undefined,
+    launch.value.securityGroupIds.length === 0 ? 'security groups' : undefined,
+  ].filter((item) => item !== undefined);
+  if (missing.length === 0) return [];
+  return [
+    {
+      group: 'launch',
+      reason: 'not-found',
+      message: `The class resolved no ${missing.join(', ')}; RunInstances/CreateFleet on them cannot be simulated (see the *-resolve checks).`,
+    },
+  ];
+}
+
+/** Karpenter's role-mode profile ARN: `instance-profile/karpenter/<region>/<cluster>/<uid>/<name>`. */
+function instanceProfileArn(input: NodeClassSimulationInput): string {
+  const { scope, nodeClass } = input;
+  const uid = nodeClass.metadata.uid ?? '*';
+  const name = nodeClass.status?.instanceProfile ?? `${scope.clusterName}_*`;
+  return iamArn(
+    scope,
+    `instance-profile/karpenter/${scope.region}/${scope.clusterName}/${uid}/${name}`
+  );
+}
+
+/** Every simulation the controller needs for this NodeClass, and what could not be simulated. */
+export function buildSimulations(input: NodeClassSimulationInput): SimulationPlan {
+  const { scope, controller, nodeClass } = input;
+  const resources = input.launch.status === 'ok' ? input.launch.value : undefined;
+  const nodePools = input.nodePools.length > 0 ? [...new Set(input.nodePools)].sort() : [''];
+  const requests: SimulationRequest[] = nodePools.flatMap((nodePool) =>
+    launchRequests(input, nodePool, resources)
+  );
+  const gaps = launchGaps(input.launch);
+
+  if (input.nodeRole.status === 'ok') {
+    requests.push(
+      request(
+        'pass-node-role',
+        'pass-node-role',
+        controller,
+        ['iam:PassRole'],
+        [input.nodeRole.value],
+        [
+          {
+            key: 'iam:PassedToService',
+            type: 'string',
+            values: [ec2ServicePrincipal(scope.partition)],
+          },
+          regionContext(scope),
+        ]
+      )
+    );
+  } else {
+    gaps.push({
+      group: 'pass-node-role',
+      reason: input.nodeRole.reason,
+      message: `The node role is unknown: ${input.nodeRole.message}`,
+    });
+  }
+
+  // Role mode only: in instanceProfile mode Karpenter makes no instance-profile call (§2.6).
+  // IAM is a global service, so aws:RequestedRegion is not supplied for IAM's own actions.
+  if (nodeClass.spec.instanceProfile === undefined) {
+    const profileTags = karpenterInstanceProfileTags(
+      scope,
+      input.nodeClassName,
+      nodeClass.spec.tags
+    );
+    requests.push(
+      request(
+        'manage-instance-profile',
+        'manage-instance-profile',
+        controller,
+        INSTANCE_PROFILE_ACTIONS,
+        [instanceProfileArn(input)],
+        [...requestTagContext(profileTags), ...resourceTagContext(profileTags)]
+      ),
+      request(
+        'list-instance-profiles',
+        'manage-instance-profile',
+        controller,
+        ['iam:ListInstanceProfiles'],
+        ['*'],
+        []
+      )
+    );
+  }
+
+  requests.push(
+    request(
+      'describe-ec2',
+      'discover',
+      controller,
+      describeActions(scope.karpenterVersion),
+      ['*'],
+      [regionContext(scope)]
+    ),
+    request(
+      'describe-cluster',
+      'discover',
+      controller,
+      ['eks:DescribeCluster'],
+      [eksClusterArn(scope, scope.eksClusterName)],
+      [regionContext(scope)]
+    )
+  );
+  if (input.ssmParameterNames.length > 0) {
+    requests.push(
+      request(
+        'read-ssm-parameters',
+        'discover',
+        controller,
+        ['ssm:GetParameter'],
+        [...new Set(input.ssmParameterNames)].sort().map((name) => ssmParameterArn(scope, name)),
+        [regionContext(scope)]
+      )
+    );
+  }
+  return { requests, gaps };
+}

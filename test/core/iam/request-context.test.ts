@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import type { SimulationRequest } from '../../../lambda/core/facts/permissions.js';
+import { unavailable } from '../../../lambda/core/facts/slice.js';
+import { permissionScopeOf, simulationInputOf } from '../../../lambda/core/iam/nodeclass-inputs.js';
+import {
+  buildSimulations,
+  describeActions,
+  type NodeClassSimulationInput,
+  simulationKey,
+} from '../../../lambda/core/iam/request-context.js';
+import type { Inventory } from '../../../lambda/core/inventory.js';
+import { parseKarpenterVersion } from '../../../lambda/core/version.js';
+import {
+  aCluster,
+  aControllerRole,
+  aPermissionsInventory,
+  CONTROLLER_ROLE,
+  GPU_NODE_ROLE,
+  NODE_ROLE,
+} from '../../support/permission-builders.js';
+
+function inputFor(
+  name: string,
+  inventory: Inventory = aPermissionsInventory(),
+  cluster = aCluster(),
+  controller = aControllerRole()
+): NodeClassSimulationInput {
+  const entry = inventory.nodeClasses.find((candidate) => candidate.name === name);
+  if (!entry?.parsed.ok) throw new Error(`no parsed NodeClass ${name}`);
+  const scope = permissionScopeOf(cluster, controller);
+  if (scope.status !== 'ok') throw new Error(scope.message);
+  return simulationInputOf(inventory, entry, entry.parsed.value, scope.value, controller);
+}
+
+function byKind(requests: readonly SimulationRequest[], kind: string): SimulationRequest {
+  const found = requests.find((request) => request.kind === kind);
+  if (!found) throw new Error(`no ${kind} simulation`);
+  return found;
+}
+
+const EC2 = 'arn:aws:ec2:us-east-1:111122223333';
+const REQUEST_TAGS_DEFAULT = [
+  { key: 'aws:RequestTag/eks:eks-cluster-name', type: 'string', values: ['demo'] },
+  { key: 'aws:RequestTag/karpenter.k8s.aws/ec2nodeclass', type: 'string', values: ['default'] },
+  { key: 'aws:RequestTag/karpenter.sh/nodepool', type: 'string', values: ['general'] },
+  { key: 'aws:RequestTag/kubernetes.io/cluster/demo', type: 'string', values: ['owned'] },
+  { key: 'aws:RequestTag/team', type: 'string', values: ['platform'] },
+  { key: 'aws:RequestedRegion', type: 'string', values: ['us-east-1'] },
+  {
+    key: 'aws:TagKeys',
+    type: 'stringList',
+    values: [
+      'eks:eks-cluster-name',
+      'karpenter.k8s.aws/ec2nodeclass',
+      'karpenter.sh/nodepool',
+      'kubernetes.io/cluster/demo',
+      'team',
+    ],
+  },
+];
+
+describe('buildSimulations', () => {
+  it('builds one simulation per Karpenter request for a role-mode class', () => {
+    // Act
+    const plan = buildSimulations(inputFor('default'));
+
+    // Assess
+    expect(plan.gaps).toEqual([]);
+    expect(plan.requests.map((request) => request.kind)).toEqual([
+      'create-launch-template',
+      'create-fleet',
+      'run-instances',
+      'use-launch-template',
+      'use-existing-resources',
+      'pass-node-role',
+      'manage-instance-profile',
+      'list-instance-profiles',
+      'describe-ec2',
+      'describe-cluster',
+      'read-ssm-parameters',
+    ]);
+    expect(plan.requests.every((request) => request.principalArn === CONTROLLER_ROLE)).toBe(true);
+  });
+
+  it('sends the create calls with Karpenter request tags and ec2:CreateAction', () => {
+    const requests = buildSimulations(inputFor('default')).requests;
+
+    expect(byKind(requests, 'create-fleet')).toMatchObject({
+      actions: ['ec2:CreateFleet', 'ec2:CreateTags'],
+      resourceArns: [
+        `${EC2}:fleet/*`,
+        `${EC2}:instance/*`,
+        `${EC2}:volume/*`,
+        `${EC2}:network-interface/*`,
+      ],
+      context: [
+        ...REQUEST_TAGS_DEFAULT,
+        { key: 'ec2:CreateAction', type: 'string', values: ['CreateFleet'] },
+      ],
+    });
+    expect(byKind(requests, 'create-launch-template').context.at(-1)).toEqual({
+      key: 'ec2:CreateAction',
+      type: 'string',
+      values: ['CreateLaunchTemplate'],
+    });
+  });
+
+  it('simulates the launch template apart from untagged resources, with its resource tags', () => {
+    const requests = buildSimulations(inputFor('default')).requests;
+
+    const template = byKind(requests, 'use-launch-template');
+    const existing = byKind(requests, 'use-existing-resources');
+
+    expect(template.resourceArns).toEqual([`${EC2}:launch-template/*`]);
+    expect(template.context).toContainEqual({
+      key: 'aws:ResourceTag/kubernetes.io/cluster/demo',
+      type: 'string',
+      values: ['owned'],
+    });
+    expect(existing.resourceArns).toEqual([
+      'arn:aws:ec2:us-east-1::image/ami-0123456789abcdef0',
+      'arn:aws:ec2:us-east-1::snapshot/*',
+      `${EC2}:subnet/subnet-aaa`,
+      `${EC2}:subnet/subnet-bbb`,
+      `${EC2}:security-group/sg-111`,
+    ]);
+    expect(existing.context).toEqual(REQUEST_TAGS_DEFAULT);
+    expect(existing.context.some((entry) => entry.key.startsWith('aws:ResourceTag/'))).toBe(false);
+  });
+
+  it('passes the node role to ec2.amazonaws.com', () => {
+    const request = byKind(buildSimulations(inputFor('default')).requests, 'pass-node-role');
+
+    expect(request).toMatchObject({
+      actions: ['iam:PassRole'],
+      resourceArns: [NODE_ROLE],
+      context: [
+        { key: 'aws:RequestedRegion', type: 'string', values: ['us-east-1'] },
+        { key: 'iam:PassedToService', type: 'string', values: ['ec2.amazonaws.com'] },
+      ],
+    });
+  });
+
+  it("simulates instance-profile management on Karpenter's profile path with its tags", () => {
+    const request = byKind(
+      buildSimulations(inputFor('default')).requests,
+      'manage-instance-profile'
+    );
+
+    expect(request.resourceArns).toEqual([
+      'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
+    ]);
+    expect(request.context.map((entry) => entry.key)).toEqual([
+      'aws:RequestTag/eks:eks-cluster-name',
+      'aws:RequestTag/karpenter.k8s.aws/ec2nodeclass',
+      'aws:RequestTag/kubernetes.io/cluster/demo',
+      'aws:RequestTag/team',
+      'aws:RequestTag/topology.kubernetes.io/region',
+      'aws:ResourceTag/eks:eks-cluster-name',
+      'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass',
+      'aws:ResourceTag/kubernetes.io/cluster/demo',
+      'aws:ResourceTag/team',
+      'aws:ResourceTag/topology.kubernetes.io/region',
+      'aws:TagKeys',
+    ]);
+  });
+
+  it("uses the profile's role, the capacity reservation and the custom parameter in instanceProfile mode", () => {
+    const requests = buildSimulations(inputFor('gpu')).requests;
+
+    expect(requests.map((request) => request.kind)).not.toContain('manage-instance-profile');
+    expect(byKind(requests, 'pass-node-role').resourceArns).toEqual([GPU_NODE_ROLE]);
+    expect(byKind(requests, 'use-existing-resources').resourceArns).toContain(
+      `${EC2}:capacity-reservation/cr-0abc`
+    );
+    expect(byKind(requests, 'read-ssm-parameters').resourceArns).toEqual([
+      'arn:aws:ssm:us-east-1:111122223333:parameter/team/gpu/ami',
+    ]);
+    // No NodePool uses `gpu`: Karpenter's validation sends an empty nodepool tag.
+    expect(byKind(requests, 'create-fleet').context).toContainEqual({
+      key: 'aws:RequestTag/karpenter.sh/nodepool',
+      type: 'string',
+      values: [''],
+    });
+  });
+
+  it('uses the .cn service principal and partition in China regions', () => {
+    const cluster = aCluster({ region: 'cn-north-1', partition: 'aws-cn' });
+    const controller = aControllerRole({ roleArn: 'arn:aws-cn:iam::111122223333:role/Karpenter' });
+
+    const request = byKind(
+      buildSimulations(inputFor('default', aPermissionsInventory(), cluster, controller)).requests,
+      'pass-node-role'
+    );
+
+    expect(request.resourceArns).toEqual([
+      'arn:aws-cn:iam::111122223333:role/KarpenterNodeRole-demo',
+    ]);
+    expect(request.context).toContainEqual({
+      key: 'iam:PassedToService',
+      type: 'string',
+      values: ['ec2.amazonaws.com.cn'],
+    });
+  });
+
+  it('adds Pod Identity session tags as aws:PrincipalTag to every simulation', () => {
+    const controller = aControllerRole({
+      source: 'pod-identity',
+      sessionTags: { 'eks-cluster-name': 'demo', 'kubernetes-namespace': 'kube-system' },
+    });
+
+    const requests = buildSimulations(
+      inputFor('gpu', aPermissionsInventory(), aCluster(), controller)
+    ).requests;
+
+    for (const request of requests) {
+      expect(request.context).toContainEqual({
+        key: 'aws:PrincipalTag/eks-cluster-name',
+        type: 'string',
+        values: ['demo'],
+      });
+    }
+  });
+
+  it('records a gap, and skips existing resources, when the class resolved nothing', () => {
+    const input = {
+      ...inputFor('default'),
+      launch: unavailable<never>('throttled', 'DescribeImages throttled'),
+    };
+
+    const plan = buildSimulations(input);
+
+    expect(plan.gaps).toEqual([expect.objectContaining({ group: 'launch', reason: 'throttled' })]);
+    expect(plan.requests.map((request) => request.kind)).not.toContain('use-existing-resources');
+  });
+
+  it('gives identical simulations of different classes the same key', () => {
+    const inventory = aPermissionsInventory();
+    const discovery = (name: string) =>
+      byKind(buildSimulations(inputFor(name, inventory)).requests, 'describe-ec2');
+
+    expect(discovery('default').key).toBe(discovery('gpu').key);
+    expect(
+      simulationKey({ principalArn: 'p', actions: ['b', 'a'], resourceArns: ['*'], context: [] })
+    ).toBe(
+      simulationKey({ principalArn: 'p', actions: ['a', 'b'], resourceArns: ['*'], context: [] })
+    );
+  });
+
+  it('requires Describe actions added in later releases only on those releases', () => {
+    expect(describeActions(parseKarpenterVersion('1.10.0'))).not.toContain(
+      'ec2:DescribePlacementGroups'
+    );
+    expect(describeActions(parseKarpenterVersion('1.12.0'))).toEqual(
+      expect.arrayContaining(['ec2:DescribePlacementGroups', 'ec2:DescribeInstanceStatus'])
+    );
+    expect(describeActions(undefined)).not.toContain('ec2:DescribeInstanceStatus');
+  });
+});
