@@ -1,0 +1,90 @@
+// The ready-made app: `npx cdk deploy --all` with settings from cdk.json context (see README,
+// "Configuration"). cdk-nag's AwsSolutions pack runs on every synth and fails it on violations.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, Duration, Fn, Validations } from 'aws-cdk-lib';
+import { Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { CONFIG_KEYS, parseScannerConfig, type ScannerConfig } from './config.js';
+import type { NodeClassScannerProps } from './constructs/node-class-scanner.js';
+import { IAM_EVENTS_REGION } from './event-patterns.js';
+import { IamEventForwardingStack } from './stacks/iam-event-forwarding-stack.js';
+import { ScannerStack } from './stacks/scanner-stack.js';
+
+export const SCANNER_STACK_NAME = 'NodeClassScanner';
+export const FORWARDING_STACK_NAME = 'NodeClassScannerIamEvents';
+
+export interface ScannerApp {
+  readonly config: ScannerConfig;
+  readonly scanner: ScannerStack;
+  /** Absent when the home region is us-east-1 or IAM events are off. */
+  readonly forwarder?: IamEventForwardingStack;
+}
+
+/** Reads the context of `app`, then adds the stacks it asks for. */
+export function buildScannerApp(app: App, options: { readonly nag?: boolean } = {}): ScannerApp {
+  const config = parseScannerConfig(
+    Object.fromEntries(CONFIG_KEYS.map((key) => [key, app.node.tryGetContext(key)]))
+  );
+  const scanner = new ScannerStack(app, SCANNER_STACK_NAME, {
+    env: { region: config.homeRegion },
+    description: 'nodeclass-scanner: audits Karpenter EC2NodeClasses and alerts on breakage',
+    scanner: (scope) => scannerProps(scope, config),
+  });
+  const forwarder =
+    config.iamEvents && config.homeRegion !== IAM_EVENTS_REGION
+      ? new IamEventForwardingStack(app, FORWARDING_STACK_NAME, {
+          env: { region: IAM_EVENTS_REGION },
+          description: `nodeclass-scanner: forwards IAM change events to ${config.homeRegion}`,
+          homeRegion: config.homeRegion,
+        })
+      : undefined;
+  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { config, scanner, forwarder };
+}
+
+/** Context → construct props (the VPC is imported, never looked up: synth needs no credentials). */
+function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScannerProps {
+  const vpc =
+    config.vpcId === undefined
+      ? undefined
+      : // Subnets are given explicitly, so the AZ list only has to be non-empty (no lookup).
+        Vpc.fromVpcAttributes(scope, 'ClusterVpc', {
+          vpcId: config.vpcId,
+          availabilityZones: Fn.getAzs(),
+        });
+  return {
+    clusters: config.clusters,
+    schedule: Duration.minutes(config.scheduleMinutes),
+    alertEmails: config.alertEmails,
+    alertMinSeverity: config.alertMinSeverity,
+    slack:
+      config.slackWorkspaceId !== undefined && config.slackChannelId !== undefined
+        ? { workspaceId: config.slackWorkspaceId, channelId: config.slackChannelId }
+        : undefined,
+    reminderInterval: Duration.hours(config.reminderHours),
+    resolvedRetention: Duration.days(config.resolvedTtlDays),
+    digest: config.digest,
+    scanEnvironment: config.scanEnvironment,
+    dryRunRoleArn: config.dryRunRoleArn,
+    vpc,
+    vpcSubnets:
+      vpc === undefined
+        ? undefined
+        : {
+            subnets: config.subnetIds.map((subnetId) =>
+              Subnet.fromSubnetId(scope, `Subnet-${subnetId}`, subnetId)
+            ),
+          },
+    logRetention: config.logRetentionDays as RetentionDays,
+    scanConcurrency: config.scanConcurrency,
+    accessEntries: config.accessEntries,
+    eksAdminViewPolicy: config.eksAdminViewPolicy,
+  };
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  buildScannerApp(new App());
+}

@@ -1,0 +1,158 @@
+// The deployable app's configuration: `cdk.json` context (or `-c key=value`), parsed with zod so a
+// bad value fails `cdk synth` with the key's name instead of a half-built stack.
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { isAtOrAbove, SEVERITIES, type Severity } from '../lambda/core/model.js';
+import { isRegionName, partitionOf } from '../lambda/core/region.js';
+
+/** `-c key=a,b` arrives as a string; cdk.json gives arrays. Accept both. */
+function listOf<T extends z.ZodType>(item: T) {
+  return z.preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    const trimmed = value.trim();
+    if (trimmed.startsWith('[')) return JSON.parse(trimmed);
+    return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
+  }, z.array(item));
+}
+
+function integer(min: number, max: number) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
+    z.int().min(min).max(max)
+  );
+}
+
+const flag = z.preprocess((value) => {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}, z.boolean());
+
+const region = z.string().refine(isRegionName, 'expected an AWS region name such as eu-west-1');
+
+const RETENTION_DAYS = Object.values(RetentionDays).filter(
+  (days): days is RetentionDays => typeof days === 'number' && days > 0
+);
+
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
+// `name` (home region) or `name@region`: the Lambdas' CLUSTERS format (lambda/shared/config.ts).
+const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2,4}(-[a-z]+)+-\d+)?$/;
+
+/** Every context key the app reads, with its default. The README's configuration table mirrors it. */
+export const scannerConfigSchema = z
+  .object({
+    homeRegion: region,
+    clusters: listOf(
+      z.string().regex(CLUSTER_TARGET, 'expected an EKS cluster name, optionally name@region')
+    ).pipe(z.array(z.string()).min(1, 'name at least one cluster to scan')),
+    scheduleMinutes: integer(1, 720).default(15),
+    alertEmails: listOf(z.email()).default([]),
+    alertMinSeverity: z.enum(SEVERITIES).default('high'),
+    slackWorkspaceId: z
+      .string()
+      .regex(/^[A-Z0-9]+$/, 'expected a Slack workspace id such as T0123ABCD')
+      .optional(),
+    slackChannelId: z
+      .string()
+      .regex(/^[A-Z0-9]+$/, 'expected a Slack channel id such as C0123ABCD')
+      .optional(),
+    reminderHours: integer(1, 24 * 30).default(24),
+    resolvedTtlDays: integer(1, 365).default(30),
+    digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
+    scanEnvironment: z.enum(['production', 'non-production']).default('production'),
+    dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
+    vpcId: z
+      .string()
+      .regex(/^vpc-[0-9a-f]+$/, 'expected a VPC id such as vpc-0123abcd')
+      .optional(),
+    subnetIds: listOf(z.string().regex(/^subnet-[0-9a-f]+$/, 'expected subnet ids')).default([]),
+    logRetentionDays: integer(1, 3653)
+      .refine((days) => (RETENTION_DAYS as number[]).includes(days), {
+        message: `expected one of CloudWatch Logs' retention values: ${RETENTION_DAYS.join(', ')}`,
+      })
+      .default(30),
+    scanConcurrency: integer(2, 100).default(4),
+    accessEntries: flag.default(false),
+    eksAdminViewPolicy: flag.default(false),
+    iamEvents: flag.default(true),
+  })
+  .superRefine((config, ctx) => {
+    if ((config.slackWorkspaceId === undefined) !== (config.slackChannelId === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [config.slackWorkspaceId === undefined ? 'slackWorkspaceId' : 'slackChannelId'],
+        message: 'slackWorkspaceId and slackChannelId go together: set both or neither',
+      });
+    }
+    if ((config.vpcId === undefined) !== (config.subnetIds.length === 0)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [config.vpcId === undefined ? 'vpcId' : 'subnetIds'],
+        message: 'vpcId and subnetIds go together: set both or neither',
+      });
+    }
+    const elsewhere = clustersOutside(config.clusters, config.homeRegion);
+    if (config.accessEntries && elsewhere.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['accessEntries'],
+        message:
+          `access entries can only be created in ${config.homeRegion}, not for ${elsewhere.join(', ')}: ` +
+          'create those with `aws eks create-access-entry` (README) or set accessEntries=false',
+      });
+    }
+    if (config.eksAdminViewPolicy && !config.accessEntries) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['eksAdminViewPolicy'],
+        message: 'eksAdminViewPolicy only applies with accessEntries=true',
+      });
+    }
+    if (config.iamEvents && partitionOf(config.homeRegion) !== 'aws') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['iamEvents'],
+        message:
+          'IAM event forwarding is supported in the aws partition only (EventBridge cannot forward ' +
+          'cross-region into GovCloud or China); set iamEvents=false and rely on the schedule',
+      });
+    }
+  });
+
+/** Cluster entries (`name@region`) that are not in `homeRegion`. */
+export function clustersOutside(clusters: readonly string[], homeRegion: string): string[] {
+  return clusters.filter((entry) => {
+    const region = entry.split('@')[1];
+    return region !== undefined && region !== homeRegion;
+  });
+}
+
+export type ScannerConfigInput = z.input<typeof scannerConfigSchema>;
+export type ScannerConfig = z.output<typeof scannerConfigSchema>;
+
+export const CONFIG_KEYS = Object.keys(scannerConfigSchema.shape) as readonly string[];
+
+/** Parse the app's context; throws one error that names every bad key. */
+export function parseScannerConfig(context: Readonly<Record<string, unknown>>): ScannerConfig {
+  const known = Object.fromEntries(CONFIG_KEYS.map((key) => [key, context[key]]));
+  let result: ReturnType<typeof scannerConfigSchema.safeParse>;
+  try {
+    result = scannerConfigSchema.safeParse(known);
+  } catch (error) {
+    // JSON.parse of a malformed `-c key=[…]` value.
+    throw new Error(`Invalid nodeclass-scanner configuration: ${(error as Error).message}`);
+  }
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    return `  - context key "${key}": ${issue.message}`;
+  });
+  throw new Error(
+    `Invalid nodeclass-scanner configuration (cdk.json "context" or -c key=value):\n${problems.join('\n')}`
+  );
+}
+
+/** Severities an email subscriber with this minimum receives, most severe first. */
+export function severitiesAtOrAbove(minimum: Severity): Severity[] {
+  return SEVERITIES.filter((severity) => isAtOrAbove(severity, minimum));
+}
