@@ -5,9 +5,13 @@ import { imdsHopLimit } from './imds-hop-limit.js';
 import { imdsIpv6Supported } from './imds-ipv6-supported.js';
 import { imdsV2Required } from './imds-v2-required.js';
 import { instanceProfileIsName } from './instance-profile-is-name.js';
+import { karpenterVersionSupported } from './karpenter-version-supported.js';
+import { nodeClassReady } from './nodeclass-ready.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
+import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
+import { statusAgreesWithScan } from './status-agrees-with-scan.js';
 import { tagsNotRestricted } from './tags-not-restricted.js';
 
 /** The check catalog, in report order. IDs are stable: never rename one. */
@@ -23,6 +27,11 @@ export const CHECKS: readonly Check[] = [
   amiSelectorPinned,
   amiOwnerExplicit,
   rootVolumeEncrypted,
+  // C. Cluster-state checks, in CHECKS.md order.
+  nodeClassReady,
+  statusAgreesWithScan,
+  karpenterVersionSupported,
+  scannerCanReadCluster,
 ];
 
 export function findCheck(id: string): Check | undefined {
