@@ -1,9 +1,18 @@
 import type { AwsNodeClassFacts } from '../../lambda/core/facts/aws.js';
 import type { ClusterState } from '../../lambda/core/facts/cluster.js';
-import type { ControllerRoleFound } from '../../lambda/core/facts/permissions.js';
-import { ok } from '../../lambda/core/facts/slice.js';
+import type {
+  ControllerRoleFound,
+  PermissionFacts,
+  SimulationOutcome,
+  SimulationRequest,
+  SimulationResult,
+} from '../../lambda/core/facts/permissions.js';
+import { ok, unavailable } from '../../lambda/core/facts/slice.js';
+import { resolveControllerRole } from '../../lambda/core/iam/controller-role.js';
+import { permissionScopeOf, simulationInputOf } from '../../lambda/core/iam/nodeclass-inputs.js';
+import { buildSimulations } from '../../lambda/core/iam/request-context.js';
 import type { ClusterContext, Inventory } from '../../lambda/core/inventory.js';
-import { emptyInventory, nodeClassKey } from '../../lambda/core/inventory.js';
+import { clusterOf, emptyInventory, nodeClassKey } from '../../lambda/core/inventory.js';
 import { parseNodePool } from '../../lambda/core/schema.js';
 import { parseKarpenterVersion } from '../../lambda/core/version.js';
 import { aNodeClassEntry, aNodeClassObject } from './builders.js';
@@ -129,4 +138,64 @@ export function aPermissionsInventory(overrides: Partial<Inventory> = {}): Inven
     awsFacts: new Map([[nodeClassKey('demo', 'gpu'), GPU_FACTS]]),
     ...overrides,
   });
+}
+
+export type Decide = (
+  request: SimulationRequest,
+  action: string,
+  resource: string
+) => Partial<SimulationResult> | 'unavailable';
+
+/** The inventory with simulations built by core and answered by `decide` (default: allowed). */
+export function withSimulations(
+  inventory: Inventory,
+  decide: Decide = () => ({}),
+  extra: Partial<PermissionFacts> = {}
+): Inventory {
+  const permissions = new Map<string, PermissionFacts>();
+  for (const entry of inventory.nodeClasses) {
+    if (!entry.parsed.ok) continue;
+    const cluster = clusterOf(inventory, entry.cluster) ?? aCluster();
+    const controllerRole = resolveControllerRole(cluster);
+    if (controllerRole.status !== 'found') {
+      permissions.set(nodeClassKey(entry.cluster, entry.name), {
+        controllerRole,
+        simulations: [],
+        gaps: [],
+        ...extra,
+      });
+      continue;
+    }
+    const scope = permissionScopeOf(cluster, controllerRole);
+    if (scope.status !== 'ok') throw new Error(scope.message);
+    const plan = buildSimulations(
+      simulationInputOf(inventory, entry, entry.parsed.value, scope.value, controllerRole)
+    );
+    const simulations: SimulationOutcome[] = plan.requests.map((request) => {
+      const results: SimulationResult[] = [];
+      for (const action of request.actions) {
+        for (const resource of request.resourceArns) {
+          const decided = decide(request, action, resource);
+          if (decided === 'unavailable')
+            return { request, results: unavailable('throttled', 'Rate exceeded') };
+          results.push({
+            action,
+            resource,
+            decision: 'allowed',
+            matchedStatements: [],
+            missingContextValues: [],
+            ...decided,
+          });
+        }
+      }
+      return { request, results: ok(results) };
+    });
+    permissions.set(nodeClassKey(entry.cluster, entry.name), {
+      controllerRole,
+      simulations,
+      gaps: plan.gaps,
+      ...extra,
+    });
+  }
+  return { ...inventory, inputs: new Set([...inventory.inputs, 'permissions']), permissions };
 }

@@ -1,6 +1,11 @@
 import type { Check } from '../check.js';
 import { amiOwnerExplicit } from './ami-owner-explicit.js';
 import { amiSelectorPinned } from './ami-selector-pinned.js';
+import { controllerCanDiscover } from './controller-can-discover.js';
+import { controllerCanLaunch } from './controller-can-launch.js';
+import { controllerCanManageInstanceProfile } from './controller-can-manage-instance-profile.js';
+import { controllerCanPassNodeRole } from './controller-can-pass-node-role.js';
+import { controllerRoleFound } from './controller-role-found.js';
 import { imdsHopLimit } from './imds-hop-limit.js';
 import { imdsIpv6Supported } from './imds-ipv6-supported.js';
 import { imdsV2Required } from './imds-v2-required.js';
@@ -27,6 +32,12 @@ export const CHECKS: readonly Check[] = [
   amiSelectorPinned,
   amiOwnerExplicit,
   rootVolumeEncrypted,
+  // B. Controller permission checks (end of section B in CHECKS.md).
+  controllerRoleFound,
+  controllerCanLaunch,
+  controllerCanPassNodeRole,
+  controllerCanManageInstanceProfile,
+  controllerCanDiscover,
   // C. Cluster-state checks, in CHECKS.md order.
   nodeClassReady,
   statusAgreesWithScan,

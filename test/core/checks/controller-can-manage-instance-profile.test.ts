@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { controllerCanManageInstanceProfile } from '../../../lambda/core/checks/controller-can-manage-instance-profile.js';
+import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
+
+const now = new Date('2026-11-01T00:00:00Z');
+
+describe('controller-can-manage-instance-profile', () => {
+  it('passes in role mode and is not applicable in instanceProfile mode', () => {
+    const findings = controllerCanManageInstanceProfile.evaluate(
+      withSimulations(aPermissionsInventory()),
+      { now }
+    );
+
+    expect(findings.map((finding) => [finding.resource.name, finding.status])).toEqual([
+      ['default', 'pass'],
+      ['gpu', 'not-applicable'],
+    ]);
+  });
+
+  it('fails when an identity-policy Deny blocks AddRoleToInstanceProfile', () => {
+    const inventory = withSimulations(aPermissionsInventory(), (_request, action) =>
+      action === 'iam:AddRoleToInstanceProfile'
+        ? { decision: 'explicitDeny', matchedStatements: [{ sourcePolicyId: 'DenyProfileEdits' }] }
+        : {}
+    );
+
+    const [finding] = controllerCanManageInstanceProfile.evaluate(inventory, { now });
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('matched: DenyProfileEdits');
+    expect(finding?.remediation).toContain(
+      'Remove or narrow the Deny statement in DenyProfileEdits'
+    );
+  });
+});
