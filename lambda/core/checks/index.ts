@@ -1,22 +1,30 @@
 import type { Check } from '../check.js';
+import { amiAliasResolves } from './ami-alias-resolves.js';
+import { amiAllowed } from './ami-allowed.js';
+import { amiNewestMatchAvailable } from './ami-newest-match-available.js';
+import { amiNotDeprecated } from './ami-not-deprecated.js';
 import { amiOwnerExplicit } from './ami-owner-explicit.js';
 import { amiSelectorPinned } from './ami-selector-pinned.js';
-import { controllerCanDiscover } from './controller-can-discover.js';
-import { controllerCanLaunch } from './controller-can-launch.js';
-import { controllerCanManageInstanceProfile } from './controller-can-manage-instance-profile.js';
-import { controllerCanPassNodeRole } from './controller-can-pass-node-role.js';
-import { controllerRoleFound } from './controller-role-found.js';
+import { amiSelectorResolves } from './ami-selector-resolves.js';
+import { amiSsmParameterResolves } from './ami-ssm-parameter-resolves.js';
+import { capacityReservationsResolve } from './capacity-reservations-resolve.js';
 import { imdsHopLimit } from './imds-hop-limit.js';
 import { imdsIpv6Supported } from './imds-ipv6-supported.js';
 import { imdsV2Required } from './imds-v2-required.js';
+import { instanceProfileExists } from './instance-profile-exists.js';
 import { instanceProfileIsName } from './instance-profile-is-name.js';
-import { karpenterVersionSupported } from './karpenter-version-supported.js';
-import { nodeClassReady } from './nodeclass-ready.js';
+import { networkSingleVpc } from './network-single-vpc.js';
+import { nodeRoleCanJoin } from './node-role-can-join.js';
+import { nodeRolePolicies } from './node-role-policies.js';
+import { nodeRoleValid } from './node-role-valid.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
-import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
-import { statusAgreesWithScan } from './status-agrees-with-scan.js';
+import { rootVolumeFitsAmi } from './root-volume-fits-ami.js';
+import { securityGroupNameUnique } from './security-group-name-unique.js';
+import { securityGroupsResolve } from './security-groups-resolve.js';
+import { subnetsHaveFreeIps } from './subnets-have-free-ips.js';
+import { subnetsResolve } from './subnets-resolve.js';
 import { tagsNotRestricted } from './tags-not-restricted.js';
 
 /** The check catalog, in report order. IDs are stable: never rename one. */
@@ -32,17 +40,24 @@ export const CHECKS: readonly Check[] = [
   amiSelectorPinned,
   amiOwnerExplicit,
   rootVolumeEncrypted,
-  // B. Controller permission checks (end of section B in CHECKS.md).
-  controllerRoleFound,
-  controllerCanLaunch,
-  controllerCanPassNodeRole,
-  controllerCanManageInstanceProfile,
-  controllerCanDiscover,
-  // C. Cluster-state checks, in CHECKS.md order.
-  nodeClassReady,
-  statusAgreesWithScan,
-  karpenterVersionSupported,
-  scannerCanReadCluster,
+  // B. AWS-backed checks, in CHECKS.md order.
+  amiSelectorResolves,
+  amiNewestMatchAvailable,
+  amiNotDeprecated,
+  amiAllowed,
+  amiAliasResolves,
+  amiSsmParameterResolves,
+  rootVolumeFitsAmi,
+  subnetsResolve,
+  subnetsHaveFreeIps,
+  networkSingleVpc,
+  securityGroupsResolve,
+  securityGroupNameUnique,
+  capacityReservationsResolve,
+  instanceProfileExists,
+  nodeRoleValid,
+  nodeRolePolicies,
+  nodeRoleCanJoin,
 ];
 
 export function findCheck(id: string): Check | undefined {

@@ -24,7 +24,7 @@ function compileWildcard(pattern: string): RegExp {
 }
 
 function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** True when `value` matches the EC2 filter value `pattern` (wildcards and escapes included). */

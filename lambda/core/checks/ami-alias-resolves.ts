@@ -1,0 +1,106 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/**
+ * The alias resolves through its SSM parameters for the cluster's Kubernetes version, and Karpenter
+ * accepts it (AL2 ends at 1.33, Windows Server 2025 needs 1.35). Otherwise `AMIsReady` stays
+ * Unknown with no reason (#7544, #8564).
+ */
+export const amiAliasResolves = defineCheck({
+  id: 'ami-alias-resolves',
+  title: "The AMI alias resolves for the cluster's Kubernetes version",
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['aws'],
+  remediation:
+    "Use an alias that exists for the cluster's Kubernetes version (e.g. al2023@latest, or a published version), or move off AL2 before Kubernetes 1.33.",
+  references: ['#7544', '#8564', '#8151', '#8842'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, target) => {
+      const { resource } = target;
+      const aliasIndex = spec.amiSelectorTerms.findIndex((term) => term.alias);
+      if (aliasIndex < 0) {
+        return [{ status: 'not-applicable', resource, message: 'No alias term.' }];
+      }
+      const location = { path: `spec.amiSelectorTerms[${aliasIndex}].alias` };
+      return withSlice(resource, 'AMI alias facts', awsFactsOf(target).amis, (amis) => {
+        const alias = amis.alias;
+        if (alias === undefined) {
+          return [
+            {
+              status: 'error',
+              resource,
+              message: 'Not evaluated: the alias was not resolved by the AWS facts collector.',
+              evidence: { reason: 'not-collected' },
+            },
+          ];
+        }
+        const evidence = {
+          alias: alias.alias,
+          kubernetesVersion: alias.kubernetesVersion,
+          parameters: alias.parameters.map((parameter) => ({
+            name: parameter.name,
+            result:
+              parameter.value.status === 'unavailable'
+                ? `unavailable (${parameter.value.reason})`
+                : (parameter.value.value ?? 'not found'),
+          })),
+        };
+        if (alias.unsupported) {
+          return [
+            {
+              status: 'fail',
+              resource,
+              message: `Karpenter refuses alias ${alias.alias} on Kubernetes ${alias.kubernetesVersion} (UnsupportedAlias): ${alias.unsupported}`,
+              evidence,
+              location,
+            },
+          ];
+        }
+        const found = alias.parameters.filter(
+          (parameter) => parameter.value.status === 'ok' && parameter.value.value !== undefined
+        );
+        const unreadable = alias.parameters.filter(
+          (parameter) => parameter.value.status === 'unavailable'
+        );
+        if (found.length > 0) {
+          const note =
+            unreadable.length > 0
+              ? ` (${unreadable.length} parameter(s) could not be read by the scanner)`
+              : '';
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `Alias ${alias.alias} resolves through ${found.length} of ${alias.parameters.length} SSM parameters for Kubernetes ${alias.kubernetesVersion}${note}.`,
+              evidence,
+            },
+          ];
+        }
+        if (unreadable.length > 0) {
+          const first = unreadable[0]?.value;
+          const reason = first?.status === 'unavailable' ? first.reason : 'unknown';
+          return [
+            {
+              status: 'error',
+              resource,
+              message: `Not evaluated: SSM parameters for alias ${alias.alias} could not be read (${reason}): ${list(
+                unreadable.map((parameter) => parameter.name),
+                2
+              )}.`,
+              evidence: { ...evidence, reason },
+            },
+          ];
+        }
+        return [
+          {
+            status: 'fail',
+            resource,
+            message: `Alias ${alias.alias} resolves to nothing for Kubernetes ${alias.kubernetesVersion}: none of its ${alias.parameters.length} SSM parameters exist. Karpenter logs "failed to discover any AMIs for alias" and AMIsReady stays Unknown.`,
+            evidence,
+            location,
+          },
+        ];
+      });
+    }),
+});

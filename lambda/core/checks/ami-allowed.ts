@@ -1,0 +1,55 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** No selected image is refused by the account's "Allowed AMIs" setting (`ImageAllowed=false`). */
+export const amiAllowed = defineCheck({
+  id: 'ami-allowed',
+  title: "Selected images are allowed by the account's Allowed AMIs setting",
+  group: 'aws',
+  severity: 'high',
+  inputs: ['aws'],
+  remediation:
+    "Add the image owner or name to the account's Allowed AMIs criteria (EC2 → Allowed AMIs), or select an allowed image.",
+  references: ['aws-facts §1.5'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
+        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
+          if (selection.selected.length === 0) {
+            return [
+              {
+                status: 'not-applicable',
+                resource,
+                message: 'No image is selected (see ami-selector-resolves).',
+              },
+            ];
+          }
+          const refused = selection.selected.filter((item) => item.image.imageAllowed === false);
+          if (refused.length === 0) {
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: 'No selected image is refused by Allowed AMIs.',
+              },
+            ];
+          }
+          return [
+            {
+              status: 'fail',
+              resource,
+              message: `Selected image ${list(refused.map((item) => item.image.id))} has ImageAllowed=false: EC2 refuses the launch (not an IAM error).`,
+              evidence: {
+                images: refused.map((item) => ({
+                  id: item.image.id,
+                  name: item.image.name,
+                  ownerId: item.image.ownerId,
+                })),
+              },
+            },
+          ];
+        })
+      );
+    }),
+});

@@ -1,0 +1,67 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, withSlice } from './support/aws-facts.js';
+
+export const DEPRECATION_WARNING_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** Selected images are not deprecated and not about to be. */
+export const amiNotDeprecated = defineCheck({
+  id: 'ami-not-deprecated',
+  title: 'Selected images are not deprecated',
+  group: 'aws',
+  severity: 'medium',
+  inputs: ['aws'],
+  remediation:
+    'Move spec.amiSelectorTerms to a current image (or extend the image deprecation time); Karpenter keeps a deprecated image only when nothing newer matches.',
+  references: ['#6393', '#6500', 'karpenter-validations §2.3'],
+  evaluate: (inventory, { now }) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
+        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
+          if (selection.selected.length === 0) {
+            return [
+              {
+                status: 'not-applicable',
+                resource,
+                message: 'No image is selected (see ami-selector-resolves).',
+              },
+            ];
+          }
+          const horizon = now.getTime() + DEPRECATION_WARNING_DAYS * DAY_MS;
+          const flagged = selection.selected.flatMap((item) => {
+            const time = item.image.deprecationTime
+              ? Date.parse(item.image.deprecationTime)
+              : Number.NaN;
+            if (Number.isNaN(time) || time > horizon) return [];
+            const past = time <= now.getTime();
+            return [
+              {
+                id: item.image.id,
+                name: item.image.name,
+                deprecationTime: item.image.deprecationTime,
+                text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'is deprecated'} on ${item.image.deprecationTime}`,
+              },
+            ];
+          });
+          if (flagged.length === 0) {
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: `No selected image is deprecated within ${DEPRECATION_WARNING_DAYS} days.`,
+              },
+            ];
+          }
+          return [
+            {
+              status: 'fail',
+              resource,
+              message: `Selected image ${flagged.map((item) => item.text).join('; ')}.`,
+              evidence: { images: flagged.map(({ text: _text, ...image }) => image) },
+            },
+          ];
+        })
+      );
+    }),
+});

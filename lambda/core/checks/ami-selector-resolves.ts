@@ -1,0 +1,76 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** At least one `available` image matches the amiSelectorTerms (Karpenter's exact queries). */
+export const amiSelectorResolves = defineCheck({
+  id: 'ami-selector-resolves',
+  title: 'AMI selector terms resolve to an available image',
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['aws'],
+  remediation:
+    'Fix spec.amiSelectorTerms so they match an available image this account can see (name, tags, owner or id), or publish the image.',
+  references: ['karpenter-validations §2.3'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
+        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
+          if (selection.selected.length > 0) {
+            const ids = selection.selected.map((item) => `${item.image.id} (${item.architecture})`);
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: `Karpenter selects ${list(ids)}.`,
+                evidence: { selected: selection.selected.map((item) => item.image.id) },
+              },
+            ];
+          }
+          const alias = amis.alias;
+          if (alias?.unsupported) {
+            return [
+              {
+                status: 'fail',
+                resource,
+                message: `No image: Karpenter refuses alias ${alias.alias} (UnsupportedAlias): ${alias.unsupported}`,
+                evidence: { alias: alias.alias, kubernetesVersion: alias.kubernetesVersion },
+                location: { path: 'spec.amiSelectorTerms' },
+              },
+            ];
+          }
+          const unreadableSsm = [...(alias?.parameters ?? []), ...amis.ssmParameters].filter(
+            (lookup) => lookup.value.status === 'unavailable'
+          );
+          if (unreadableSsm.length > 0 && selection.queries.length === 0) {
+            return [
+              {
+                status: 'error',
+                resource,
+                message: `Not evaluated: SSM parameters could not be read: ${list(unreadableSsm.map((lookup) => lookup.name))}.`,
+                evidence: { parameters: unreadableSsm.map((lookup) => lookup.name) },
+              },
+            ];
+          }
+          const why =
+            selection.queries.length === 0
+              ? 'no AMI id was resolved from the alias or SSM parameters (see ami-alias-resolves / ami-ssm-parameter-resolves)'
+              : selection.matchCount > 0
+                ? `${selection.matchCount} image(s) match but none is x86_64 or arm64`
+                : 'no available image matches (Karpenter: AMIsReady=False, AMINotFound)';
+          return [
+            {
+              status: 'fail',
+              resource,
+              message: `amiSelectorTerms resolve to no image: ${why}.`,
+              evidence: {
+                queries: selection.queries.map((result) => result.query),
+                matchCount: selection.matchCount,
+              },
+              location: { path: 'spec.amiSelectorTerms' },
+            },
+          ];
+        })
+      );
+    }),
+});

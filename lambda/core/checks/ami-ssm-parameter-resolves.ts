@@ -1,0 +1,72 @@
+import type { FindingDraft } from '../check.js';
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, withSlice } from './support/aws-facts.js';
+
+/** Karpenter's default controller policy allows `ssm:GetParameter` only under this prefix. */
+const PUBLIC_PARAMETER_PREFIX = '/aws/service/';
+
+function parameterPath(nameOrArn: string): string {
+  if (!nameOrArn.startsWith('arn:')) return nameOrArn;
+  const resource = nameOrArn.split(':').slice(5).join(':');
+  return resource.startsWith('parameter') ? resource.slice('parameter'.length) : resource;
+}
+
+/** Every custom `ssmParameter` term holds an `ami-` id (Karpenter silently skips the others). */
+export const amiSsmParameterResolves = defineCheck({
+  id: 'ami-ssm-parameter-resolves',
+  title: 'Custom SSM parameter AMI terms resolve to an image id',
+  group: 'aws',
+  severity: 'high',
+  inputs: ['aws'],
+  remediation:
+    "Create the SSM parameter with an ami-… value in the cluster's region, fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
+  references: ['#7341', 'karpenter-validations §2.3, §4.1'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, target) => {
+      const { resource } = target;
+      const hasTerms = spec.amiSelectorTerms.some((term) => !term.id && term.ssmParameter);
+      if (!hasTerms || spec.amiSelectorTerms.some((term) => term.alias)) {
+        return [{ status: 'not-applicable', resource, message: 'No ssmParameter term.' }];
+      }
+      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
+        amis.ssmParameters.map((lookup): FindingDraft => {
+          const path = `spec.amiSelectorTerms[${lookup.termIndex}].ssmParameter`;
+          const base = { resource, discriminator: path, location: { path } };
+          if (lookup.value.status === 'unavailable') {
+            return {
+              ...base,
+              status: 'error',
+              message: `Not evaluated: SSM parameter ${lookup.name} could not be read (${lookup.value.reason}): ${lookup.value.message}`,
+              evidence: { parameter: lookup.name, reason: lookup.value.reason },
+            };
+          }
+          const value = lookup.value.value;
+          if (value === undefined) {
+            return {
+              ...base,
+              status: 'fail',
+              message: `SSM parameter ${lookup.name} does not exist: Karpenter skips the term silently (AMINotFound if nothing else matches).`,
+              evidence: { parameter: lookup.name },
+            };
+          }
+          if (!value.startsWith('ami-')) {
+            return {
+              ...base,
+              status: 'fail',
+              message: `SSM parameter ${lookup.name} holds "${value.slice(0, 64)}", not an ami- id: Karpenter skips the term silently.`,
+              evidence: { parameter: lookup.name, value: value.slice(0, 64) },
+            };
+          }
+          const outside = !parameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);
+          return {
+            ...base,
+            status: 'pass',
+            message: outside
+              ? `SSM parameter ${lookup.name} holds ${value}. It is outside ${PUBLIC_PARAMETER_PREFIX}: Karpenter's controller needs its own ssm:GetParameter grant for it (see controller-can-discover).`
+              : `SSM parameter ${lookup.name} holds ${value}.`,
+            evidence: { parameter: lookup.name, value, needsExtraPermission: outside },
+          };
+        })
+      );
+    }),
+});

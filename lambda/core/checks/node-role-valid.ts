@@ -1,0 +1,94 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { parsePolicyDocument, trustsService } from '../iam-policy.js';
+import { type Partition, partitionDnsSuffix } from '../region.js';
+import { awsFactsOf, withSlice } from './support/aws-facts.js';
+
+/** EC2 service principals accepted for a node role in a partition (China also uses `.com.cn`). */
+export function ec2ServicePrincipals(partition: Partition): string[] {
+  return [...new Set(['ec2.amazonaws.com', `ec2.${partitionDnsSuffix(partition)}`])];
+}
+
+/** The node role exists and EC2 may assume it. */
+export const nodeRoleValid = defineCheck({
+  id: 'node-role-valid',
+  title: 'The node role exists and trusts EC2',
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['aws'],
+  remediation:
+    'Create the node role with a trust policy allowing the EC2 service principal (ec2.amazonaws.com) to call sts:AssumeRole, and reference it by name.',
+  references: ['karpenter-validations §2.6, §4.1'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, ({ spec }, target) => {
+      const { resource, cluster } = target;
+      const location = { path: spec.role !== undefined ? 'spec.role' : 'spec.instanceProfile' };
+      return withSlice(
+        resource,
+        'the node role (iam:GetRole)',
+        awsFactsOf(target).nodeRole,
+        (facts) => {
+          if (facts.name === undefined) {
+            return [
+              {
+                status: 'fail',
+                resource,
+                message:
+                  'No node role: the instance profile does not exist or holds no role (see instance-profile-exists).',
+                location,
+              },
+            ];
+          }
+          if (facts.role === undefined) {
+            return [
+              {
+                status: 'fail',
+                resource,
+                message: `Node role "${facts.name}" (from ${facts.source}) does not exist.`,
+                evidence: { role: facts.name, source: facts.source },
+                location,
+              },
+            ];
+          }
+          const role = facts.role;
+          const parsed =
+            role.assumeRolePolicyDocument === undefined
+              ? { ok: false as const, error: 'no trust policy returned' }
+              : parsePolicyDocument(role.assumeRolePolicyDocument);
+          if (!parsed.ok) {
+            return [
+              {
+                status: 'fail',
+                resource,
+                message: `Node role "${role.name}" has an unreadable trust policy: ${parsed.error}.`,
+                evidence: { role: role.arn },
+              },
+            ];
+          }
+          const principals = ec2ServicePrincipals(cluster.partition);
+          const trust = trustsService(parsed.document, principals);
+          if (!trust.trusted) {
+            return [
+              {
+                status: 'fail',
+                resource,
+                message: `Node role "${role.name}" does not trust ${principals.join(' or ')}: instances cannot assume it and never join.`,
+                evidence: {
+                  role: role.arn,
+                  trustPolicy: role.assumeRolePolicyDocument,
+                  expectedPrincipals: principals,
+                },
+              },
+            ];
+          }
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `Node role "${role.name}" exists and trusts EC2${trust.conditional ? ' (under conditions the scanner does not evaluate)' : ''}.`,
+              evidence: { role: role.arn, conditional: trust.conditional },
+            },
+          ];
+        }
+      );
+    }),
+});

@@ -1,0 +1,45 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** At least one security group matches the securityGroupSelectorTerms. */
+export const securityGroupsResolve = defineCheck({
+  id: 'security-groups-resolve',
+  title: 'Security group selector terms match at least one group',
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['aws'],
+  remediation:
+    'Fix spec.securityGroupSelectorTerms (name matches the GroupName, not the Name tag; tags are case-sensitive) or tag the node security group.',
+  references: ['karpenter-validations §2.5'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(
+        resource,
+        'security groups (DescribeSecurityGroups)',
+        awsFactsOf(target).securityGroups,
+        (facts) => {
+          if (facts.securityGroups.length > 0) {
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: `${facts.securityGroups.length} security group(s) match: ${list(facts.securityGroups.map((group) => group.id))}.`,
+                evidence: { securityGroups: facts.securityGroups.map((group) => group.id) },
+              },
+            ];
+          }
+          return [
+            {
+              status: 'fail',
+              resource,
+              message:
+                'No security group matches spec.securityGroupSelectorTerms (Karpenter: SecurityGroupsReady=False, SecurityGroupsNotFound).',
+              evidence: { queries: facts.queries },
+              location: { path: 'spec.securityGroupSelectorTerms' },
+            },
+          ];
+        }
+      );
+    }),
+});

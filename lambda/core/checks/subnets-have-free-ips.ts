@@ -1,0 +1,67 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** Below this many free addresses a subnet is reported (Karpenter itself never checks, #5234). */
+export const FREE_IP_THRESHOLD = 16;
+
+/** Every matched subnet has free IP addresses to spare. */
+export const subnetsHaveFreeIps = defineCheck({
+  id: 'subnets-have-free-ips',
+  title: 'Matched subnets have free IP addresses',
+  group: 'aws',
+  severity: 'medium',
+  inputs: ['aws'],
+  remediation:
+    'Add larger subnets (or a secondary CIDR) to spec.subnetSelectorTerms, or free addresses in the exhausted ones; consider prefix delegation sizing.',
+  references: ['#5234', '#2921'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(
+        resource,
+        'subnets (DescribeSubnets)',
+        awsFactsOf(target).subnets,
+        (facts) => {
+          if (facts.subnets.length === 0) {
+            return [
+              {
+                status: 'not-applicable',
+                resource,
+                message: 'No subnet matches (see subnets-resolve).',
+              },
+            ];
+          }
+          const low = facts.subnets.filter(
+            (subnet) =>
+              subnet.availableIpAddressCount !== undefined &&
+              subnet.availableIpAddressCount < FREE_IP_THRESHOLD
+          );
+          if (low.length === 0) {
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: `Every matched subnet has at least ${FREE_IP_THRESHOLD} free IP addresses.`,
+              },
+            ];
+          }
+          const all = low.length === facts.subnets.length;
+          return [
+            {
+              status: 'fail',
+              resource,
+              severity: all ? 'high' : 'medium',
+              message: `${all ? 'All' : `${low.length} of ${facts.subnets.length}`} matched subnet(s) have fewer than ${FREE_IP_THRESHOLD} free IP addresses: ${list(low.map((subnet) => `${subnet.id} (${subnet.availableIpAddressCount})`))}.${all ? ' Launches fail with InsufficientFreeAddressesInSubnet.' : ''}`,
+              evidence: {
+                threshold: FREE_IP_THRESHOLD,
+                subnets: low.map((subnet) => ({
+                  id: subnet.id,
+                  free: subnet.availableIpAddressCount,
+                })),
+              },
+            },
+          ];
+        }
+      );
+    }),
+});

@@ -1,0 +1,45 @@
+import { defineCheck, forEachNodeClass } from '../check.js';
+import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** At least one subnet matches the subnetSelectorTerms. */
+export const subnetsResolve = defineCheck({
+  id: 'subnets-resolve',
+  title: 'Subnet selector terms match at least one subnet',
+  group: 'aws',
+  severity: 'critical',
+  inputs: ['aws'],
+  remediation:
+    "Fix spec.subnetSelectorTerms (tag keys and values are case-sensitive; ids must exist in this region) or tag the cluster's subnets.",
+  references: ['karpenter-validations §2.4'],
+  evaluate: (inventory) =>
+    forEachNodeClass(inventory, (_nodeClass, target) => {
+      const { resource } = target;
+      return withSlice(
+        resource,
+        'subnets (DescribeSubnets)',
+        awsFactsOf(target).subnets,
+        (facts) => {
+          if (facts.subnets.length > 0) {
+            return [
+              {
+                status: 'pass',
+                resource,
+                message: `${facts.subnets.length} subnet(s) match: ${list(facts.subnets.map((subnet) => subnet.id))}.`,
+                evidence: { subnets: facts.subnets.map((subnet) => subnet.id) },
+              },
+            ];
+          }
+          return [
+            {
+              status: 'fail',
+              resource,
+              message:
+                'No subnet matches spec.subnetSelectorTerms (Karpenter: SubnetsReady=False, SubnetsNotFound).',
+              evidence: { queries: facts.queries },
+              location: { path: 'spec.subnetSelectorTerms' },
+            },
+          ];
+        }
+      );
+    }),
+});

@@ -1,0 +1,51 @@
+// Shared plumbing of the AWS-backed (group B) checks: find a NodeClass's facts and turn a slice
+// that could not be read into an `error` finding naming the reason.
+import type { FindingDraft, NodeClassTarget } from '../../check.js';
+import type { AwsNodeClassFacts } from '../../facts/aws.js';
+import type { Slice } from '../../facts/slice.js';
+import { nodeClassKey } from '../../inventory.js';
+import type { ResourceRef } from '../../model.js';
+
+export function awsFactsOf(target: NodeClassTarget): AwsNodeClassFacts {
+  return target.inventory.awsFacts.get(nodeClassKey(target.entry.cluster, target.entry.name)) ?? {};
+}
+
+/** `error` finding for facts that could not be read (or were never collected). */
+export function unreadable(
+  resource: ResourceRef,
+  what: string,
+  slice: Extract<Slice<unknown>, { status: 'unavailable' }> | undefined
+): FindingDraft {
+  if (slice === undefined) {
+    return {
+      status: 'error',
+      resource,
+      message: `Not evaluated: ${what} were not collected for this NodeClass.`,
+      evidence: { reason: 'not-collected' },
+    };
+  }
+  return {
+    status: 'error',
+    resource,
+    message: `Not evaluated: ${what} could not be read (${slice.reason}): ${slice.message}`,
+    evidence: { reason: slice.reason, detail: slice.message },
+  };
+}
+
+/** Runs `evaluate` on the slice's value, or returns the `error` finding when it is unavailable. */
+export function withSlice<T>(
+  resource: ResourceRef,
+  what: string,
+  slice: Slice<T> | undefined,
+  evaluate: (value: T) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  if (slice === undefined || slice.status === 'unavailable') {
+    return [unreadable(resource, what, slice)];
+  }
+  return evaluate(slice.value);
+}
+
+export function list(items: readonly string[], max = 5): string {
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { amiNewestMatchAvailable } from '../../../lambda/core/checks/ami-newest-match-available.js';
+import { ok } from '../../../lambda/core/facts/slice.js';
+import { parseKarpenterVersion } from '../../../lambda/core/version.js';
+import {
+  anAmiFacts,
+  anAwsInventory,
+  anImage,
+  SCAN_TIME,
+  someAwsFacts,
+  throttled,
+} from '../../support/aws-builders.js';
+import { aNodeClassObject } from '../../support/builders.js';
+
+const now = SCAN_TIME;
+const nodeClass = aNodeClassObject({ spec: { amiSelectorTerms: [{ name: 'team-node-*' }] } });
+const current = anImage({ id: 'ami-0old', creationDate: '2026-10-01T00:00:00Z' });
+const pending = anImage({ id: 'ami-0new', state: 'pending', creationDate: '2026-10-30T00:00:00Z' });
+const withPending = someAwsFacts({ amis: ok(anAmiFacts({ images: [current, pending] })) });
+
+function evaluate(version: string | undefined) {
+  const karpenterVersion = parseKarpenterVersion(version);
+  return amiNewestMatchAvailable.evaluate(
+    anAwsInventory([nodeClass], withPending, karpenterVersion ? { karpenterVersion } : {}),
+    { now }
+  );
+}
+
+describe('ami-newest-match-available', () => {
+  it('passes when the newest matching image is available', () => {
+    const [finding] = amiNewestMatchAvailable.evaluate(
+      anAwsInventory([nodeClass], someAwsFacts({ amis: ok(anAmiFacts({ images: [current] })) })),
+      { now }
+    );
+    expect(finding?.status).toBe('pass');
+  });
+
+  it.each([['1.2.1'], ['v1.1.2'], ['1.0.7']])(
+    'is critical on affected Karpenter %s, which selects the pending image',
+    (version) => {
+      const [finding] = evaluate(version);
+      expect(finding?.status).toBe('fail');
+      expect(finding?.severity).toBe('critical');
+      expect(finding?.message).toContain('ami-0new');
+    }
+  );
+
+  it('assumes an affected version when the version is unknown', () => {
+    const [finding] = evaluate(undefined);
+    expect(finding?.severity).toBe('critical');
+    expect(finding?.evidence).toMatchObject({ karpenterVersion: 'unknown', affectedVersion: true });
+  });
+
+  it.each([['1.2.2'], ['1.3.0'], ['1.14.1']])('is info on fixed Karpenter %s', (version) => {
+    const [finding] = evaluate(version);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.severity).toBe('info');
+    expect(finding?.message).toContain('rolls every node');
+  });
+
+  it('reports an error when the stateless queries were throttled', () => {
+    const facts = someAwsFacts({ amis: ok({ ...anAmiFacts(), ignoringState: throttled() }) });
+    const [finding] = amiNewestMatchAvailable.evaluate(anAwsInventory([nodeClass], facts), { now });
+    expect(finding?.status).toBe('error');
+    expect(finding?.message).toContain('throttled');
+  });
+});

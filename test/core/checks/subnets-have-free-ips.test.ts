@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { subnetsHaveFreeIps } from '../../../lambda/core/checks/subnets-have-free-ips.js';
+import type { Subnet } from '../../../lambda/core/facts/aws.js';
+import { ok } from '../../../lambda/core/facts/slice.js';
+import {
+  anAwsInventory,
+  aSubnet,
+  SCAN_TIME,
+  someAwsFacts,
+  throttled,
+} from '../../support/aws-builders.js';
+import { aNodeClassObject } from '../../support/builders.js';
+
+const now = SCAN_TIME;
+
+function evaluateWith(subnets: Subnet[]) {
+  const facts = someAwsFacts({ subnets: ok({ queries: [], subnets }) });
+  return subnetsHaveFreeIps.evaluate(anAwsInventory([aNodeClassObject()], facts), { now });
+}
+
+describe('subnets-have-free-ips', () => {
+  it('passes when every subnet has at least 16 free addresses', () => {
+    expect(evaluateWith([aSubnet({ availableIpAddressCount: 16 })])[0]?.status).toBe('pass');
+  });
+
+  it('fails at medium when some subnets are low', () => {
+    const [finding] = evaluateWith([
+      aSubnet({ id: 'subnet-0a', availableIpAddressCount: 3 }),
+      aSubnet({ id: 'subnet-0b', availableIpAddressCount: 200 }),
+    ]);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.severity).toBe('medium');
+    expect(finding?.message).toContain('subnet-0a (3)');
+  });
+
+  it('fails at high when all subnets are low', () => {
+    const [finding] = evaluateWith([aSubnet({ availableIpAddressCount: 0 })]);
+    expect(finding?.severity).toBe('high');
+    expect(finding?.message).toContain('InsufficientFreeAddressesInSubnet');
+  });
+
+  it('reports an error when subnets could not be read', () => {
+    const facts = someAwsFacts({ subnets: throttled('ec2:DescribeSubnets') });
+    const [finding] = subnetsHaveFreeIps.evaluate(anAwsInventory([aNodeClassObject()], facts), {
+      now,
+    });
+    expect(finding?.status).toBe('error');
+  });
+});
