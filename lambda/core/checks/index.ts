@@ -8,21 +8,30 @@ import { amiSelectorPinned } from './ami-selector-pinned.js';
 import { amiSelectorResolves } from './ami-selector-resolves.js';
 import { amiSsmParameterResolves } from './ami-ssm-parameter-resolves.js';
 import { capacityReservationsResolve } from './capacity-reservations-resolve.js';
+import { controllerCanDiscover } from './controller-can-discover.js';
+import { controllerCanLaunch } from './controller-can-launch.js';
+import { controllerCanManageInstanceProfile } from './controller-can-manage-instance-profile.js';
+import { controllerCanPassNodeRole } from './controller-can-pass-node-role.js';
+import { controllerRoleFound } from './controller-role-found.js';
 import { imdsHopLimit } from './imds-hop-limit.js';
 import { imdsIpv6Supported } from './imds-ipv6-supported.js';
 import { imdsV2Required } from './imds-v2-required.js';
 import { instanceProfileExists } from './instance-profile-exists.js';
 import { instanceProfileIsName } from './instance-profile-is-name.js';
+import { karpenterVersionSupported } from './karpenter-version-supported.js';
 import { networkSingleVpc } from './network-single-vpc.js';
 import { nodeRoleCanJoin } from './node-role-can-join.js';
 import { nodeRolePolicies } from './node-role-policies.js';
 import { nodeRoleValid } from './node-role-valid.js';
+import { nodeClassReady } from './nodeclass-ready.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
 import { rootVolumeFitsAmi } from './root-volume-fits-ami.js';
+import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
 import { securityGroupNameUnique } from './security-group-name-unique.js';
 import { securityGroupsResolve } from './security-groups-resolve.js';
+import { statusAgreesWithScan } from './status-agrees-with-scan.js';
 import { subnetsHaveFreeIps } from './subnets-have-free-ips.js';
 import { subnetsResolve } from './subnets-resolve.js';
 import { tagsNotRestricted } from './tags-not-restricted.js';
@@ -58,6 +67,17 @@ export const CHECKS: readonly Check[] = [
   nodeRoleValid,
   nodeRolePolicies,
   nodeRoleCanJoin,
+  // B. Controller permission checks (end of section B in CHECKS.md).
+  controllerRoleFound,
+  controllerCanLaunch,
+  controllerCanPassNodeRole,
+  controllerCanManageInstanceProfile,
+  controllerCanDiscover,
+  // C. Cluster-state checks, in CHECKS.md order.
+  nodeClassReady,
+  statusAgreesWithScan,
+  karpenterVersionSupported,
+  scannerCanReadCluster,
 ];
 
 export function findCheck(id: string): Check | undefined {
