@@ -103,16 +103,18 @@ export function effectiveCluster(
   nodeClass: EC2NodeClass
 ): { cluster: ClusterContext; overrides: ContextOverride[] } {
   const overrides = contextOverridesOf(nodeClass).filter((override) => override.valid);
-  let effective = cluster;
-  for (const override of overrides) {
-    if (override.annotation === REGION_ANNOTATION) {
-      effective = { ...effective, region: override.value, partition: partitionOf(override.value) };
-    } else {
-      const karpenterVersion = parseKarpenterVersion(override.value);
-      if (karpenterVersion) effective = { ...effective, karpenterVersion };
-    }
-  }
-  return { cluster: effective, overrides };
+  const valueOf = (annotation: ContextOverride['annotation']) =>
+    overrides.find((override) => override.annotation === annotation)?.value;
+  const region = valueOf(REGION_ANNOTATION);
+  const karpenterVersion = parseKarpenterVersion(valueOf(KARPENTER_VERSION_ANNOTATION));
+  return {
+    cluster: {
+      ...cluster,
+      ...(region === undefined ? {} : { region, partition: partitionOf(region) }),
+      ...(karpenterVersion ? { karpenterVersion } : {}),
+    },
+    overrides,
+  };
 }
 
 const NO_CLUSTER: ClusterContext = { name: '', partition: 'aws' };

@@ -38,7 +38,7 @@ function targetsOf(objects: unknown[], context: Partial<ClusterContext> = cluste
 describe('per-object context annotations', () => {
   it('uses the cluster context when the object has no annotations', () => {
     const { cluster: effective, overrides } = effectiveCluster(cluster, parsed());
-    expect(effective).toBe(cluster);
+    expect(effective).toEqual(cluster);
     expect(overrides).toEqual([]);
   });
 
@@ -108,6 +108,22 @@ describe('per-object context annotations', () => {
     });
     const { seen } = targetsOf([object], { name: '' });
     expect(seen[0]?.cluster).toMatchObject({ region: 'cn-north-1', partition: 'aws-cn' });
+  });
+
+  it('falls back to an unnamed context for a NodeClass of an unknown cluster', () => {
+    // Prepare
+    const inventory = anInventory([aNodeClassObject()], { cluster: { name: 'known' } });
+    const orphan = { ...inventory, clusters: [] };
+    const seen: NodeClassTarget[] = [];
+
+    // Act
+    forEachNodeClass(orphan, (_nc, target) => {
+      seen.push(target);
+      return [];
+    });
+
+    // Assess
+    expect(seen[0]?.cluster).toEqual({ name: 'known', partition: 'aws' });
   });
 
   it('emits an error, not an evaluation, for an object that does not parse', () => {

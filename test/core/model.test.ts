@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { findingId, type ResourceRef, stableHash } from '../../lambda/core/model.js';
+import {
+  findingId,
+  isAtOrAbove,
+  isSeverity,
+  type ResourceRef,
+  SEVERITIES,
+  severityRank,
+  stableHash,
+} from '../../lambda/core/model.js';
 
 const resource: ResourceRef = { cluster: 'prod', kind: 'EC2NodeClass', name: 'default' };
 
@@ -43,5 +51,23 @@ describe('findingId', () => {
     const a = findingId('x', { cluster: 'ab', kind: 'EC2NodeClass', name: 'c' });
     const b = findingId('x', { cluster: 'a', kind: 'EC2NodeClass', name: 'bc' });
     expect(a).not.toBe(b);
+  });
+});
+
+describe('severities', () => {
+  it('orders severities most severe first', () => {
+    expect(SEVERITIES.map(severityRank)).toEqual([0, 1, 2, 3, 4]);
+    expect(isAtOrAbove('critical', 'high')).toBe(true);
+    expect(isAtOrAbove('high', 'high')).toBe(true);
+    expect(isAtOrAbove('medium', 'high')).toBe(false);
+  });
+
+  it.each([
+    ['high', true],
+    ['info', true],
+    ['warning', false],
+    ['HIGH', false],
+  ])('isSeverity(%s) = %s', (value, expected) => {
+    expect(isSeverity(value)).toBe(expected);
   });
 });

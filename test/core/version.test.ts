@@ -63,6 +63,7 @@ describe('compareVersions', () => {
     ['1.7.0-rc', '1.7.0-rc.1', -1],
     ['1.7.0-rc.1', '1.6.9', 1],
     ['1.3.0+build.1', '1.3.0+build.2', 0],
+    ['1.7.0-rc.01', '1.7.0-rc.1', 0],
   ])('%s vs %s → %i', (a, b, sign) => {
     expect(Math.sign(compareVersions(version(a), version(b)))).toBe(sign);
     expect(Math.sign(compareVersions(version(b), version(a)))).toBe(-sign || 0);

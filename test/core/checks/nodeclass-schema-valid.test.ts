@@ -703,6 +703,7 @@ describe('nodeclass-schema-valid', () => {
           ebs: { snapshotID: 'snap-0abc', volumeInitializationRate: 150 },
         },
         { deviceName: '/dev/xvdc', ebs: { volumeSize: '2Ti' } },
+        { deviceName: '/dev/xvdd' },
       ],
       networkInterfaces: [
         { networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' },
