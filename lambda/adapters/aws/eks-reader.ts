@@ -64,8 +64,8 @@ export function matchesTags(tags: Readonly<Record<string, string>>, filter: Clus
   );
 }
 
-/** Maps over items with at most `limit` calls in flight, keeping order. */
-async function mapLimited<T, R>(
+/** Maps over items with at most `limit` calls in flight, keeping order; rejects on the first failure. */
+export async function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<R>

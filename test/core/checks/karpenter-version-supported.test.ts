@@ -32,7 +32,7 @@ describe('karpenter-version-supported', () => {
     expect(pending?.status).toBe('fail');
     expect(pending?.severity).toBe('medium');
     expect(pending?.message).toContain('state=available');
-    expect(pending?.evidence.fixedIn).toEqual(['1.2.2', '1.3.0']);
+    expect(pending?.evidence?.fixedIn).toEqual(['1.2.2', '1.3.0']);
   });
 
   it('passes on 1.2.2 (backport) for a name selector: no defect applies', () => {

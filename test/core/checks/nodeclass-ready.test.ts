@@ -50,7 +50,7 @@ describe('nodeclass-ready', () => {
     expect(finding?.message).toContain(
       'SubnetsReady=False/SubnetsNotFound (SubnetSelector did not match any Subnets)'
     );
-    expect(finding?.evidence.notTrue).toHaveLength(1);
+    expect(finding?.evidence?.notTrue).toHaveLength(1);
   });
 
   it('fails on Ready=Unknown', () => {
