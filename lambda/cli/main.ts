@@ -9,6 +9,7 @@ import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/ca
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan } from './plan.js';
+import { registerSnapshotCommand } from './snapshot.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
@@ -166,6 +167,7 @@ function buildProgram(context: CommandContext): Command {
 
   registerScanCommand(program, context);
   registerChecksCommand(program, context);
+  registerSnapshotCommand(program, context);
   return program;
 }
 

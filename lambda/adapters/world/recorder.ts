@@ -1,0 +1,166 @@
+// Records the AWS responses a scan reads, in the SDK's own shapes, so `snapshot` can write a world
+// file that replays the scan exactly. Wraps the senders the live adapter uses: what the scan asked
+// for is what gets recorded, nothing more. Secrets are never recorded (see `recordedParameterValue`).
+import {
+  DescribeCapacityReservationsCommand,
+  type DescribeCapacityReservationsCommandOutput,
+  DescribeImagesCommand,
+  type DescribeImagesCommandOutput,
+  DescribeSecurityGroupsCommand,
+  type DescribeSecurityGroupsCommandOutput,
+  DescribeSubnetsCommand,
+  type DescribeSubnetsCommandOutput,
+  type EC2Client,
+} from '@aws-sdk/client-ec2';
+import {
+  GetInstanceProfileCommand,
+  type GetInstanceProfileCommandOutput,
+  GetRoleCommand,
+  type GetRoleCommandOutput,
+  type IAMClient,
+  ListAttachedRolePoliciesCommand,
+  type ListAttachedRolePoliciesCommandOutput,
+} from '@aws-sdk/client-iam';
+import {
+  GetParameterCommand,
+  type GetParameterCommandOutput,
+  type SSMClient,
+} from '@aws-sdk/client-ssm';
+import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
+import { parameterNameOf } from './world-facts.js';
+
+/** Stands in for any parameter value that is not an AMI id (it could be a secret). */
+export const REDACTED_PARAMETER_VALUE = '<redacted by nodeclass-scan snapshot: not an AMI id>';
+
+const AMI_ID = /^ami-[0-9a-f]{8,17}$/;
+
+/**
+ * Only AMI ids are recorded verbatim. Anything else (SecureString ciphertext, free text) is
+ * replaced by a marker that, like the original, is not an `ami-` value, so replay finds the same.
+ */
+export function recordedParameterValue(
+  type: string | undefined,
+  value: string | undefined
+): string {
+  if (type !== 'SecureString' && value !== undefined && AMI_ID.test(value)) return value;
+  return REDACTED_PARAMETER_VALUE;
+}
+
+type Json = Record<string, unknown>;
+
+/** Dates become ISO strings, `undefined` disappears: what JSON.stringify would write. */
+function plain<T>(value: T): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+export interface RecordedAws {
+  readonly images: Json[];
+  readonly subnets: Json[];
+  readonly securityGroups: Json[];
+  readonly capacityReservations: Json[];
+  readonly parameters: Record<string, string>;
+  readonly instanceProfiles: Json[];
+  readonly roles: Json[];
+}
+
+export interface AwsRecorder {
+  /** Senders for `createLiveAwsFacts`: they pass every call through and keep the responses. */
+  readonly clients: AwsFactsClients;
+  recorded(): RecordedAws;
+}
+
+function byKey(items: Map<string, Json>): Json[] {
+  return [...items.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, item]) => item);
+}
+
+export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
+  const images = new Map<string, Json>();
+  const subnets = new Map<string, Json>();
+  const securityGroups = new Map<string, Json>();
+  const reservations = new Map<string, Json>();
+  const parameters = new Map<string, string>();
+  const profiles = new Map<string, Json>();
+  const roles = new Map<string, Json>();
+  const attached = new Map<string, Map<string, Json>>();
+
+  function keep(target: Map<string, Json>, key: string | undefined, item: object): void {
+    if (key !== undefined) target.set(key, plain(item));
+  }
+
+  function recordEc2(command: unknown, output: unknown): void {
+    if (command instanceof DescribeImagesCommand) {
+      for (const image of (output as DescribeImagesCommandOutput).Images ?? [])
+        keep(images, image.ImageId, image);
+    } else if (command instanceof DescribeSubnetsCommand) {
+      for (const subnet of (output as DescribeSubnetsCommandOutput).Subnets ?? [])
+        keep(subnets, subnet.SubnetId, subnet);
+    } else if (command instanceof DescribeSecurityGroupsCommand) {
+      for (const group of (output as DescribeSecurityGroupsCommandOutput).SecurityGroups ?? [])
+        keep(securityGroups, group.GroupId, group);
+    } else if (command instanceof DescribeCapacityReservationsCommand) {
+      const items = (output as DescribeCapacityReservationsCommandOutput).CapacityReservations;
+      for (const reservation of items ?? [])
+        keep(reservations, reservation.CapacityReservationId, reservation);
+    }
+  }
+
+  function recordSsm(command: unknown, output: unknown): void {
+    if (!(command instanceof GetParameterCommand)) return;
+    const parameter = (output as GetParameterCommandOutput).Parameter;
+    const name = parameter?.Name ?? parameterNameOf(command.input.Name ?? '');
+    if (name === '') return;
+    parameters.set(name, recordedParameterValue(parameter?.Type, parameter?.Value));
+  }
+
+  function recordIam(command: unknown, output: unknown): void {
+    if (command instanceof GetRoleCommand) {
+      const role = (output as GetRoleCommandOutput).Role;
+      if (role) keep(roles, role.RoleName, role);
+    } else if (command instanceof GetInstanceProfileCommand) {
+      const profile = (output as GetInstanceProfileCommandOutput).InstanceProfile;
+      if (profile) keep(profiles, profile.InstanceProfileName, profile);
+    } else if (command instanceof ListAttachedRolePoliciesCommand) {
+      const roleName = command.input.RoleName ?? '';
+      const policies = attached.get(roleName) ?? new Map<string, Json>();
+      for (const policy of (output as ListAttachedRolePoliciesCommandOutput).AttachedPolicies ?? [])
+        keep(policies, policy.PolicyArn, policy);
+      attached.set(roleName, policies);
+    }
+  }
+
+  // The SDK's `send` is overloaded; only the promise form is used by the adapters.
+  function wrap<T extends { send: (...args: never[]) => unknown }>(
+    sender: Pick<T, 'send'>,
+    record: (command: unknown, output: unknown) => void
+  ): Pick<T, 'send'> {
+    const send = async (command: unknown): Promise<unknown> => {
+      const output = await (sender.send as (command: unknown) => Promise<unknown>)(command);
+      record(command, output);
+      return output;
+    };
+    return { send } as unknown as Pick<T, 'send'>;
+  }
+
+  return {
+    clients: {
+      ec2: wrap<EC2Client>(inner.ec2, recordEc2),
+      ssm: wrap<SSMClient>(inner.ssm, recordSsm),
+      iam: wrap<IAMClient>(inner.iam, recordIam),
+    },
+    recorded(): RecordedAws {
+      const recordedRoles = byKey(roles).map((role) => ({
+        ...role,
+        AttachedPolicies: byKey(attached.get(String(role.RoleName)) ?? new Map()),
+      }));
+      return {
+        images: byKey(images),
+        subnets: byKey(subnets),
+        securityGroups: byKey(securityGroups),
+        capacityReservations: byKey(reservations),
+        parameters: Object.fromEntries([...parameters].sort(([a], [b]) => a.localeCompare(b))),
+        instanceProfiles: byKey(profiles),
+        roles: recordedRoles,
+      };
+    },
+  };
+}

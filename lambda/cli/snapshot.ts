@@ -1,0 +1,151 @@
+// `nodeclass-scan snapshot`: runs the collection half of a live scan with a recorder around the AWS
+// facts adapter, then writes a world file holding exactly what the scan read (stdout or --output).
+import { writeFile } from 'node:fs/promises';
+import { GetCallerIdentityCommand, type STSClient } from '@aws-sdk/client-sts';
+import type { Command } from 'commander';
+import { type AwsFactsClients, createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
+import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
+import { createEksReader } from '../adapters/aws/eks-reader.js';
+import { createEksTokenProvider } from '../adapters/aws/eks-token.js';
+import { createClusterSource } from '../adapters/kube/cluster-source.js';
+import { buildWorld } from '../adapters/world/build-world.js';
+import { createAwsRecorder } from '../adapters/world/recorder.js';
+import type { World } from '../adapters/world/schema.js';
+import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import { collectInventory } from '../app/run-scan.js';
+import type { ObjectSource } from '../core/ports.js';
+import { partitionOf } from '../core/region.js';
+import { ConfigError, ScannerError } from '../shared/errors.js';
+import type { CommandContext } from './main.js';
+
+export interface SnapshotInput {
+  readonly account: string;
+  readonly region: string;
+  readonly objects: ObjectSource;
+  /** Live SDK senders; the recorder wraps them. */
+  readonly aws: AwsFactsClients;
+  readonly now: Date;
+}
+
+/** Collects what a scan of `objects` reads from AWS and returns it as a world file. */
+export async function recordSnapshot(input: SnapshotInput): Promise<World> {
+  const recorder = createAwsRecorder(input.aws);
+  const { inventory } = await collectInventory({
+    objects: input.objects,
+    enrichers: [
+      createAwsFactsEnricher({ port: createLiveAwsFacts(recorder.clients), now: input.now }),
+    ],
+  });
+  return buildWorld({
+    account: input.account,
+    region: input.region,
+    partition: partitionOf(input.region),
+    recordedAt: input.now,
+    recorded: recorder.recorded(),
+    loaded: inventory,
+  });
+}
+
+export async function callerAccount(sts: Pick<STSClient, 'send'>): Promise<string> {
+  try {
+    const identity = await sts.send(new GetCallerIdentityCommand({}));
+    if (identity.Account) return identity.Account;
+  } catch (error) {
+    throw new ScannerError(
+      `cannot determine the AWS account (sts:GetCallerIdentity): ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error }
+    );
+  }
+  throw new ScannerError('sts:GetCallerIdentity returned no account');
+}
+
+/** `--region`, else the SDK's default chain (AWS_REGION, profile); a usage error when neither. */
+export async function resolveRegion(clients: AwsClients, flag?: string): Promise<string> {
+  if (flag !== undefined) return flag;
+  try {
+    const region = await clients.ec2().config.region();
+    if (region) return region;
+  } catch {
+    // Falls through to the usage error below.
+  }
+  throw new ConfigError('no AWS region: pass --region or set AWS_REGION / a profile region');
+}
+
+export interface SnapshotDeps {
+  readonly clients: (options: { region?: string; profile?: string }) => AwsClients;
+  /** The live cluster source (DescribeCluster + Kubernetes API) for the named clusters. */
+  readonly liveObjects: (options: {
+    region: string;
+    clusters: readonly string[];
+    clients: AwsClients;
+    now: () => Date;
+  }) => ObjectSource;
+}
+
+export const defaultSnapshotDeps: SnapshotDeps = {
+  clients: (options) => createAwsClients(options),
+  liveObjects: ({ region, clusters, clients, now }) =>
+    createClusterSource({
+      region,
+      clusters,
+      eks: createEksReader({ eks: clients.eks(region) }),
+      tokens: createEksTokenProvider({
+        region,
+        credentials: () => clients.sts(region).config.credentials(),
+        now,
+      }),
+    }),
+};
+
+interface SnapshotFlags {
+  region?: string;
+  cluster?: string[];
+  profile?: string;
+  output?: string;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function registerSnapshotCommand(
+  program: Command,
+  { io }: CommandContext,
+  deps: SnapshotDeps = defaultSnapshotDeps
+): void {
+  program
+    .command('snapshot')
+    .description(
+      'Record the AWS facts and Kubernetes objects a scan of these clusters reads as a world file (no secrets).'
+    )
+    .option('--cluster <name>', 'EKS cluster to record (repeatable, at least one)', collect)
+    .option('--region <region>', 'AWS region (default: the SDK default chain)')
+    .option('--profile <profile>', 'named AWS profile')
+    .option('--output <file>', 'write the world file here instead of stdout')
+    .action(async (flags: SnapshotFlags) => {
+      const clusters = flags.cluster ?? [];
+      if (clusters.length === 0)
+        throw new ConfigError('snapshot needs at least one --cluster NAME');
+      const clients = deps.clients({
+        ...(flags.region === undefined ? {} : { region: flags.region }),
+        ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+      });
+      const region = await resolveRegion(clients, flags.region);
+      const account = await callerAccount(clients.sts(region));
+      const world = await recordSnapshot({
+        account,
+        region,
+        objects: deps.liveObjects({ region, clusters, clients, now: io.now }),
+        aws: { ec2: clients.ec2(region), ssm: clients.ssm(region), iam: clients.iam(region) },
+        now: io.now(),
+      });
+      const text = `${JSON.stringify(world, null, 2)}\n`;
+      if (flags.output === undefined) io.stdout(text);
+      else await writeFile(flags.output, text, 'utf8');
+      const calls = clients.counter.counts().calls;
+      const total = Object.values(calls).reduce((sum, count) => sum + count, 0);
+      io.stderr(
+        `nodeclass-scan: recorded ${world.eks.clusters.length} cluster(s), ${world.ec2.images.length} image(s), ${world.ec2.subnets.length} subnet(s), ${world.ec2.securityGroups.length} security group(s), ${world.iam.roles.length} role(s) with ${total} AWS call(s)${flags.output === undefined ? '' : ` to ${flags.output}`}\n`
+      );
+    });
+}
