@@ -69,6 +69,8 @@ export function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): numb
 }
 
 interface ScanFlags {
+  controllerRole?: string[];
+  dryRunRole?: string;
   cluster?: string[];
   region?: string;
   world?: string;
@@ -104,6 +106,15 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .option('--only <ids>', 'run only these checks (comma-separated)', splitList)
     .option('--skip <ids>', 'skip these checks (comma-separated)', splitList)
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
+    .option(
+      '--controller-role <cluster=arn>',
+      "Karpenter's controller role for a cluster (repeatable)",
+      collect
+    )
+    .option(
+      '--dry-run-role <arn>',
+      'also DryRun RunInstances/CreateFleet with this assumed role (live)'
+    )
     .action(async (paths: string[], flags: ScanFlags) => {
       checkIdsExist(flags.only ?? [], '--only');
       checkIdsExist(flags.skip ?? [], '--skip');
@@ -120,6 +131,8 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
         environment: flags.nonProduction ? 'non-production' : 'production',
         readStdin: io.readStdin,
         now: io.now(),
+        controllerRoles: flags.controllerRole ?? [],
+        ...(flags.dryRunRole === undefined ? {} : { dryRunRole: flags.dryRunRole }),
       });
       const { inventory, inputErrors } = await collectInventory(plan);
       const report = evaluateInventory(

@@ -3,6 +3,7 @@
 // the manifests are evaluated against one of the world's clusters.
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import { loadWorldFile } from '../adapters/world/load-world.js';
+import { createWorldPolicySimulator } from '../adapters/world/permissions.js';
 import type { World } from '../adapters/world/schema.js';
 import { createWorldAwsFacts } from '../adapters/world/world-facts.js';
 import {
@@ -11,6 +12,7 @@ import {
   worldClusterContext,
 } from '../adapters/world/world-objects.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { LoadedObjects, ObjectSource } from '../core/ports.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../core/version.js';
@@ -25,6 +27,8 @@ export interface WorldPlanOptions {
   readonly environment: 'production' | 'non-production';
   readonly readStdin: () => Promise<string>;
   readonly now: Date;
+  /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
+  readonly controllerRoles?: Readonly<Record<string, string>>;
 }
 
 function karpenterVersionFlag(raw: string | undefined): KarpenterVersion | undefined {
@@ -101,6 +105,13 @@ export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPla
       createAwsFactsEnricher({
         port: createWorldAwsFacts({ world, now: options.now }),
         now: options.now,
+      }),
+      // After the AWS facts: simulations use the resolved images, subnets and node roles.
+      createPermissionsEnricher({
+        simulator: createWorldPolicySimulator(world),
+        ...(options.controllerRoles === undefined
+          ? {}
+          : { controllerRoles: options.controllerRoles }),
       }),
     ],
   };

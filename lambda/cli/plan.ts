@@ -18,6 +18,27 @@ export interface ScanCliOptions {
   readonly readStdin: () => Promise<string>;
   /** Scan time (AMI deprecation, selection); the CLI passes its clock. */
   readonly now?: Date;
+  /** `--controller-role CLUSTER=ARN` values: the controller role to simulate, per cluster. */
+  readonly controllerRoles?: readonly string[];
+  /** `--dry-run-role ARN`: opt-in EC2 DryRun with this assumed role (live scans only). */
+  readonly dryRunRole?: string;
+}
+
+/** `CLUSTER=ROLE_ARN` pairs → cluster → role ARN; anything else is a usage error. */
+export function parseControllerRoles(values: readonly string[] = []): Record<string, string> {
+  const roles: Record<string, string> = {};
+  for (const value of values) {
+    const separator = value.indexOf('=');
+    const cluster = value.slice(0, separator).trim();
+    const arn = value.slice(separator + 1).trim();
+    if (separator <= 0 || !/^arn:[a-z-]+:iam::\d{12}:role\/.+/.test(arn)) {
+      throw new ConfigError(
+        `--controller-role "${value}" is not CLUSTER=arn:<partition>:iam::<account>:role/<name>`
+      );
+    }
+    roles[cluster] = arn;
+  }
+  return roles;
 }
 
 export type ScanMode = 'manifests' | 'world' | 'live';
@@ -70,7 +91,13 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
     };
   }
   if (mode === 'world' && options.world !== undefined) {
+    if (options.dryRunRole !== undefined) {
+      throw new ConfigError(
+        '--dry-run-role calls EC2 and needs a live scan (--aws, --profile or --cluster)'
+      );
+    }
     return buildWorldPlan({
+      controllerRoles: parseControllerRoles(options.controllerRoles),
       world: options.world,
       paths: options.paths,
       clusters: options.clusters,

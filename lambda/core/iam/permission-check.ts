@@ -125,7 +125,7 @@ export function permissionCheckDrafts(
     }
     if (verdict.status === 'error') {
       const problems = [
-        ...verdict.unsimulated.map((item) => `${item.kind}: ${item.message}`),
+        ...verdict.unsimulated.map((item) => `${item.kind}: ${item.message.replace(/\.$/, '')}`),
         ...verdict.inconclusive.map(
           (item) =>
             `${item.action} on ${item.resource} is allowed only because the policies use context keys the scanner cannot supply (${item.missingContextValues.join(', ')})`
