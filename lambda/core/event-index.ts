@@ -1,0 +1,124 @@
+// The inventory index the event handlers use to re-evaluate only what an event can affect: per
+// NodeClass, its AMI selector terms (and the AMIs Karpenter last resolved), its node role or
+// instance profile, and its cluster's controller role.
+import type { Image } from './facts/aws.js';
+import { resolveControllerRole } from './iam/controller-role.js';
+import type { Inventory } from './inventory.js';
+import { clusterOf } from './inventory.js';
+import type { AmiSelectorTerm } from './schema.js';
+
+export interface NodeClassIndexEntry {
+  readonly cluster: string;
+  readonly name: string;
+  readonly amiSelectorTerms: readonly AmiSelectorTerm[];
+  /** `status.amis[].id`: what Karpenter resolved last (covers alias terms and deregistered images). */
+  readonly resolvedAmiIds: readonly string[];
+  /** `spec.role` as written (role mode). */
+  readonly nodeRole?: string;
+  /** `spec.instanceProfile` as written (instance-profile mode). */
+  readonly instanceProfile?: string;
+  readonly controllerRoleArn?: string;
+}
+
+export interface NodeClassRef {
+  readonly cluster: string;
+  readonly name: string;
+}
+
+/** `image` selected by `term`? Core's `imageMatchesTerm` in production, injected for testability. */
+export type ImageTermMatcher = (
+  image: Image,
+  term: AmiSelectorTerm,
+  context: { readonly resolvedImageIds?: ReadonlySet<string> }
+) => boolean;
+
+/** Index entries for every NodeClass that parsed (an unparsable one has nothing to match on). */
+export function indexEntriesOf(inventory: Inventory): NodeClassIndexEntry[] {
+  const entries: NodeClassIndexEntry[] = [];
+  for (const entry of inventory.nodeClasses) {
+    if (!entry.parsed.ok) continue;
+    const nodeClass = entry.parsed.value;
+    const cluster = clusterOf(inventory, entry.cluster);
+    const controller = cluster ? resolveControllerRole(cluster) : undefined;
+    entries.push({
+      cluster: entry.cluster,
+      name: entry.name,
+      amiSelectorTerms: nodeClass.spec.amiSelectorTerms,
+      resolvedAmiIds: (nodeClass.status?.amis ?? []).map((ami) => ami.id),
+      ...(nodeClass.spec.role ? { nodeRole: nodeClass.spec.role } : {}),
+      ...(nodeClass.spec.instanceProfile
+        ? { instanceProfile: nodeClass.spec.instanceProfile }
+        : {}),
+      ...(controller?.status === 'found' ? { controllerRoleArn: controller.roleArn } : {}),
+    });
+  }
+  return entries;
+}
+
+/**
+ * NodeClasses an AMI state change can affect: those whose last resolved AMIs include it, and those
+ * with a term that selects it. `image` is undefined when DescribeImages no longer lists the image
+ * (deregistered or disabled): then only id terms and resolved ids can match.
+ */
+export function affectedByImage(
+  entries: readonly NodeClassIndexEntry[],
+  imageId: string,
+  image: Image | undefined,
+  matches: ImageTermMatcher
+): NodeClassIndexEntry[] {
+  return entries.filter((entry) => {
+    const resolved = new Set(entry.resolvedAmiIds);
+    if (resolved.has(imageId)) return true;
+    const subject: Image = image ?? { id: imageId, state: 'unknown', tags: {} };
+    return entry.amiSelectorTerms.some((term) => {
+      // Without the image, only an id term can be judged: a name/tag term would match or miss blindly.
+      if (image === undefined && term.id === undefined) return false;
+      return matches(subject, term, { resolvedImageIds: resolved });
+    });
+  });
+}
+
+/** Last path segment of an IAM name, path or ARN, lower-cased (IAM names are case-insensitive). */
+export function iamNameKey(value: string): string {
+  const resource = value.startsWith('arn:') ? value.split(':').slice(5).join(':') : value;
+  return (
+    resource
+      .split('/')
+      .filter((part) => part !== '')
+      .at(-1) ?? value
+  ).toLowerCase();
+}
+
+/**
+ * NodeClasses whose node role (by name, or through its instance profile) or controller role is one
+ * of the changed roles, or whose instance profile changed.
+ */
+export function affectedByIam(
+  entries: readonly NodeClassIndexEntry[],
+  change: {
+    readonly roleNames: readonly string[];
+    readonly instanceProfileNames: readonly string[];
+  }
+): NodeClassIndexEntry[] {
+  const roles = new Set(change.roleNames.map(iamNameKey));
+  const profiles = new Set(change.instanceProfileNames.map(iamNameKey));
+  return entries.filter(
+    (entry) =>
+      (entry.nodeRole !== undefined && roles.has(iamNameKey(entry.nodeRole))) ||
+      (entry.controllerRoleArn !== undefined && roles.has(iamNameKey(entry.controllerRoleArn))) ||
+      (entry.instanceProfile !== undefined && profiles.has(iamNameKey(entry.instanceProfile)))
+  );
+}
+
+/** Groups NodeClass references by cluster, clusters and names sorted. */
+export function byCluster(refs: readonly NodeClassRef[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const ref of [...refs].sort(
+    (a, b) => a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name)
+  )) {
+    const names = groups.get(ref.cluster) ?? [];
+    if (!names.includes(ref.name)) names.push(ref.name);
+    groups.set(ref.cluster, names);
+  }
+  return groups;
+}

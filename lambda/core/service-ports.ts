@@ -1,0 +1,90 @@
+// Ports of the running service (Lambdas): finding state, publishing, the scan queue, metrics and
+// the IAM lookups the IAM-event path needs. Adapters implement them; the app layer uses only these.
+import { z } from 'zod';
+import type { NodeClassIndexEntry } from './event-index.js';
+import type { FindingState, LifecycleChange } from './lifecycle.js';
+import type { Severity } from './model.js';
+import type { OutgoingMessage } from './notify/message.js';
+
+/** Per-finding state and the NodeClass index (DynamoDB in production). */
+export interface FindingStore {
+  /** Every stored finding state of a cluster, open and resolved (not yet expired). */
+  loadFindings(cluster: string): Promise<FindingState[]>;
+  /**
+   * Writes `change.next` only if the stored revision is still `change.previous?.revision` (absent
+   * for a first sighting). False when another delivery got there first: do not notify then.
+   */
+  claim(change: LifecycleChange): Promise<boolean>;
+  /** Undoes a claim whose notification could not be published, so a retry notifies again. */
+  release(change: LifecycleChange): Promise<void>;
+  /** Refreshes `lastSeen` of unchanged open findings (no revision bump, never notifies). */
+  touch(states: readonly FindingState[]): Promise<void>;
+  loadIndex(): Promise<NodeClassIndexEntry[]>;
+  /** Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone). */
+  replaceClusterIndex(cluster: string, entries: readonly NodeClassIndexEntry[]): Promise<void>;
+  /** Upserts entries after a restricted (event-driven) scan. */
+  putIndexEntries(entries: readonly NodeClassIndexEntry[]): Promise<void>;
+}
+
+export interface PublishFailure {
+  readonly id: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** SNS in production. Never throws for per-message failures: it returns them. */
+export interface NotificationPublisher {
+  publish(
+    messages: readonly OutgoingMessage[]
+  ): Promise<{ readonly failed: readonly PublishFailure[] }>;
+}
+
+/** The message one `scan-cluster` worker consumes (SQS body). */
+export const ClusterScanRequestSchema = z.object({
+  version: z.literal(1),
+  cluster: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'not an EKS cluster name'),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not a region name')
+    .optional(),
+  trigger: z.string().min(1).max(100),
+  requestedAt: z.iso.datetime(),
+});
+export type ClusterScanRequest = z.infer<typeof ClusterScanRequestSchema>;
+
+/** SQS in production. */
+export interface ScanQueue {
+  enqueue(
+    requests: readonly ClusterScanRequest[]
+  ): Promise<{ readonly failed: readonly PublishFailure[] }>;
+}
+
+/** CloudWatch EMF in production (no API calls). */
+export interface ServiceMetrics {
+  clusterScanned(input: {
+    readonly cluster: string;
+    readonly durationMs: number;
+    readonly nodeClasses: number;
+    /** Omitted when the cluster's state is unknown (no `OpenFindings` gauge then). */
+    readonly openBySeverity?: Readonly<Record<Severity, number>>;
+  }): void;
+  sourceErrors(cluster: string, count: number): void;
+  apiCalls(count: number): void;
+  eventIgnored(reason: string): void;
+  notificationsSent(count: number): void;
+}
+
+/** The IAM lookups that map a changed policy or role to the roles and profiles it affects. */
+export interface IamEntityReader {
+  /** Role names a managed policy is attached to (`iam:ListEntitiesForPolicy`). */
+  rolesAttachedToPolicy(policyArn: string): Promise<string[]>;
+  /** Instance profiles holding a role (`iam:ListInstanceProfilesForRole`); [] when the role is gone. */
+  instanceProfilesForRole(roleName: string): Promise<string[]>;
+}
+
+/** Structured log lines from the app layer (Powertools Logger in production). */
+export interface AppLogger {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
