@@ -389,17 +389,19 @@ function checkNetworkInterfaces(spec: EC2NodeClassSpec, out: Collector): void {
       "networkInterfaces must include a primary interface with interfaceType='interface'"
     );
   }
-  const sameSlot = (a: (typeof interfaces)[number], b: (typeof interfaces)[number]) =>
-    a.networkCardIndex === b.networkCardIndex && a.deviceIndex === b.deviceIndex;
-  const clash = interfaces.some(
-    (nic) =>
-      interfaces.filter((other) => sameSlot(nic, other)).length !== 1 ||
-      (nic.interfaceType === 'efa-only' &&
-        interfaces.filter(
-          (other) =>
-            other.networkCardIndex === nic.networkCardIndex && other.interfaceType === 'efa-only'
-        ).length !== 1)
-  );
+  // Counted in maps: the CEL rule is quadratic, an unvalidated object may hold any number of items.
+  const slots = new Map<string, number>();
+  const efaPerCard = new Map<number | undefined, number>();
+  for (const nic of interfaces) {
+    const slot = `${nic.networkCardIndex}/${nic.deviceIndex}`;
+    slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    if (nic.interfaceType === 'efa-only') {
+      efaPerCard.set(nic.networkCardIndex, (efaPerCard.get(nic.networkCardIndex) ?? 0) + 1);
+    }
+  }
+  const clash =
+    [...slots.values()].some((count) => count > 1) ||
+    [...efaPerCard.values()].some((count) => count > 1);
   if (clash) {
     out.add(
       path,
