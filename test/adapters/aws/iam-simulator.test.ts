@@ -1,0 +1,445 @@
+import {
+  IAMClient,
+  IAMServiceException,
+  SimulatePrincipalPolicyCommand,
+  type SimulatePrincipalPolicyCommandInput,
+} from '@aws-sdk/client-iam';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DECLARED_ACTIONS } from '../../../lambda/adapters/aws/declared-actions.js';
+import {
+  createIamSimulator,
+  iamSimulatorActions,
+} from '../../../lambda/adapters/aws/iam-simulator.js';
+import { createPermissionsEnricher } from '../../../lambda/app/collect-permissions.js';
+import { controllerCanLaunch } from '../../../lambda/core/checks/controller-can-launch.js';
+import { controllerCanPassNodeRole } from '../../../lambda/core/checks/controller-can-pass-node-role.js';
+import type { SimulationRequest } from '../../../lambda/core/facts/permissions.js';
+import { SourceUnavailableError } from '../../../lambda/shared/errors.js';
+import {
+  aPermissionsInventory,
+  CONTROLLER_ROLE,
+  GPU_NODE_ROLE,
+  NODE_ROLE,
+} from '../../support/permission-builders.js';
+
+const iamMock = mockClient(IAMClient);
+const now = new Date('2026-11-01T00:00:00Z');
+const EC2 = 'arn:aws:ec2:us-east-1:111122223333';
+
+function ctx(key: string, values: string[], type: 'string' | 'stringList' = 'string') {
+  return { ContextKeyName: key, ContextKeyValues: values, ContextKeyType: type };
+}
+
+/** Karpenter's EC2 request tags for a class and NodePool, as sorted context entries. */
+function requestTags(nodeClass: string, nodePool: string, extra: Record<string, string> = {}) {
+  const tags: Record<string, string> = {
+    'eks:eks-cluster-name': 'demo',
+    'karpenter.k8s.aws/ec2nodeclass': nodeClass,
+    'karpenter.sh/nodepool': nodePool,
+    'kubernetes.io/cluster/demo': 'owned',
+    ...extra,
+  };
+  return {
+    request: Object.keys(tags)
+      .sort()
+      .map((key) => ctx(`aws:RequestTag/${key}`, [tags[key] ?? ''])),
+    resource: Object.keys(tags)
+      .sort()
+      .map((key) => ctx(`aws:ResourceTag/${key}`, [tags[key] ?? ''])),
+    keys: ctx('aws:TagKeys', Object.keys(tags).sort(), 'stringList'),
+  };
+}
+
+const REGION = ctx('aws:RequestedRegion', ['us-east-1']);
+
+function inputs(): SimulatePrincipalPolicyCommandInput[] {
+  return iamMock.commandCalls(SimulatePrincipalPolicyCommand).map((call) => call.args[0].input);
+}
+
+function inputFor(
+  actions: string[],
+  resource: string
+): SimulatePrincipalPolicyCommandInput | undefined {
+  return inputs().find(
+    (input) =>
+      JSON.stringify(input.ActionNames) === JSON.stringify(actions) &&
+      input.ResourceArns?.includes(resource)
+  );
+}
+
+async function scan(only?: string) {
+  const base = aPermissionsInventory();
+  const inventory = only
+    ? { ...base, nodeClasses: base.nodeClasses.filter((entry) => entry.name === only) }
+    : base;
+  const enricher = createPermissionsEnricher({
+    simulator: createIamSimulator(new IAMClient({})),
+    concurrency: 1,
+  });
+  return enricher.enrich(inventory);
+}
+
+/** Answers every action × resource with `decide`, the way IAM does now (ResourceSpecificResults). */
+function answer(
+  decide: (action: string, resource: string) => Record<string, unknown> = () => ({})
+) {
+  iamMock
+    .on(SimulatePrincipalPolicyCommand)
+    .callsFake((input: SimulatePrincipalPolicyCommandInput) => ({
+      EvaluationResults: (input.ActionNames ?? []).map((action) => ({
+        EvalActionName: action,
+        EvalResourceName: '*',
+        EvalDecision: 'allowed',
+        ResourceSpecificResults: (input.ResourceArns ?? ['*']).map((resource) => ({
+          EvalResourceName: resource,
+          EvalResourceDecision: 'allowed',
+          ...decide(action, resource),
+        })),
+        ...decide(action, '*top-level*'),
+      })),
+      IsTruncated: false,
+    }));
+}
+
+beforeEach(() => {
+  iamMock.reset();
+});
+
+describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
+  it('sends every Karpenter request of a role-mode NodeClass with its full context', async () => {
+    // Prepare
+    answer();
+    const tags = requestTags('default', 'general', { team: 'platform' });
+    const created = [...tags.request, REGION, tags.keys];
+
+    // Act
+    await scan('default');
+
+    // Assess
+    expect(inputs()).toEqual([
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'],
+        ResourceArns: [`${EC2}:launch-template/*`],
+        ContextEntries: [...created, ctx('ec2:CreateAction', ['CreateLaunchTemplate'])],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:CreateFleet', 'ec2:CreateTags'],
+        ResourceArns: [
+          `${EC2}:fleet/*`,
+          `${EC2}:instance/*`,
+          `${EC2}:volume/*`,
+          `${EC2}:network-interface/*`,
+        ],
+        ContextEntries: [...created, ctx('ec2:CreateAction', ['CreateFleet'])],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:RunInstances', 'ec2:CreateTags'],
+        ResourceArns: [`${EC2}:instance/*`, `${EC2}:volume/*`, `${EC2}:network-interface/*`],
+        ContextEntries: [...created, ctx('ec2:CreateAction', ['RunInstances'])],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
+        ResourceArns: [`${EC2}:launch-template/*`],
+        ContextEntries: [...tags.request, REGION, ...tags.resource, tags.keys],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
+        ResourceArns: [
+          'arn:aws:ec2:us-east-1::image/ami-0123456789abcdef0',
+          'arn:aws:ec2:us-east-1::snapshot/*',
+          `${EC2}:subnet/subnet-aaa`,
+          `${EC2}:subnet/subnet-bbb`,
+          `${EC2}:security-group/sg-111`,
+        ],
+        ContextEntries: created,
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['iam:PassRole'],
+        ResourceArns: [NODE_ROLE],
+        ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: [
+          'iam:GetInstanceProfile',
+          'iam:CreateInstanceProfile',
+          'iam:TagInstanceProfile',
+          'iam:AddRoleToInstanceProfile',
+          'iam:RemoveRoleFromInstanceProfile',
+          'iam:DeleteInstanceProfile',
+        ],
+        ResourceArns: [
+          'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
+        ],
+        ContextEntries: [
+          ctx('aws:RequestTag/eks:eks-cluster-name', ['demo']),
+          ctx('aws:RequestTag/karpenter.k8s.aws/ec2nodeclass', ['default']),
+          ctx('aws:RequestTag/kubernetes.io/cluster/demo', ['owned']),
+          ctx('aws:RequestTag/team', ['platform']),
+          ctx('aws:RequestTag/topology.kubernetes.io/region', ['us-east-1']),
+          ctx('aws:ResourceTag/eks:eks-cluster-name', ['demo']),
+          ctx('aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass', ['default']),
+          ctx('aws:ResourceTag/kubernetes.io/cluster/demo', ['owned']),
+          ctx('aws:ResourceTag/team', ['platform']),
+          ctx('aws:ResourceTag/topology.kubernetes.io/region', ['us-east-1']),
+          ctx(
+            'aws:TagKeys',
+            [
+              'eks:eks-cluster-name',
+              'karpenter.k8s.aws/ec2nodeclass',
+              'kubernetes.io/cluster/demo',
+              'team',
+              'topology.kubernetes.io/region',
+            ],
+            'stringList'
+          ),
+        ],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['iam:ListInstanceProfiles'],
+        ResourceArns: ['*'],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: [
+          'ec2:DescribeCapacityReservations',
+          'ec2:DescribeImages',
+          'ec2:DescribeInstances',
+          'ec2:DescribeInstanceTypeOfferings',
+          'ec2:DescribeInstanceTypes',
+          'ec2:DescribeLaunchTemplates',
+          'ec2:DescribeSecurityGroups',
+          'ec2:DescribeSpotPriceHistory',
+          'ec2:DescribeSubnets',
+        ],
+        ResourceArns: ['*'],
+        ContextEntries: [REGION],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['eks:DescribeCluster'],
+        ResourceArns: ['arn:aws:eks:us-east-1:111122223333:cluster/demo'],
+        ContextEntries: [REGION],
+      },
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ssm:GetParameter'],
+        ResourceArns: ['arn:aws:ssm:us-east-1::parameter/aws/service/eks/optimized-ami/*'],
+        ContextEntries: [REGION],
+      },
+    ]);
+  });
+
+  it("sends an instanceProfile-mode NodeClass' profile role, reservation and custom parameter, and no profile calls", async () => {
+    answer();
+    const tags = requestTags('gpu', '');
+
+    await scan('gpu');
+
+    expect(inputs().map((input) => input.ActionNames?.[0])).toEqual([
+      'ec2:CreateLaunchTemplate',
+      'ec2:CreateFleet',
+      'ec2:RunInstances',
+      'ec2:RunInstances',
+      'ec2:RunInstances',
+      'iam:PassRole',
+      'ec2:DescribeCapacityReservations',
+      'eks:DescribeCluster',
+      'ssm:GetParameter',
+    ]);
+    expect(inputFor(['iam:PassRole'], GPU_NODE_ROLE)).toEqual({
+      PolicySourceArn: CONTROLLER_ROLE,
+      ActionNames: ['iam:PassRole'],
+      ResourceArns: [GPU_NODE_ROLE],
+      ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
+    });
+    expect(inputFor(['ec2:RunInstances', 'ec2:CreateFleet'], `${EC2}:subnet/subnet-ccc`)).toEqual({
+      PolicySourceArn: CONTROLLER_ROLE,
+      ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
+      ResourceArns: [
+        'arn:aws:ec2:us-east-1::image/ami-0fedcba9876543210',
+        'arn:aws:ec2:us-east-1::snapshot/*',
+        `${EC2}:subnet/subnet-ccc`,
+        `${EC2}:security-group/sg-222`,
+        `${EC2}:security-group/sg-333`,
+        `${EC2}:capacity-reservation/cr-0abc`,
+      ],
+      ContextEntries: [...tags.request, REGION, tags.keys],
+    });
+    expect(
+      inputFor(['ssm:GetParameter'], 'arn:aws:ssm:us-east-1:111122223333:parameter/team/gpu/ami')
+    ).toBeDefined();
+  });
+
+  it('simulates identical requests of two NodeClasses once', async () => {
+    answer();
+
+    await scan();
+
+    const discovery = inputs().filter((input) => input.ActionNames?.includes('ec2:DescribeImages'));
+    expect(discovery).toHaveLength(1);
+  });
+});
+
+describe('iam-simulator: interpretation of results', () => {
+  it.each([
+    ['allowed', {}, 'pass', undefined],
+    ['implicitDeny', { EvalResourceDecision: 'implicitDeny' }, 'fail', 'not allowed by any policy'],
+    [
+      'explicitDeny by SCP',
+      {
+        EvalResourceDecision: 'explicitDeny',
+        OrganizationsDecisionDetail: { AllowedByOrganizations: false },
+      },
+      'fail',
+      'service control policy',
+    ],
+    [
+      'denied by the permissions boundary',
+      {
+        EvalResourceDecision: 'implicitDeny',
+        PermissionsBoundaryDecisionDetail: { AllowedByPermissionsBoundary: false },
+      },
+      'fail',
+      'permissions boundary',
+    ],
+    [
+      'explicitDeny by an identity policy',
+      {
+        EvalResourceDecision: 'explicitDeny',
+        MatchedStatements: [{ SourcePolicyId: 'DenyPassRole', SourcePolicyType: 'IAM Policy' }],
+      },
+      'fail',
+      'matched: DenyPassRole',
+    ],
+    [
+      'missing context',
+      { MissingContextValues: ['aws:PrincipalTag/kubernetes-pod-name'] },
+      'error',
+      'aws:PrincipalTag/kubernetes-pod-name',
+    ],
+  ])('%s → %s', async (_name, detail, status, text) => {
+    // Prepare: the detail applies to PassRole on the node role only.
+    iamMock
+      .on(SimulatePrincipalPolicyCommand)
+      .callsFake((input: SimulatePrincipalPolicyCommandInput) => {
+        const organizations = (detail as { OrganizationsDecisionDetail?: unknown })
+          .OrganizationsDecisionDetail;
+        return {
+          EvaluationResults: (input.ActionNames ?? []).map((action) => ({
+            EvalActionName: action,
+            EvalDecision: 'allowed',
+            ...(action === 'iam:PassRole' && organizations
+              ? { OrganizationsDecisionDetail: organizations }
+              : {}),
+            ResourceSpecificResults: (input.ResourceArns ?? []).map((resource) => ({
+              EvalResourceName: resource,
+              EvalResourceDecision: 'allowed',
+              ...(action === 'iam:PassRole' ? detail : {}),
+            })),
+          })),
+        };
+      });
+
+    // Act
+    const inventory = await scan('default');
+    const [finding] = controllerCanPassNodeRole.evaluate(inventory, { now });
+
+    // Assess
+    expect(finding?.status).toBe(status);
+    if (text !== undefined) expect(finding?.message).toContain(text);
+  });
+
+  it('reads old-style per-resource results without ResourceSpecificResults', async () => {
+    iamMock
+      .on(SimulatePrincipalPolicyCommand)
+      .callsFake((input: SimulatePrincipalPolicyCommandInput) => ({
+        EvaluationResults: (input.ActionNames ?? []).flatMap((action) =>
+          (input.ResourceArns ?? ['*']).map((resource) => ({
+            EvalActionName: action,
+            EvalResourceName: resource,
+            EvalDecision: action === 'ec2:CreateLaunchTemplate' ? 'implicitDeny' : 'allowed',
+          }))
+        ),
+      }));
+
+    const [finding] = controllerCanLaunch.evaluate(await scan('default'), { now });
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain(`ec2:CreateLaunchTemplate on ${EC2}:launch-template/*`);
+  });
+});
+
+describe('iam-simulator adapter', () => {
+  const request: SimulationRequest = {
+    key: 'k',
+    kind: 'use-existing-resources',
+    group: 'launch',
+    principalArn: CONTROLLER_ROLE,
+    actions: ['ec2:RunInstances'],
+    resourceArns: Array.from({ length: 45 }, (_, index) => `${EC2}:subnet/subnet-${index}`),
+    context: [{ key: 'aws:TagKeys', type: 'stringList', values: ['a', 'b'] }],
+  };
+
+  it('chunks resource ARNs by 20 and follows Marker pages', async () => {
+    iamMock
+      .on(SimulatePrincipalPolicyCommand)
+      .callsFake((input: SimulatePrincipalPolicyCommandInput) => ({
+        EvaluationResults: [
+          {
+            EvalActionName: 'ec2:RunInstances',
+            EvalResourceName: input.ResourceArns?.[0],
+            EvalDecision: 'allowed',
+          },
+        ],
+        IsTruncated: input.Marker === undefined && input.ResourceArns?.length === 20,
+        Marker: 'page-2',
+      }));
+
+    const results = await createIamSimulator(new IAMClient({})).simulate(request);
+
+    const sent = inputs();
+    expect(sent.map((input) => [input.ResourceArns?.length, input.Marker])).toEqual([
+      [20, undefined],
+      [20, 'page-2'],
+      [20, undefined],
+      [20, 'page-2'],
+      [5, undefined],
+    ]);
+    expect(sent[0]?.ContextEntries).toEqual([ctx('aws:TagKeys', ['a', 'b'], 'stringList')]);
+    expect(results).toHaveLength(5);
+  });
+
+  it('turns throttling into a SourceUnavailableError with reason throttled', async () => {
+    iamMock
+      .on(SimulatePrincipalPolicyCommand)
+      .rejects(
+        new IAMServiceException({
+          name: 'Throttling',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+          message: 'Rate exceeded',
+        })
+      );
+
+    const error = await createIamSimulator(new IAMClient({}))
+      .simulate(request)
+      .catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(SourceUnavailableError);
+    expect((error as SourceUnavailableError).reason).toBe('throttled');
+  });
+
+  it('declares the action it calls', () => {
+    expect(iamSimulatorActions).toEqual(['iam:SimulatePrincipalPolicy']);
+    expect(Object.values(DECLARED_ACTIONS).flat()).toContain('iam:SimulatePrincipalPolicy');
+  });
+});
