@@ -27,7 +27,7 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
-import { parameterNameOf } from './world-facts.js';
+import { parameterNamesOf } from './world-facts.js';
 
 /** Stands in for any parameter value that is not an AMI id (it could be a secret). */
 export const REDACTED_PARAMETER_VALUE = '<redacted by nodeclass-scan snapshot: not an AMI id>';
@@ -107,7 +107,7 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   function recordSsm(command: unknown, output: unknown): void {
     if (!(command instanceof GetParameterCommand)) return;
     const parameter = (output as GetParameterCommandOutput).Parameter;
-    const name = parameter?.Name ?? parameterNameOf(command.input.Name ?? '');
+    const name = parameter?.Name ?? parameterNamesOf(command.input.Name ?? '')[0] ?? '';
     if (name === '') return;
     parameters.set(name, recordedParameterValue(parameter?.Type, parameter?.Value));
   }

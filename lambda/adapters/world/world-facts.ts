@@ -32,12 +32,16 @@ export interface WorldFactsOptions {
   readonly now: Date;
 }
 
-/** SSM accepts a name or an ARN (`arn:aws:ssm:r:a:parameter/x/y` → `/x/y`, `…parameter/x` → `x`). */
-export function parameterNameOf(nameOrArn: string): string {
-  if (!nameOrArn.startsWith('arn:')) return nameOrArn;
+/**
+ * Names an SSM name-or-ARN can stand for. `…:parameter/a/b` is `/a/b`; `…:parameter/a` is `/a` or
+ * `a` (the ARN of a name without a leading slash gains one).
+ */
+export function parameterNamesOf(nameOrArn: string): string[] {
+  if (!nameOrArn.startsWith('arn:')) return [nameOrArn];
   const resource = nameOrArn.split(':').slice(5).join(':');
   const rest = resource.startsWith('parameter') ? resource.slice('parameter'.length) : resource;
-  return rest.startsWith('//') ? rest.slice(1) : rest.replace(/^\/(?=[^/]*$)/, '');
+  const name = rest.startsWith('//') ? rest.slice(1) : rest;
+  return name.lastIndexOf('/') === 0 ? [name, name.slice(1)] : [name];
 }
 
 function filtered<T>(source: string, items: readonly T[], accept: (item: T) => boolean): T[] {
@@ -96,7 +100,9 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
     },
 
     async getParameter(name: string): Promise<string | undefined> {
-      return world.ssm.parameters[parameterNameOf(name)];
+      const parameters = world.ssm.parameters;
+      const found = parameterNamesOf(name).find((candidate) => candidate in parameters);
+      return found === undefined ? undefined : parameters[found];
     },
 
     async getInstanceProfile(name: string): Promise<InstanceProfile | undefined> {
