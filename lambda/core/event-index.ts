@@ -109,16 +109,3 @@ export function affectedByIam(
       (entry.instanceProfile !== undefined && profiles.has(iamNameKey(entry.instanceProfile)))
   );
 }
-
-/** Groups NodeClass references by cluster, clusters and names sorted. */
-export function byCluster(refs: readonly NodeClassRef[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const ref of [...refs].sort(
-    (a, b) => a.cluster.localeCompare(b.cluster) || a.name.localeCompare(b.name)
-  )) {
-    const names = groups.get(ref.cluster) ?? [];
-    if (!names.includes(ref.name)) names.push(ref.name);
-    groups.set(ref.cluster, names);
-  }
-  return groups;
-}

@@ -1,0 +1,139 @@
+// The only place that reads the Lambdas' environment. Parsed once with zod into a frozen Config;
+// every invalid or missing variable is listed in one ConfigError. The CDK stack sets exactly the
+// keys in HANDLER_ENV_KEYS for each function.
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+export const HANDLER_NAMES = ['dispatch', 'scan-cluster', 'ami-event', 'iam-event'] as const;
+export type HandlerName = (typeof HANDLER_NAMES)[number];
+
+const clusterTarget = z
+  .string()
+  .regex(
+    /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2}(-[a-z]+)+-\d+)?$/,
+    'each entry must be an EKS cluster name, optionally @region'
+  );
+
+const positiveNumber = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed <= 0) {
+        context.addIssue({ code: 'custom', message: `must be a positive number, got "${value}"` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+/** Every variable, with its meaning. Optional ones have defaults. */
+const ENV_SCHEMA = {
+  /** DynamoDB table for finding state and the NodeClass index. */
+  STATE_TABLE_NAME: z.string().min(3).max(255),
+  /** SNS topic receiving one message per lifecycle change and a digest per scan. */
+  FINDINGS_TOPIC_ARN: z
+    .string()
+    .regex(
+      /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/,
+      'must be an SNS topic ARN'
+    ),
+  /** SQS queue the dispatcher fills, one message per cluster. */
+  SCAN_QUEUE_URL: z.url({ protocol: /^https$/ }),
+  /** Comma-separated cluster names (`name` or `name@region`) the schedule scans. */
+  CLUSTERS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+    )
+    .pipe(z.array(clusterTarget).min(1, 'must list at least one cluster')),
+  /** The Lambda's own region (set by the Lambda runtime). */
+  AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name'),
+  /** Hours between reminders for a finding that keeps failing. */
+  REMINDER_INTERVAL_HOURS: positiveNumber(24),
+  /** Days a resolved finding's state is kept (DynamoDB TTL). */
+  RESOLVED_TTL_DAYS: positiveNumber(30),
+  /** When to publish the per-scan digest. */
+  DIGEST: z.enum(['on-change', 'always', 'never']).default('on-change'),
+  /** `non-production` lowers pinning findings to info. */
+  SCAN_ENVIRONMENT: z.enum(['production', 'non-production']).default('production'),
+} as const;
+
+export type EnvKey = keyof typeof ENV_SCHEMA;
+export const CONFIG_ENV_KEYS = Object.keys(ENV_SCHEMA) as EnvKey[];
+
+/** Variables each handler requires (beyond the optional ones, which every handler accepts). */
+export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> = {
+  dispatch: ['SCAN_QUEUE_URL', 'CLUSTERS', 'AWS_REGION'],
+  'scan-cluster': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
+  'ami-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
+  'iam-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
+};
+
+const OPTIONAL_KEYS: readonly EnvKey[] = [
+  'REMINDER_INTERVAL_HOURS',
+  'RESOLVED_TTL_DAYS',
+  'DIGEST',
+  'SCAN_ENVIRONMENT',
+];
+
+export interface ClusterTarget {
+  readonly name: string;
+  readonly region: string;
+}
+
+export interface Config {
+  readonly region: string;
+  readonly stateTableName: string;
+  readonly findingsTopicArn: string;
+  readonly scanQueueUrl: string;
+  readonly clusters: readonly ClusterTarget[];
+  readonly reminderIntervalMs: number;
+  readonly resolvedTtlDays: number;
+  readonly digest: 'on-change' | 'always' | 'never';
+  readonly environment: 'production' | 'non-production';
+}
+
+/**
+ * Parses the variables `handler` needs. Variables a handler does not use are left empty in the
+ * Config (`''`/`[]`), so each function only needs its own keys set.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  handler: HandlerName
+): Config {
+  const keys = [...HANDLER_ENV_KEYS[handler], ...OPTIONAL_KEYS];
+  const shape = Object.fromEntries(keys.map((key) => [key, ENV_SCHEMA[key]]));
+  const parsed = z.object(shape).safeParse(Object.fromEntries(keys.map((key) => [key, env[key]])));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '?');
+      return env[key] === undefined ? `${key}: missing` : `${key}: ${issue.message}`;
+    });
+    throw new ConfigError(
+      `Invalid configuration for the ${handler} function: ${[...new Set(problems)].join('; ')}`
+    );
+  }
+  const values = parsed.data as Partial<{ [K in EnvKey]: z.output<(typeof ENV_SCHEMA)[K]> }>;
+  const region = values.AWS_REGION ?? '';
+  return Object.freeze({
+    region,
+    stateTableName: values.STATE_TABLE_NAME ?? '',
+    findingsTopicArn: values.FINDINGS_TOPIC_ARN ?? '',
+    scanQueueUrl: values.SCAN_QUEUE_URL ?? '',
+    clusters: Object.freeze(
+      (values.CLUSTERS ?? []).map((entry) => {
+        const [name = entry, clusterRegion] = entry.split('@');
+        return Object.freeze({ name, region: clusterRegion ?? region });
+      })
+    ),
+    reminderIntervalMs: (values.REMINDER_INTERVAL_HOURS ?? 24) * 3_600_000,
+    resolvedTtlDays: values.RESOLVED_TTL_DAYS ?? 30,
+    digest: values.DIGEST ?? 'on-change',
+    environment: values.SCAN_ENVIRONMENT ?? 'production',
+  });
+}

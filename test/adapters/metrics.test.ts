@@ -1,0 +1,98 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createMetrics, METRICS_NAMESPACE } from '../../lambda/adapters/metrics.js';
+
+interface EmfDocument {
+  _aws: {
+    CloudWatchMetrics: {
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: { Name: string; Unit: string }[];
+    }[];
+  };
+  [key: string]: unknown;
+}
+
+function captureEmf(): EmfDocument[] {
+  const documents: EmfDocument[] = [];
+  vi.spyOn(console, 'log').mockImplementation((line: string) => {
+    documents.push(JSON.parse(line) as EmfDocument);
+  });
+  return documents;
+}
+
+beforeEach(() => {
+  // POWERTOOLS_DEV (test setup) disables metrics unless explicitly re-enabled.
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
+
+describe('createMetrics', () => {
+  it('writes OpenFindings per Severity and Cluster, and scan metrics, as EMF', () => {
+    // Prepare
+    const documents = captureEmf();
+    const metrics = createMetrics(
+      new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' })
+    );
+    // Act
+    metrics.clusterScanned({
+      cluster: 'prod',
+      durationMs: 1234,
+      nodeClasses: 7,
+      openBySeverity: { critical: 1, high: 2, medium: 0, low: 0, info: 0 },
+    });
+    metrics.sourceErrors('prod', 3);
+    metrics.apiCalls(42);
+    metrics.eventIgnored('malformed-event');
+    metrics.notificationsSent(2);
+    metrics.flush();
+    // Assess
+    const open = documents.filter((d) => 'OpenFindings' in d);
+    expect(open.map((d) => [d.Severity, d.Cluster, d.OpenFindings])).toEqual([
+      ['critical', 'prod', 1],
+      ['high', 'prod', 2],
+      ['medium', 'prod', 0],
+      ['low', 'prod', 0],
+      ['info', 'prod', 0],
+    ]);
+    expect(open[0]?._aws.CloudWatchMetrics[0]?.Namespace).toBe('NodeClassScanner');
+    expect(open[0]?._aws.CloudWatchMetrics[0]?.Dimensions[0]).toEqual(
+      expect.arrayContaining(['Cluster', 'Severity'])
+    );
+    expect(documents.find((d) => 'ScanDuration' in d)).toMatchObject({
+      ScanDuration: 1234,
+      Cluster: 'prod',
+    });
+    expect(documents.find((d) => 'NodeClassesScanned' in d)).toMatchObject({
+      NodeClassesScanned: 7,
+    });
+    expect(documents.find((d) => 'SourceErrors' in d)).toMatchObject({
+      SourceErrors: 3,
+      Cluster: 'prod',
+    });
+    expect(documents.find((d) => 'EventsIgnored' in d)).toMatchObject({
+      EventsIgnored: 1,
+      Reason: 'malformed-event',
+    });
+    expect(documents.find((d) => 'AwsApiCalls' in d)).toMatchObject({
+      AwsApiCalls: 42,
+      ClustersScanned: 1,
+      NotificationsSent: 2,
+    });
+  });
+
+  it('writes no OpenFindings when the open counts are unknown, and nothing on an empty flush', () => {
+    const documents = captureEmf();
+    const metrics = createMetrics(
+      new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' })
+    );
+    metrics.flush();
+    expect(documents).toEqual([]);
+    metrics.clusterScanned({ cluster: 'prod', durationMs: 1, nodeClasses: 0 });
+    expect(documents.some((d) => 'OpenFindings' in d)).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_ENV_KEYS, HANDLER_ENV_KEYS, loadConfig } from '../../lambda/shared/config.js';
+import { ConfigError } from '../../lambda/shared/errors.js';
+
+const TOPIC = 'arn:aws:sns:eu-west-1:111122223333:findings';
+
+describe('loadConfig', () => {
+  it('parses a scan handler environment into a frozen Config with defaults', () => {
+    const config = loadConfig(
+      { STATE_TABLE_NAME: 'state', FINDINGS_TOPIC_ARN: TOPIC, AWS_REGION: 'eu-west-1' },
+      'scan-cluster'
+    );
+    expect(config).toEqual({
+      region: 'eu-west-1',
+      stateTableName: 'state',
+      findingsTopicArn: TOPIC,
+      scanQueueUrl: '',
+      clusters: [],
+      reminderIntervalMs: 24 * 3_600_000,
+      resolvedTtlDays: 30,
+      digest: 'on-change',
+      environment: 'production',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('parses the dispatcher cluster list with optional regions and overrides', () => {
+    const config = loadConfig(
+      {
+        SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan',
+        CLUSTERS: ' prod, staging@us-east-2 ,',
+        AWS_REGION: 'eu-west-1',
+        REMINDER_INTERVAL_HOURS: '6',
+        DIGEST: 'never',
+      },
+      'dispatch'
+    );
+    expect(config.clusters).toEqual([
+      { name: 'prod', region: 'eu-west-1' },
+      { name: 'staging', region: 'us-east-2' },
+    ]);
+    expect(config.reminderIntervalMs).toBe(6 * 3_600_000);
+    expect(config.digest).toBe('never');
+  });
+
+  it('lists every missing or invalid variable in one ConfigError', () => {
+    const attempt = () =>
+      loadConfig(
+        {
+          FINDINGS_TOPIC_ARN: 'not-an-arn',
+          AWS_REGION: 'eu-west-1',
+          REMINDER_INTERVAL_HOURS: '-1',
+          DIGEST: 'daily',
+        },
+        'iam-event'
+      );
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/STATE_TABLE_NAME: missing/);
+    expect(attempt).toThrow(/FINDINGS_TOPIC_ARN: must be an SNS topic ARN/);
+    expect(attempt).toThrow(/REMINDER_INTERVAL_HOURS: must be a positive number/);
+    expect(attempt).toThrow(/DIGEST/);
+  });
+
+  it('declares, for each handler, keys that exist in the schema', () => {
+    for (const keys of Object.values(HANDLER_ENV_KEYS)) {
+      for (const key of keys) expect(CONFIG_ENV_KEYS).toContain(key);
+    }
+  });
+});
