@@ -8,7 +8,7 @@ import { ConfigError, ScannerError } from '../shared/errors.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
-import { buildPlan } from './plan.js';
+import { buildPlan, formatClusterProgress } from './plan.js';
 import { registerSnapshotCommand } from './snapshot.js';
 
 export const EXIT_OK = 0;
@@ -133,6 +133,9 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
         now: io.now(),
         controllerRoles: flags.controllerRole ?? [],
         ...(flags.dryRunRole === undefined ? {} : { dryRunRole: flags.dryRunRole }),
+        ...(io.stderrIsTty
+          ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
+          : {}),
       });
       const { inventory, inputErrors } = await collectInventory(plan);
       const report = evaluateInventory(

@@ -1,4 +1,6 @@
 import { createManifestSource } from '../adapters/files/manifest-source.js';
+import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
+import { createLivePlan } from '../adapters/live-plan.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
 import { partitionOf } from '../core/region.js';
@@ -22,6 +24,37 @@ export interface ScanCliOptions {
   readonly controllerRoles?: readonly string[];
   /** `--dry-run-role ARN`: opt-in EC2 DryRun with this assumed role (live scans only). */
   readonly dryRunRole?: string;
+  /** Called as each live cluster finishes (the CLI prints it when stderr is a TTY). */
+  readonly onProgress?: (progress: ClusterProgress) => void;
+}
+
+/** One stderr line per live cluster: `[2/5] prod: 3 EC2NodeClasses`. */
+export function formatClusterProgress(progress: ClusterProgress): string {
+  const prefix = `[${progress.index}/${progress.total}] ${progress.cluster}`;
+  if (progress.outcome === 'ok') {
+    return `${prefix}: ${progress.nodeClasses} EC2NodeClass${progress.nodeClasses === 1 ? '' : 'es'}\n`;
+  }
+  return `${prefix}: not read (${progress.message ?? 'unavailable'})\n`;
+}
+
+/** `--cluster NAME…`: live EKS clusters (Kubernetes objects through the EKS API). */
+function buildClusterPlan(options: ScanCliOptions): ScanPlan {
+  if (options.paths.length > 0) {
+    throw new ConfigError('give either manifest paths or --cluster, not both');
+  }
+  if (options.region === undefined) {
+    throw new ConfigError('--cluster needs --region (the region of the EKS clusters)');
+  }
+  const { karpenterVersion } = manifestClusterContext(options);
+  return createLivePlan({
+    region: options.region,
+    clusters: options.clusters,
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    now: () => new Date(),
+    ...(karpenterVersion ? { karpenterVersion } : {}),
+    environment: options.environment,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
 }
 
 /** `CLUSTER=ROLE_ARN` pairs → cluster → role ARN; anything else is a usage error. */
@@ -110,5 +143,6 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
       now: options.now ?? new Date(),
     });
   }
+  if (mode === 'live' && options.clusters.length > 0) return buildClusterPlan(options);
   throw new ConfigError(`${mode} scans are not available in this build`);
 }

@@ -1,0 +1,69 @@
+// Composition of a live scan: EKS discovery and Kubernetes reads (this file's source), then the
+// enrichers that add AWS facts and permission simulations. The CLI and the Lambdas both call it.
+import type { ScanPlan } from '../app/run-scan.js';
+import type { InventoryEnricher } from '../core/ports.js';
+import type { KarpenterVersion } from '../core/version.js';
+import { type AwsClients, createAwsClients } from './aws/clients.js';
+import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
+import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
+import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
+
+export interface LivePlanOptions {
+  readonly region: string;
+  /** Explicit cluster names. Without them, `discover` lists the region's clusters. */
+  readonly clusters?: readonly string[];
+  readonly discover?: { readonly tagFilter?: ClusterTagFilter };
+  /** Named profile; the default credential chain otherwise. Ignored when `clients` is given. */
+  readonly profile?: string;
+  /** Clock for token signing and caching. */
+  readonly now: () => Date;
+  /** Used when a cluster's controller image tag gives no version (`--karpenter-version`). */
+  readonly karpenterVersion?: KarpenterVersion;
+  readonly environment?: ScanPlan['environment'];
+  /** One call per cluster as it finishes (the CLI prints a line when stderr is a TTY). */
+  readonly onProgress?: (progress: ClusterProgress) => void;
+  /** Shared SDK clients (Lambda module scope, tests); created from region/profile otherwise. */
+  readonly clients?: AwsClients;
+  /** Credentials that sign the EKS token; the EKS client's own credentials by default. */
+  readonly credentials?: CredentialsProvider;
+  readonly connectTimeoutMs?: number;
+  readonly readTimeoutMs?: number;
+}
+
+export function createLivePlan(options: LivePlanOptions): ScanPlan {
+  const clients =
+    options.clients ??
+    createAwsClients({
+      region: options.region,
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+    });
+  const eks = clients.eks(options.region);
+  // The token must come from the same identity the EKS calls use: its access entry is checked.
+  const credentials: CredentialsProvider = options.credentials ?? (() => eks.config.credentials());
+  const objects = createClusterSource({
+    region: options.region,
+    ...(options.clusters === undefined ? {} : { clusters: options.clusters }),
+    ...(options.discover === undefined ? {} : { discover: options.discover }),
+    eks: createEksReader({ eks }),
+    tokens: createEksTokenProvider({ region: options.region, credentials, now: options.now }),
+    ...(options.karpenterVersion === undefined
+      ? {}
+      : { fallbackKarpenterVersion: options.karpenterVersion }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.connectTimeoutMs === undefined
+      ? {}
+      : { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
+  });
+  const enrichers: InventoryEnricher[] = [
+    // [issue 3] AWS facts enricher: append createAwsFactsEnricher(...) over createLiveAwsFacts(...)
+    //           built from `clients` (ec2/ssm/iam for options.region) here.
+    // [issue 5] Permissions enricher: append createPermissionsEnricher(...) here, AFTER the AWS
+    //           facts enricher (it simulates for the node role those facts resolve).
+  ];
+  return {
+    objects,
+    enrichers,
+    ...(options.environment === undefined ? {} : { environment: options.environment }),
+  };
+}

@@ -1,0 +1,157 @@
+import {
+  DescribeClusterCommand,
+  EKSClient,
+  ListAccessEntriesCommand,
+  ListPodIdentityAssociationsCommand,
+} from '@aws-sdk/client-eks';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, EXIT_FINDINGS, EXIT_USAGE, runCli } from '../../lambda/cli/main.js';
+import { formatClusterProgress } from '../../lambda/cli/plan.js';
+import type { ScanReport } from '../../lambda/core/report.js';
+import {
+  generatePki,
+  sendJson,
+  startApiServer,
+  statusBody,
+  type TestApiServer,
+} from '../adapters/kube/tls-fixtures.js';
+import { aNodeClassObject } from '../support/builders.js';
+
+const eksMock = mockClient(EKSClient);
+let server: TestApiServer;
+let caPem: string;
+
+async function run(argv: string[], stderrIsTty: boolean) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    stdoutIsTty: false,
+    stderrIsTty,
+    env: {},
+    now: () => new Date('2026-11-01T12:00:00Z'),
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  const pki = generatePki();
+  caPem = pki.caPem;
+  server = await startApiServer(pki);
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  eksMock.reset();
+  server.requests.length = 0;
+  eksMock.on(DescribeClusterCommand).resolves({
+    cluster: {
+      name: 'prod',
+      status: 'ACTIVE',
+      endpoint: server.endpoint,
+      certificateAuthority: { data: Buffer.from(caPem).toString('base64') },
+      accessConfig: { authenticationMode: 'API' },
+    },
+  });
+  eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
+  eksMock.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
+  server.handle((_req, res, url) => {
+    if (url.pathname === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') {
+      sendJson(res, 200, {
+        items: [
+          aNodeClassObject({
+            name: 'broken',
+            status: {
+              conditions: [{ type: 'Ready', status: 'False', reason: 'UnhealthyDependents' }],
+            },
+          }),
+        ],
+      });
+    } else if (url.pathname.startsWith('/apis/')) sendJson(res, 200, { items: [] });
+    else sendJson(res, 404, statusBody(404, 'NotFound', 'no'));
+  });
+});
+
+describe('nodeclass-scan scan --cluster', () => {
+  it('scans a live cluster through the EKS API and prints a progress line on a TTY', async () => {
+    // Act
+    const result = await run(
+      [
+        'scan',
+        '--cluster',
+        'prod',
+        '--region',
+        'eu-west-1',
+        '--format',
+        'json',
+        '--only',
+        'nodeclass-ready,scanner-can-read-cluster',
+      ],
+      true
+    );
+
+    // Assess
+    expect(result.code).toBe(EXIT_FINDINGS);
+    expect(result.stderr).toBe('[1/1] prod: 1 EC2NodeClass\n');
+    const report = JSON.parse(result.stdout) as ScanReport;
+    expect(
+      report.findings.map((finding) => [finding.checkId, finding.resource.name, finding.status])
+    ).toEqual([
+      ['nodeclass-ready', 'broken', 'fail'],
+      ['scanner-can-read-cluster', 'prod', 'pass'],
+    ]);
+    // Signed with the default credential chain (the test environment's keys).
+    const token = server.requests[0]?.authorization?.slice('Bearer k8s-aws-v1.'.length) ?? '';
+    const url = new URL(Buffer.from(token, 'base64url').toString('utf8'));
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(
+      /^AKIAIOSFODNN7EXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/
+    );
+    expect(eksMock.commandCalls(DescribeClusterCommand)[0]?.args[0].input).toEqual({
+      name: 'prod',
+    });
+  });
+
+  it('prints no progress when stderr is not a TTY', async () => {
+    const result = await run(['scan', '--cluster', 'prod', '--region', 'eu-west-1'], false);
+    expect(result.stderr).toBe('');
+  });
+
+  it('needs --region', async () => {
+    const result = await run(['scan', '--cluster', 'prod'], false);
+    expect(result.code).toBe(EXIT_USAGE);
+    expect(result.stderr).toContain('--cluster needs --region');
+  });
+
+  it('refuses manifest paths together with --cluster', async () => {
+    const result = await run(
+      ['scan', 'x.yaml', '--cluster', 'prod', '--region', 'eu-west-1'],
+      false
+    );
+    expect(result.code).toBe(EXIT_USAGE);
+    expect(result.stderr).toContain('not both');
+  });
+
+  it('formats progress for clusters that could not be read', () => {
+    expect(
+      formatClusterProgress({
+        cluster: 'down',
+        index: 2,
+        total: 3,
+        outcome: 'unavailable',
+        nodeClasses: 0,
+        message: 'timed out',
+      })
+    ).toBe('[2/3] down: not read (timed out)\n');
+  });
+});
