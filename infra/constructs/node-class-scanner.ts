@@ -138,6 +138,7 @@ export class NodeClassScanner extends Construct {
   public readonly functions: Readonly<Record<HandlerName, ScannerFunction>>;
   public readonly dashboard: Dashboard;
   public readonly alarms: readonly Alarm[];
+  private readonly deadLetterQueues: Queue[] = [];
 
   constructor(scope: Construct, id: string, props: NodeClassScannerProps) {
     super(scope, id);
@@ -278,6 +279,7 @@ export class NodeClassScanner extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself a dead-letter queue; its depth has an alarm.',
     });
+    this.deadLetterQueues.push(queue);
     return queue;
   }
 
@@ -461,12 +463,11 @@ export class NodeClassScanner extends Construct {
       },
       period: schedule,
     });
-    const dlqDepth = (queue: Queue, label: string) =>
-      queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), label });
-    const deadLetterQueues: [Queue, string][] = [
-      [this.scanDeadLetterQueue, 'Scan DLQ'],
-      [this.eventDeadLetterQueue, 'Event DLQ'],
-    ];
+    const dlqDepth = (queue: Queue) =>
+      queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        label: queue.node.id,
+      });
 
     const alarm = (id: string, description: string, props: AlarmSpec) => {
       const created = new Alarm(this, id, {
@@ -501,12 +502,12 @@ export class NodeClassScanner extends Construct {
         evaluationPeriods: 2,
         missing: TreatMissingData.BREACHING,
       }),
-      ...deadLetterQueues.map(([queue, label]) =>
+      ...this.deadLetterQueues.map((queue) =>
         alarm(
-          `${label.replace(/\W/g, '')}NotEmptyAlarm`,
-          `${label} holds failed work to inspect.`,
+          `${queue.node.id}NotEmptyAlarm`,
+          `${queue.node.id} holds failed work to inspect (see README, "Dashboard and alarms").`,
           {
-            metric: dlqDepth(queue, label),
+            metric: dlqDepth(queue),
             threshold: 0,
             comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
             missing: TreatMissingData.NOT_BREACHING,
@@ -594,11 +595,7 @@ export class NodeClassScanner extends Construct {
         [insights('API calls', `SELECT SUM(AwsApiCalls) FROM ${METRICS_NAMESPACE}`, schedule)],
         8
       ),
-      graph(
-        'Dead-letter queue depth',
-        deadLetterQueues.map(([queue, label]) => dlqDepth(queue, label)),
-        8
-      ),
+      graph('Dead-letter queue depth', this.deadLetterQueues.map(dlqDepth), 8),
       graph('Lambda errors', [errors(Duration.minutes(5))], 8)
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 4 }));

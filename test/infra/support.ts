@@ -1,0 +1,70 @@
+// Builds the real app from a context for template tests. Bundling is skipped (no esbuild per test):
+// the one real `cdk synth` is in synth.test.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildScannerApp, type ScannerApp } from '../../infra/app.js';
+
+export const REPO_ROOT = join(import.meta.dirname, '../..');
+
+/** The context `cdk.json` ships: what a clean clone synthesises. */
+export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')
+).context;
+
+export const FULL_CONTEXT: Readonly<Record<string, unknown>> = {
+  ...CDK_JSON_CONTEXT,
+  homeRegion: 'eu-west-1',
+  clusters: ['prod', 'staging'],
+  alertEmails: ['oncall@example.com', 'platform@example.com'],
+  alertMinSeverity: 'medium',
+  slackWorkspaceId: 'T0123ABCD',
+  slackChannelId: 'C0123ABCD',
+  vpcId: 'vpc-0123456789abcdef0',
+  subnetIds: ['subnet-0123456789abcdef0', 'subnet-0123456789abcdef1'],
+  accessEntries: true,
+  scheduleMinutes: 30,
+  logRetentionDays: 90,
+};
+
+export interface Built extends ScannerApp {
+  readonly app: App;
+  readonly template: Template;
+  readonly forwarderTemplate?: Template;
+}
+
+export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_CONTEXT): Built {
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const built = buildScannerApp(app, { nag: false });
+  return {
+    ...built,
+    app,
+    template: Template.fromStack(built.scanner),
+    forwarderTemplate:
+      built.forwarder === undefined ? undefined : Template.fromStack(built.forwarder),
+  };
+}
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+
+/** The resources of one type, by logical id. */
+export function resourcesOf(template: Template, type: string): Resources {
+  return template.findResources(type) as Resources;
+}
+
+/** Logical id of the only resource of `type` whose logical id contains `fragment`. */
+export function logicalIdOf(template: Template, type: string, fragment: string): string {
+  const ids = Object.keys(resourcesOf(template, type)).filter((id) => id.includes(fragment));
+  if (ids.length !== 1)
+    throw new Error(`expected one ${type} matching ${fragment}, got ${ids.join(', ')}`);
+  return ids[0] as string;
+}
+
+/** Every action of every Allow statement in a policy document. */
+export function actionsOf(document: unknown): string[] {
+  const statements = (document as { Statement: { Action: string | string[] }[] }).Statement;
+  return statements.flatMap((statement) =>
+    Array.isArray(statement.Action) ? statement.Action : [statement.Action]
+  );
+}
