@@ -11,10 +11,11 @@ import { isAtLeast } from '../version.js';
 /** First release that omits `httpProtocolIPv6` in the regions that reject it (#8404). */
 export const IMDS_IPV6_FIXED_IN = '1.7.0';
 
-function origin(target: NodeClassTarget, annotation: string): string {
+/** `from annotation …` when the value came from the object's context annotation. */
+function origin(target: NodeClassTarget, annotation: string): string | undefined {
   return target.overrides.some((override) => override.annotation === annotation)
-    ? ` (from annotation ${annotation})`
-    : '';
+    ? `from annotation ${annotation}`
+    : undefined;
 }
 
 /**
@@ -46,7 +47,8 @@ export const imdsIpv6Supported = defineCheck({
           },
         ];
       }
-      const regionText = `${region}${origin(target, REGION_ANNOTATION)}`;
+      const regionOrigin = origin(target, REGION_ANNOTATION);
+      const regionText = regionOrigin ? `${region} (${regionOrigin})` : region;
       if (!IMDS_IPV6_UNSUPPORTED_REGIONS.includes(region)) {
         return [
           {
@@ -66,28 +68,26 @@ export const imdsIpv6Supported = defineCheck({
         karpenterVersion: version?.raw ?? 'unknown',
         fixedIn: `v${IMDS_IPV6_FIXED_IN}`,
       };
-      const versionText = version
-        ? `${version.raw}${origin(target, KARPENTER_VERSION_ANNOTATION)}`
-        : undefined;
+      const versionOrigin = origin(target, KARPENTER_VERSION_ANNOTATION);
       if (version && isAtLeast(version, IMDS_IPV6_FIXED_IN)) {
         return [
           {
             status: 'pass',
             resource,
-            message: `Karpenter ${versionText} omits httpProtocolIPv6 in ${regionText}.`,
+            message: `Karpenter ${version.raw}${versionOrigin ? ` (${versionOrigin})` : ''} omits httpProtocolIPv6 in ${regionText}.`,
             evidence,
           },
         ];
       }
-      const who = versionText
-        ? `Karpenter ${versionText} (< v${IMDS_IPV6_FIXED_IN})`
+      const who = version
+        ? `Karpenter ${version.raw} (< v${IMDS_IPV6_FIXED_IN}${versionOrigin ? `, ${versionOrigin}` : ''})`
         : `The Karpenter version is unknown, so the worst case (< v${IMDS_IPV6_FIXED_IN}) is assumed: Karpenter`;
       return [
         {
           status: 'fail',
           resource,
           message: `${who} sends httpProtocolIPv6=${httpProtocolIPv6} in ${regionText}, where EC2 rejects it (UnsupportedOperation) and every launch fails.`,
-          ...(versionText
+          ...(version
             ? {}
             : {
                 remediation: `Pass --karpenter-version (or annotate ${KARPENTER_VERSION_ANNOTATION}) if Karpenter is v${IMDS_IPV6_FIXED_IN}+; otherwise upgrade Karpenter to v${IMDS_IPV6_FIXED_IN} or later.`,

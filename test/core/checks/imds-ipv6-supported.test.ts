@@ -120,10 +120,20 @@ describe('imds-ipv6-supported', () => {
     // Assess
     expect(finding?.status).toBe('fail');
     expect(finding?.message).toContain(
-      'Karpenter 1.6.2 (from annotation nodeclass-scanner/karpenter-version)'
+      'Karpenter 1.6.2 (< v1.7.0, from annotation nodeclass-scanner/karpenter-version)'
     );
     expect(finding?.message).toContain(
       'us-isof-south-1 (from annotation nodeclass-scanner/region)'
+    );
+  });
+
+  it('says when a passing version came from the annotation', () => {
+    const [finding] = evaluate(cluster('us-iso-east-1', '1.6.0'), {
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': 'v1.9.0' } },
+    });
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toBe(
+      'Karpenter v1.9.0 (from annotation nodeclass-scanner/karpenter-version) omits httpProtocolIPv6 in us-iso-east-1.'
     );
   });
 
