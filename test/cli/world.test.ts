@@ -1,0 +1,216 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../../lambda/cli/main.js';
+import type { ScanReport } from '../../lambda/core/report.js';
+import { tempTree } from './support/run-cli.js';
+
+const WORLD = join(import.meta.dirname, '../../examples/world.json');
+/** Shortly after the example world was recorded (its capacity reservation ends three days later). */
+const NOW = new Date('2026-11-22T12:00:00Z');
+
+async function cli(
+  argv: readonly string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    env: {},
+    now: () => NOW,
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+function failures(report: ScanReport, checkId: string): string[] {
+  return report.findings
+    .filter((finding) => finding.checkId === checkId && finding.status === 'fail')
+    .map((finding) => `${finding.resource.cluster}/${finding.resource.name}`)
+    .sort();
+}
+
+describe('scan --world examples/world.json', () => {
+  it('produces every AWS-backed finding the example account is built to show', async () => {
+    // Act
+    const run = await cli(['scan', '--world', WORLD, '--format', 'json']);
+
+    // Assess
+    const report = JSON.parse(run.stdout) as ScanReport;
+    expect(run.code).toBe(1);
+    expect(report.summary.inputErrors).toEqual([]);
+    expect(report.summary.clusters).toEqual(['prod-use1', 'staging-use1']);
+    const expected: Record<string, string[]> = {
+      'ami-selector-resolves': ['prod-use1/bottlerocket', 'prod-use1/copied', 'prod-use1/golden'],
+      'ami-newest-match-available': ['prod-use1/platform', 'staging-use1/builds'],
+      'ami-not-deprecated': ['prod-use1/legacy'],
+      'ami-allowed': ['prod-use1/hardened'],
+      'ami-alias-resolves': ['prod-use1/bottlerocket'],
+      'ami-ssm-parameter-resolves': ['prod-use1/golden'],
+      'root-volume-fits-ami': ['prod-use1/gpu'],
+      'subnets-resolve': ['prod-use1/copied'],
+      'subnets-have-free-ips': ['prod-use1/edge'],
+      'network-single-vpc': ['prod-use1/monitoring', 'prod-use1/shared-name'],
+      'security-groups-resolve': ['prod-use1/copied'],
+      'security-group-name-unique': ['prod-use1/shared-name'],
+      'capacity-reservations-resolve': ['prod-use1/gpu'],
+      'instance-profile-exists': ['prod-use1/legacy'],
+      'node-role-valid': ['prod-use1/batch', 'prod-use1/legacy'],
+      'node-role-policies': ['staging-use1/builds', 'staging-use1/default'],
+      'node-role-can-join': ['prod-use1/analytics'],
+    };
+    for (const [checkId, resources] of Object.entries(expected)) {
+      expect({ checkId, failing: failures(report, checkId) }).toEqual({
+        checkId,
+        failing: resources,
+      });
+    }
+  });
+
+  it('rates the pending newest AMI critical on Karpenter 1.1.2 and info on 1.6.2', async () => {
+    // Act
+    const run = await cli([
+      'scan',
+      '--world',
+      WORLD,
+      '--format',
+      'json',
+      '--only',
+      'ami-newest-match-available',
+    ]);
+
+    // Assess
+    const report = JSON.parse(run.stdout) as ScanReport;
+    const severities = Object.fromEntries(
+      report.findings
+        .filter((finding) => finding.status === 'fail')
+        .map((finding) => [
+          `${finding.resource.cluster}/${finding.resource.name}`,
+          finding.severity,
+        ])
+    );
+    expect(severities).toEqual({ 'staging-use1/builds': 'critical', 'prod-use1/platform': 'info' });
+  });
+
+  it('passes the healthy NodeClass on every AWS-backed check', async () => {
+    // Act
+    const run = await cli(['scan', '--world', WORLD, '--format', 'json', '--cluster', 'prod-use1']);
+
+    // Assess
+    const report = JSON.parse(run.stdout) as ScanReport;
+    const defaultFindings = report.findings.filter(
+      (finding) =>
+        finding.resource.name === 'default' &&
+        finding.checkId.match(
+          /^(ami|subnets|security|network|node-role|instance-profile-exists|root-volume-fits)/
+        )
+    );
+    expect(defaultFindings.length).toBeGreaterThan(10);
+    expect(
+      defaultFindings.filter(
+        (finding) => finding.status !== 'pass' && finding.status !== 'not-applicable'
+      )
+    ).toEqual([]);
+    expect(report.summary.clusters).toEqual(['prod-use1']);
+  });
+
+  it('evaluates manifests against the chosen world cluster', async () => {
+    // Prepare
+    const tree = tempTree({
+      'edge.yaml': [
+        'apiVersion: karpenter.k8s.aws/v1',
+        'kind: EC2NodeClass',
+        'metadata: { name: edge-copy }',
+        'spec:',
+        '  amiSelectorTerms: [{ alias: al2023@v20251103 }]',
+        '  role: KarpenterNodeRole-prod-use1',
+        '  subnetSelectorTerms: [{ tags: { network: edge } }]',
+        '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: prod-use1 } }]',
+        '',
+      ].join('\n'),
+    });
+    try {
+      // Act
+      const run = await cli([
+        'scan',
+        '--world',
+        WORLD,
+        '--cluster',
+        'prod-use1',
+        '--format',
+        'json',
+        join(tree.dir, 'edge.yaml'),
+      ]);
+
+      // Assess
+      const report = JSON.parse(run.stdout) as ScanReport;
+      expect(failures(report, 'subnets-have-free-ips')).toEqual(['prod-use1/edge-copy']);
+      expect(failures(report, 'ami-alias-resolves')).toEqual([]);
+      expect(report.summary.nodeClasses).toBe(1);
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('refuses manifests without --cluster when the world holds several clusters', async () => {
+    // Prepare
+    const tree = tempTree({ 'a.yaml': 'kind: ConfigMap\napiVersion: v1\n' });
+    try {
+      // Act
+      const run = await cli(['scan', '--world', WORLD, join(tree.dir, 'a.yaml')]);
+
+      // Assess
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('prod-use1, staging-use1');
+      expect(run.stderr).toContain('--cluster');
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('names the JSON path of a malformed world file and exits 2', async () => {
+    // Prepare
+    const tree = tempTree({
+      'bad.json': JSON.stringify({
+        version: 1,
+        account: '111122223333',
+        region: 'us-east-1',
+        ec2: { images: [{ Name: 'no id' }] },
+      }),
+      'not-json.json': '{ "version": 1,',
+    });
+    try {
+      // Act
+      const bad = await cli(['scan', '--world', join(tree.dir, 'bad.json')]);
+      const notJson = await cli(['scan', '--world', join(tree.dir, 'not-json.json')]);
+      const missing = await cli(['scan', '--world', join(tree.dir, 'missing.json')]);
+
+      // Assess
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('ec2.images[0].ImageId');
+      expect(bad.stderr).not.toContain('internal error');
+      expect(notJson.code).toBe(2);
+      expect(notJson.stderr).toContain('not valid JSON');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('no such file');
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('rejects a --cluster that the world does not hold', async () => {
+    // Act
+    const run = await cli(['scan', '--world', WORLD, '--cluster', 'nope']);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"nope" not in the world file');
+  });
+});
