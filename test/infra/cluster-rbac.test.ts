@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { SCANNER_KUBERNETES_GROUP } from '../../infra/constructs/node-class-scanner.js';
+import { REPO_ROOT } from './support.js';
+
+interface RbacObject {
+  kind: string;
+  metadata: { name: string };
+  rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  roleRef?: { kind: string; name: string };
+  subjects?: { kind: string; name: string }[];
+}
+
+const objects = parseAllDocuments(
+  readFileSync(join(REPO_ROOT, 'infra/cluster-rbac.yaml'), 'utf8')
+).map((document) => document.toJS() as RbacObject);
+
+describe('infra/cluster-rbac.yaml', () => {
+  it('grants read-only access to exactly what the scanner reads', () => {
+    // Act
+    const role = objects.find((object) => object.kind === 'ClusterRole');
+
+    // Assess
+    expect(role?.rules).toEqual([
+      {
+        apiGroups: ['karpenter.k8s.aws'],
+        resources: ['ec2nodeclasses'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] },
+    ]);
+  });
+
+  it('binds it to the group the access entry maps the scanner role to', () => {
+    // Act
+    const binding = objects.find((object) => object.kind === 'ClusterRoleBinding');
+    const role = objects.find((object) => object.kind === 'ClusterRole');
+
+    // Assess
+    expect(objects).toHaveLength(2);
+    expect(binding?.roleRef).toMatchObject({ kind: 'ClusterRole', name: role?.metadata.name });
+    expect(binding?.subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: SCANNER_KUBERNETES_GROUP },
+    ]);
+  });
+});

@@ -1,0 +1,93 @@
+// The one real `cdk synth` of the suite: the CLI, cdk.json's context, esbuild bundling (local, no
+// Docker) and cdk-nag as a synth-time validation plugin, with no AWS credentials at all.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORWARDING_STACK_NAME, SCANNER_STACK_NAME } from '../../infra/app.js';
+import { REPO_ROOT } from './support.js';
+
+const SYNTH_TIMEOUT_MS = 240_000;
+
+function credentialFreeEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env))
+    if (key.startsWith('AWS_') || key.startsWith('CDK_')) delete env[key];
+  return {
+    ...env,
+    AWS_CONFIG_FILE: '/nonexistent/aws-config',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CDK_DISABLE_VERSION_CHECK: 'true',
+    npm_config_update_notifier: 'false',
+  };
+}
+
+describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
+  let outdir = '';
+  let result: ReturnType<typeof spawnSync>;
+
+  beforeAll(() => {
+    outdir = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-synth-'));
+    result = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
+      cwd: REPO_ROOT,
+      env: credentialFreeEnv(),
+      encoding: 'utf8',
+      timeout: SYNTH_TIMEOUT_MS,
+    });
+  }, SYNTH_TIMEOUT_MS);
+
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('succeeds, with cdk-nag reporting no violations', () => {
+    // Assess
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
+    expect(
+      report.pluginReports.filter(
+        (plugin: { conclusion: string }) => plugin.conclusion !== 'success'
+      )
+    ).toEqual([]);
+  });
+
+  it('writes the scanner stack and the us-east-1 forwarding stack', () => {
+    // Act
+    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8'));
+
+    // Assess
+    expect(manifest.artifacts[SCANNER_STACK_NAME].environment).toBe(
+      'aws://unknown-account/eu-west-1'
+    );
+    expect(manifest.artifacts[FORWARDING_STACK_NAME].environment).toBe(
+      'aws://unknown-account/us-east-1'
+    );
+  });
+
+  it('bundles each handler as minified ESM with a source map and our own AWS SDK', () => {
+    // Prepare
+    const template = JSON.parse(
+      readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8')
+    );
+    const assets = Object.values(
+      template.Resources as Record<string, { Type: string; Metadata?: Record<string, string> }>
+    )
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((resource) => resource.Metadata?.['aws:asset:path'] ?? '');
+
+    // Assess
+    expect(assets).toHaveLength(4);
+    for (const asset of assets) {
+      const files = readdirSync(join(outdir, asset)).sort();
+      expect(files).toEqual(['index.mjs', 'index.mjs.map']);
+      const bundle = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+      expect(
+        bundle.startsWith("import { createRequire as __scannerCreateRequire } from 'node:module';")
+      ).toBe(true);
+      expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
+      // bundleAwsSDK: no import of the runtime's SDK copy survives.
+      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(bundle.split('\n').length).toBeLessThan(20);
+    }
+  });
+});
