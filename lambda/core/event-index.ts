@@ -29,7 +29,7 @@ export interface NodeClassRef {
 export type ImageTermMatcher = (
   image: Image,
   term: AmiSelectorTerm,
-  context: { readonly resolvedImageIds?: ReadonlySet<string> }
+  context: { readonly resolvedImageIds?: ReadonlySet<string>; readonly accountId?: string }
 ) => boolean;
 
 /** Index entries for every NodeClass that parsed (an unparsable one has nothing to match on). */
@@ -64,7 +64,9 @@ export function affectedByImage(
   entries: readonly NodeClassIndexEntry[],
   imageId: string,
   image: Image | undefined,
-  matches: ImageTermMatcher
+  matches: ImageTermMatcher,
+  /** The account the event came from: what an `owner: self` term means. */
+  accountId?: string
 ): NodeClassIndexEntry[] {
   return entries.filter((entry) => {
     const resolved = new Set(entry.resolvedAmiIds);
@@ -73,7 +75,10 @@ export function affectedByImage(
     return entry.amiSelectorTerms.some((term) => {
       // Without the image, only an id term can be judged: a name/tag term would match or miss blindly.
       if (image === undefined && term.id === undefined) return false;
-      return matches(subject, term, { resolvedImageIds: resolved });
+      return matches(subject, term, {
+        resolvedImageIds: resolved,
+        ...(accountId === undefined ? {} : { accountId }),
+      });
     });
   });
 }

@@ -1,0 +1,85 @@
+// `EC2 AMI State Change` → the image → the stored NodeClasses whose selector terms (or last
+// resolved AMIs) match it → a scan restricted to those NodeClasses. The event body is not trusted
+// beyond the image id: the image is looked up again (Custodian's lesson, scanner-anchors §1.1).
+import { affectedByImage, type ImageTermMatcher, type NodeClassRef } from '../core/event-index.js';
+import { parseAmiStateChange } from '../core/events.js';
+import type { Image } from '../core/facts/aws.js';
+import type { AwsFactsPort } from '../core/ports-aws.js';
+import type { AppLogger, FindingStore, ServiceMetrics } from '../core/service-ports.js';
+import { ScannerError } from '../shared/errors.js';
+import type { ScanRequest, ScanResult } from './scan-and-publish.js';
+
+export interface EventDeps {
+  readonly store: Pick<FindingStore, 'loadIndex'>;
+  readonly scan: (request: ScanRequest) => Promise<ScanResult>;
+  readonly metrics: Pick<ServiceMetrics, 'eventIgnored'>;
+  readonly logger: AppLogger;
+}
+
+export interface AmiEventDeps extends EventDeps {
+  readonly images: Pick<AwsFactsPort, 'describeImages'>;
+  readonly matches: ImageTermMatcher;
+}
+
+export type EventOutcome =
+  | { readonly status: 'ignored'; readonly reason: string }
+  | { readonly status: 'no-match' }
+  | {
+      readonly status: 'scanned';
+      readonly nodeClasses: readonly NodeClassRef[];
+      readonly result: ScanResult;
+    };
+
+/** Drops an event that cannot be used: logged and counted, never retried. */
+export function ignoreEvent(deps: EventDeps, reason: string, detail: string): EventOutcome {
+  deps.logger.warn('Event ignored', { reason, detail });
+  deps.metrics.eventIgnored(reason);
+  return { status: 'ignored', reason };
+}
+
+/** Runs the restricted scan; throws after publishing when a cluster failed, so the event is retried. */
+export async function rescan(
+  deps: EventDeps,
+  scanId: string,
+  trigger: string,
+  nodeClasses: readonly NodeClassRef[]
+): Promise<EventOutcome> {
+  if (nodeClasses.length === 0) {
+    deps.logger.info('No stored NodeClass is affected', { trigger });
+    return { status: 'no-match' };
+  }
+  const clusters = [...new Set(nodeClasses.map((ref) => ref.cluster))]
+    .sort()
+    .map((cluster) => ({ cluster }));
+  const result = await deps.scan({ scanId, trigger, clusters, restrictTo: nodeClasses });
+  if (result.failedClusters.length > 0) {
+    throw new ScannerError(
+      `Rescan after ${trigger} failed for cluster(s) ${result.failedClusters.join(', ')}`
+    );
+  }
+  return { status: 'scanned', nodeClasses, result };
+}
+
+export async function handleAmiEvent(deps: AmiEventDeps, raw: unknown): Promise<EventOutcome> {
+  const parsed = parseAmiStateChange(raw);
+  if (!parsed.ok) return ignoreEvent(deps, parsed.reason, parsed.detail);
+  const { ImageId: imageId, State: state } = parsed.value.detail;
+  // Deregistered and disabled images may no longer be listed: then only ids can match.
+  const images = await deps.images.describeImages({
+    filters: [{ name: 'image-id', values: [imageId] }],
+    includeDeprecated: true,
+  });
+  const image: Image | undefined = images.find((candidate) => candidate.id === imageId);
+  const index = await deps.store.loadIndex();
+  const affected = affectedByImage(index, imageId, image, deps.matches, parsed.value.account).map(
+    ({ cluster, name }) => ({ cluster, name })
+  );
+  deps.logger.info('AMI state change', {
+    imageId,
+    state,
+    imageListed: image !== undefined,
+    indexed: index.length,
+    affected: affected.length,
+  });
+  return rescan(deps, `ami-${parsed.value.id}`, `ami-${state}:${imageId}`, affected);
+}
