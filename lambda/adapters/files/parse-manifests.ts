@@ -14,6 +14,23 @@ type Positions = Record<string, { line: number; column: number }>;
 // Bounds keep a hostile or accidental input (deep nesting, huge maps) from exhausting memory.
 export const MAX_POSITION_DEPTH = 64;
 export const MAX_POSITIONS = 20_000;
+/**
+ * Deeper documents are refused. Far below the depth where the YAML parser runs out of stack, so
+ * the outcome never depends on how much stack the caller happened to use; real manifests nest < 20.
+ */
+export const MAX_NESTING = 200;
+
+/** True when `value` nests arrays/objects more than `limit` levels deep (iterative: no recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** Dotted JSON path → 1-based position of every key and sequence item, within the bounds above. */
 function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): Positions {
@@ -139,6 +156,14 @@ export function parseManifestText(text: string, file: string, cluster = ''): Par
       return;
     }
     if (value === null || value === undefined) return;
+    if (nestsDeeperThan(value, MAX_NESTING)) {
+      const { line } = lineCounter.linePos(document.range?.[0] ?? 0);
+      result.errors.push({
+        source: `${file}:${line}`,
+        message: `document ${index + 1} is nested more than ${MAX_NESTING} levels deep`,
+      });
+      return;
+    }
     const { kind } = kindOf(value);
     if (kind === 'List' || kind?.endsWith('List')) {
       const items = (value as { items?: unknown }).items;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_NESTING,
   MAX_POSITIONS,
   parseManifestText,
 } from '../../../lambda/adapters/files/parse-manifests.js';
@@ -179,6 +180,23 @@ describe('parseManifestText', () => {
     expect(parsed.errors[0]?.source).toBe('deep.yaml:1');
   });
 
+  it('refuses documents nested deeper than the limit, whatever the stack depth', () => {
+    const nested = (depth: number) =>
+      `{"apiVersion":"karpenter.k8s.aws/v1","kind":"EC2NodeClass","metadata":{"name":"d"},"spec":{"kubelet":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    // The object, spec and kubelet's arrays: 2 + depth levels.
+    const accepted = parseManifestText(nested(MAX_NESTING - 2), 'ok.json');
+    expect(accepted.errors).toEqual([]);
+    expect(accepted.nodeClasses).toHaveLength(1);
+    const refused = parseManifestText(nested(MAX_NESTING - 1), 'deep.json');
+    expect(refused.nodeClasses).toEqual([]);
+    expect(refused.errors).toEqual([
+      {
+        source: 'deep.json:1',
+        message: `document 1 is nested more than ${MAX_NESTING} levels deep`,
+      },
+    ]);
+  });
+
   it('bounds the positions it records for a huge object', () => {
     const tags = Array.from({ length: MAX_POSITIONS + 500 }, (_, i) => `    k${i}: v`).join('\n');
     const parsed = parseManifestText(`${NODECLASS}  tags:\n${tags}\n`, 'big.yaml');
@@ -188,7 +206,7 @@ describe('parseManifestText', () => {
   });
 
   it('bounds the depth it records positions for', () => {
-    const deep = `${'['.repeat(200)}${']'.repeat(200)}`;
+    const deep = `${'['.repeat(150)}${']'.repeat(150)}`;
     const parsed = parseManifestText(`${NODECLASS}  kubelet:\n    deep: ${deep}\n`, 'deep.yaml');
     const paths = Object.keys(parsed.nodeClasses[0]?.source?.positions ?? {});
     expect(paths).toContain('spec.kubelet.deep');

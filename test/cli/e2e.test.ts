@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ReportContract } from './support/report-contract.js';
+import { tempTree } from './support/run-cli.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '..', '..', 'lambda', 'cli', 'nodeclass-scan.js');
+
+const { dir, cleanup } = tempTree({
+  'nodeclasses/arn.yaml': `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: arn-profile
+spec:
+  amiSelectorTerms:
+    - alias: al2023@v20251001
+  instanceProfile: arn:aws:iam::123456789012:instance-profile/KarpenterNode
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+`,
+  'nodeclasses/unrelated.json':
+    '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}',
+});
+afterAll(cleanup);
+
+describe('nodeclass-scan bin (child process)', () => {
+  it('scans a directory and prints the JSON report, exiting 1 on a critical finding', async () => {
+    // Act
+    const outcome = await run('node', [BIN, 'scan', join(dir, 'nodeclasses'), '--format', 'json'], {
+      env: { ...process.env, NO_COLOR: '1' },
+    }).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error
+    );
+    // Assess
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toBe('');
+    const report = ReportContract.parse(JSON.parse(outcome.stdout));
+    expect(report.summary.nodeClasses).toBe(1);
+    expect(
+      report.findings.find((finding) => finding.checkId === 'instance-profile-is-name')
+    ).toMatchObject({ status: 'fail', severity: 'critical', resource: { name: 'arn-profile' } });
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { formatJunit, junitClassName } from '../../../lambda/cli/formats/junit.js';
+import { findAll, parseXml, type XmlNode } from '../support/strict-xml.js';
+import { aFinding, aReport, nodeClass } from './fixtures.js';
+
+function testcases(root: XmlNode): { classname?: string; name?: string; outcome: string }[] {
+  return findAll(root, 'testcase').map((testcase) => ({
+    classname: testcase.attributes.classname,
+    name: testcase.attributes.name,
+    outcome: testcase.children[0]?.name ?? 'pass',
+  }));
+}
+
+describe('formatJunit', () => {
+  it('has one testcase per check × NodeClass with failure, error and skipped outcomes', () => {
+    // Prepare
+    const report = aReport([
+      aFinding({ checkId: 'a-check', status: 'fail', resource: nodeClass('one', 'prod') }),
+      aFinding({ checkId: 'b-check', status: 'error', resource: nodeClass('one', 'prod') }),
+      aFinding({
+        checkId: 'c-check',
+        status: 'not-applicable',
+        resource: nodeClass('one', 'prod'),
+      }),
+      aFinding({ checkId: 'a-check', status: 'pass', resource: nodeClass('two', 'prod') }),
+    ]);
+    // Act
+    const root = parseXml(formatJunit(report));
+    // Assess
+    expect(testcases(root)).toEqual([
+      { classname: 'prod/one', name: 'a-check', outcome: 'failure' },
+      { classname: 'prod/one', name: 'b-check', outcome: 'error' },
+      { classname: 'prod/one', name: 'c-check', outcome: 'skipped' },
+      { classname: 'prod/two', name: 'a-check', outcome: 'pass' },
+    ]);
+    expect(root.attributes).toMatchObject({ tests: '4', failures: '1', errors: '1', skipped: '1' });
+    const suites = findAll(root, 'testsuite');
+    expect(suites.map((suite) => [suite.attributes.name, suite.attributes.tests])).toEqual([
+      ['prod/one', '3'],
+      ['prod/two', '1'],
+    ]);
+  });
+
+  it('folds several findings of one check on one NodeClass into one testcase; fail wins', () => {
+    const resource = nodeClass('one');
+    const report = aReport([
+      aFinding({
+        checkId: 'schema',
+        status: 'fail',
+        message: 'first',
+        location: { path: 'a' },
+        resource,
+      }),
+      aFinding({
+        checkId: 'schema',
+        status: 'fail',
+        message: 'second',
+        location: { path: 'b' },
+        resource,
+      }),
+      aFinding({
+        checkId: 'schema',
+        status: 'error',
+        message: 'third',
+        location: { path: 'c' },
+        resource,
+      }),
+    ]);
+    const root = parseXml(formatJunit(report));
+    const [failure] = findAll(root, 'failure');
+    expect(findAll(root, 'testcase')).toHaveLength(1);
+    expect(failure?.attributes.message).toBe('first | second');
+    expect(failure?.text).toContain('Remediation: Fix schema.');
+  });
+
+  it('adds skipped testcases for checks that were not run, on every NodeClass', () => {
+    const report = aReport(
+      [aFinding({ checkId: 'a', status: 'pass', resource: nodeClass('one') })],
+      {
+        notRun: [{ checkId: 'ami-selector-resolves', missingInputs: ['aws'] }],
+      }
+    );
+    const root = parseXml(formatJunit(report));
+    const skipped = findAll(root, 'testcase').find(
+      (testcase) => testcase.attributes.name === 'ami-selector-resolves'
+    );
+    expect(skipped?.children[0]?.name).toBe('skipped');
+    expect(skipped?.children[0]?.attributes.message).toContain('aws');
+  });
+
+  it('reports unreadable inputs as errored testcases', () => {
+    const report = aReport([], { inputErrors: [{ source: 'x.yaml:3', message: 'bad YAML' }] });
+    const root = parseXml(formatJunit(report));
+    expect(testcases(root)).toEqual([{ classname: 'inputs', name: 'x.yaml:3', outcome: 'error' }]);
+    expect(root.attributes.errors).toBe('1');
+  });
+
+  it('stays well-formed with markup and forbidden characters in names and messages', () => {
+    const nasty = 'x<y>&"\'\u0000\u001b]]>\ud800';
+    const report = aReport([
+      aFinding({
+        checkId: 'a',
+        message: nasty,
+        remediation: nasty,
+        resource: nodeClass(nasty, nasty),
+      }),
+    ]);
+    const root = parseXml(formatJunit(report));
+    const [failure] = findAll(root, 'failure');
+    expect(failure?.attributes.message).toBe('x<y>&"\'\\u0000\\u001B]]>\\uD800');
+    expect(findAll(root, 'testcase')[0]?.attributes.classname).toBe(
+      'x<y>&"\'\\u0000\\u001B]]>\\uD800/x<y>&"\'\\u0000\\u001B]]>\\uD800'
+    );
+  });
+
+  it('is an empty but valid document when nothing was scanned', () => {
+    const root = parseXml(formatJunit(aReport([])));
+    expect(root.name).toBe('testsuites');
+    expect(root.attributes.tests).toBe('0');
+  });
+});
+
+describe('junitClassName', () => {
+  it('omits the empty cluster of a manifest scan and keeps the kind of other resources', () => {
+    expect(junitClassName(nodeClass('default'))).toBe('default');
+    expect(junitClassName(nodeClass('default', 'prod'))).toBe('prod/default');
+    expect(junitClassName({ cluster: 'prod', kind: 'Cluster', name: '*' })).toBe('prod/Cluster/*');
+  });
+});
