@@ -47,6 +47,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DECLARED_ACTIONS } from '../../lambda/adapters/aws/declared-actions.js';
 import type { Severity } from '../../lambda/core/model.js';
+import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import {
   CONFIG_ENV_KEYS,
   type EnvKey,
@@ -57,9 +58,6 @@ import { severitiesAtOrAbove } from '../config.js';
 import { AMI_STATE_CHANGE_PATTERN, IAM_CHANGE_PATTERN } from '../event-patterns.js';
 import { scannerPolicyStatements, wildcardReasons } from '../permissions.js';
 import { handlerEntry, ScannerFunction } from './scanner-function.js';
-
-/** The Kubernetes group the access entry maps the scanner role to (bound in cluster-rbac.yaml). */
-export const SCANNER_KUBERNETES_GROUP = 'nodeclass-scanner-readers';
 
 /** CloudWatch namespace and Powertools service name of the scanner's EMF metrics. */
 export const METRICS_NAMESPACE = 'NodeClassScanner';
@@ -240,7 +238,7 @@ export class NodeClassScanner extends Construct {
     new CfnOutput(this, 'TopicArn', { value: this.topic.topicArn });
     new CfnOutput(this, 'ScannerRoleArn', {
       value: this.role.roleArn,
-      description: 'Principal for EKS access entries (kubernetesGroups: nodeclass-scanner-readers)',
+      description: `Principal for EKS access entries (kubernetesGroups: ${SCANNER_KUBERNETES_GROUP})`,
     });
     new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboardName });
   }

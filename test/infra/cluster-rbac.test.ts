@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { SCANNER_KUBERNETES_GROUP } from '../../infra/constructs/node-class-scanner.js';
+import { SCANNER_KUBERNETES_GROUP, scannerRbacYaml } from '../../lambda/core/scanner-access.js';
 import { REPO_ROOT } from './support.js';
 
 interface RbacObject {
@@ -33,6 +33,14 @@ describe('infra/cluster-rbac.yaml', () => {
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] },
     ]);
+  });
+
+  it('is the same RBAC the scanner-can-read-cluster finding tells users to apply', () => {
+    // Act
+    const printed = parseAllDocuments(scannerRbacYaml()).map((document) => document.toJS());
+
+    // Assess
+    expect(objects).toEqual(printed);
   });
 
   it('binds it to the group the access entry maps the scanner role to', () => {

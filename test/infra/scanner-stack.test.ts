@@ -1,10 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import {
-  SCANNER_KUBERNETES_GROUP,
-  TABLE_SCHEMA,
-} from '../../infra/constructs/node-class-scanner.js';
+import { TABLE_SCHEMA } from '../../infra/constructs/node-class-scanner.js';
 import { AMI_STATES, IAM_EVENT_NAMES } from '../../infra/event-patterns.js';
+import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import { CONFIG_ENV_KEYS, HANDLER_ENV_KEYS, HANDLER_NAMES } from '../../lambda/shared/config.js';
 import { buildApp, FULL_CONTEXT, logicalIdOf, resourcesOf } from './support.js';
 
