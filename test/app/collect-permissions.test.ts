@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { createPermissionsEnricher, mapBounded } from '../../lambda/app/collect-permissions.js';
+import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
+import type { DryRunLaunch, PolicySimulatorPort } from '../../lambda/core/iam/ports.js';
+import { nodeClassKey } from '../../lambda/core/inventory.js';
+import { SourceUnavailableError } from '../../lambda/shared/errors.js';
+import {
+  aCluster,
+  aClusterState,
+  aPermissionsInventory,
+  CONTROLLER_ROLE,
+} from '../support/permission-builders.js';
+
+/** A fake simulator: allows everything, records calls and concurrency, throws on demand. */
+function fakeSimulator(
+  failures: (request: SimulationRequest, attempt: number) => Error | undefined = () => undefined
+) {
+  const calls: SimulationRequest[] = [];
+  const attempts = new Map<string, number>();
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const simulator: PolicySimulatorPort = {
+    async simulate(request) {
+      calls.push(request);
+      const attempt = (attempts.get(request.key) ?? 0) + 1;
+      attempts.set(request.key, attempt);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await Promise.resolve();
+      inFlight--;
+      const failure = failures(request, attempt);
+      if (failure) throw failure;
+      return request.actions.flatMap((action) =>
+        request.resourceArns.map(
+          (resource): SimulationResult => ({
+            action,
+            resource,
+            decision: 'allowed',
+            matchedStatements: [],
+            missingContextValues: [],
+          })
+        )
+      );
+    },
+  };
+  return { simulator, calls, maxInFlight: () => maxInFlight };
+}
+
+const throttled = () =>
+  new SourceUnavailableError('iam:SimulatePrincipalPolicy', 'throttled', 'Rate exceeded');
+
+describe('permissions enricher', () => {
+  it('simulates identical requests once, within the concurrency bound, and stores results per NodeClass', async () => {
+    // Prepare
+    const fake = fakeSimulator();
+    const enricher = createPermissionsEnricher({ simulator: fake.simulator, concurrency: 2 });
+
+    // Act
+    const inventory = await enricher.enrich(aPermissionsInventory());
+
+    // Assess
+    const keys = fake.calls.map((call) => call.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(fake.maxInFlight()).toBeLessThanOrEqual(2);
+    expect(inventory.inputs.has('permissions')).toBe(true);
+    const gpu = inventory.permissions.get(nodeClassKey('demo', 'gpu'));
+    const shared = gpu?.simulations.find((outcome) => outcome.request.kind === 'describe-ec2');
+    expect(shared?.results.status).toBe('ok');
+    expect(
+      inventory.permissions.get(nodeClassKey('demo', 'default'))?.controllerRole
+    ).toMatchObject({ roleArn: CONTROLLER_ROLE });
+  });
+
+  it('backs off on throttling and retries until it succeeds', async () => {
+    const delays: number[] = [];
+    const fake = fakeSimulator((request, attempt) =>
+      request.kind === 'pass-node-role' && attempt < 3 ? throttled() : undefined
+    );
+    const enricher = createPermissionsEnricher({
+      simulator: fake.simulator,
+      baseDelayMs: 100,
+      sleep: async (milliseconds) => {
+        delays.push(milliseconds);
+      },
+    });
+
+    const inventory = await enricher.enrich(aPermissionsInventory());
+
+    expect(delays).toEqual([100, 200, 100, 200]);
+    const outcome = inventory.permissions
+      .get(nodeClassKey('demo', 'default'))
+      ?.simulations.find((item) => item.request.kind === 'pass-node-role');
+    expect(outcome?.results.status).toBe('ok');
+  });
+
+  it('records an unavailable slice after the last attempt, and does not retry other errors', async () => {
+    const fake = fakeSimulator((request) =>
+      request.kind === 'pass-node-role'
+        ? throttled()
+        : request.kind === 'describe-cluster'
+          ? new SourceUnavailableError(
+              'iam:SimulatePrincipalPolicy',
+              'access-denied',
+              'not allowed to simulate'
+            )
+          : undefined
+    );
+    const enricher = createPermissionsEnricher({
+      simulator: fake.simulator,
+      maxAttempts: 2,
+      sleep: async () => undefined,
+    });
+
+    const inventory = await enricher.enrich(aPermissionsInventory());
+
+    const simulations =
+      inventory.permissions.get(nodeClassKey('demo', 'default'))?.simulations ?? [];
+    expect(
+      simulations.find((item) => item.request.kind === 'pass-node-role')?.results
+    ).toMatchObject({ status: 'unavailable', reason: 'throttled' });
+    expect(
+      simulations.find((item) => item.request.kind === 'describe-cluster')?.results
+    ).toMatchObject({ status: 'unavailable', reason: 'access-denied' });
+    expect(fake.calls.filter((call) => call.kind === 'describe-cluster')).toHaveLength(1);
+  });
+
+  it('simulates the override role and nothing when the role is unknown', async () => {
+    const fake = fakeSimulator();
+    const unknownRole = aPermissionsInventory({ clusters: [aCluster({ state: aClusterState() })] });
+
+    const withoutRole = await createPermissionsEnricher({ simulator: fake.simulator }).enrich(
+      unknownRole
+    );
+    expect(fake.calls).toHaveLength(0);
+    expect(
+      withoutRole.permissions.get(nodeClassKey('demo', 'default'))?.controllerRole.status
+    ).toBe('not-found');
+
+    await createPermissionsEnricher({
+      simulator: fake.simulator,
+      controllerRoles: { demo: 'arn:aws:iam::111122223333:role/Override' },
+    }).enrich(unknownRole);
+    expect(
+      fake.calls.every((call) => call.principalArn === 'arn:aws:iam::111122223333:role/Override')
+    ).toBe(true);
+  });
+
+  it('runs the DryRun probe with the class image, subnet, groups and profile when enabled', async () => {
+    const launches: DryRunLaunch[] = [];
+    const enricher = createPermissionsEnricher({
+      simulator: fakeSimulator().simulator,
+      dryRun: {
+        async probe(launch) {
+          launches.push(launch);
+          return [{ operation: 'RunInstances', outcome: 'allowed', message: 'ok' }];
+        },
+      },
+    });
+
+    const inventory = await enricher.enrich(aPermissionsInventory());
+
+    expect(
+      launches.map((launch) => [
+        launch.nodeClassName,
+        launch.imageId,
+        launch.subnetId,
+        launch.instanceProfile,
+      ])
+    ).toEqual([
+      ['default', 'ami-0123456789abcdef0', 'subnet-aaa', 'demo_1234567890'],
+      ['gpu', 'ami-0fedcba9876543210', 'subnet-ccc', 'GpuNodeProfile'],
+    ]);
+    expect(inventory.permissions.get(nodeClassKey('demo', 'gpu'))?.dryRun).toHaveLength(1);
+  });
+});
+
+describe('mapBounded', () => {
+  it('keeps input order', async () => {
+    expect(await mapBounded([3, 1, 2], 2, async (value) => value * 2)).toEqual([6, 2, 4]);
+    expect(await mapBounded([], 4, async (value: number) => value)).toEqual([]);
+  });
+});
