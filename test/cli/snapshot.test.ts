@@ -1,0 +1,305 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DescribeCapacityReservationsCommand,
+  type DescribeCapacityReservationsCommandInput,
+  DescribeImagesCommand,
+  type DescribeImagesCommandInput,
+  DescribeSecurityGroupsCommand,
+  type DescribeSecurityGroupsCommandInput,
+  DescribeSubnetsCommand,
+  type DescribeSubnetsCommandInput,
+  EC2Client,
+  type Filter,
+} from '@aws-sdk/client-ec2';
+import {
+  GetInstanceProfileCommand,
+  GetRoleCommand,
+  IAMClient,
+  ListAttachedRolePoliciesCommand,
+  NoSuchEntityException,
+} from '@aws-sdk/client-iam';
+import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
+import { Command } from 'commander';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createLiveAwsFacts } from '../../lambda/adapters/aws/aws-facts-adapter.js';
+import { createAwsClients } from '../../lambda/adapters/aws/clients.js';
+import { REDACTED_USER_DATA } from '../../lambda/adapters/world/build-world.js';
+import { parseWorld } from '../../lambda/adapters/world/load-world.js';
+import { REDACTED_PARAMETER_VALUE } from '../../lambda/adapters/world/recorder.js';
+import type { World } from '../../lambda/adapters/world/schema.js';
+import { createWorldAwsFacts } from '../../lambda/adapters/world/world-facts.js';
+import { createWorldObjectSource } from '../../lambda/adapters/world/world-objects.js';
+import { createAwsFactsEnricher } from '../../lambda/app/collect-aws-facts.js';
+import { collectInventory, evaluateInventory } from '../../lambda/app/run-scan.js';
+import { type CliIo, runCli } from '../../lambda/cli/main.js';
+import { registerSnapshotCommand, type SnapshotDeps } from '../../lambda/cli/snapshot.js';
+import type { Finding } from '../../lambda/core/model.js';
+import type { ScanReport } from '../../lambda/core/report.js';
+import { tempTree } from './support/run-cli.js';
+
+const EXAMPLE = join(import.meta.dirname, '../../examples/world.json');
+const NOW = new Date('2026-11-22T12:00:00Z');
+const SECRET = 'AQICAHhSuperSecretCiphertextDoNotLeak==';
+const USER_DATA_SECRET = 'export DB_PASSWORD=hunter2';
+
+const ec2 = mockClient(EC2Client);
+const ssm = mockClient(SSMClient);
+const iam = mockClient(IAMClient);
+const sts = mockClient(STSClient);
+
+/** The "live account": the example world, plus things a scan must not record. */
+function liveAccount(): World {
+  const world = parseWorld(readFileSync(EXAMPLE, 'utf8'), EXAMPLE);
+  world.ec2.images.push({
+    ImageId: 'ami-0999999999999aaaa',
+    Name: 'unrelated-image',
+    OwnerId: world.account,
+    State: 'available',
+    Architecture: 'x86_64',
+  });
+  world.ec2.subnets.push({ SubnetId: 'subnet-0unrelated', VpcId: 'vpc-0other' });
+  const prod = world.eks.clusters[0];
+  const golden = prod?.kubernetes?.ec2NodeClasses.find(
+    (object) => (object as { metadata: { name: string } }).metadata.name === 'golden'
+  ) as { spec: Record<string, unknown> } | undefined;
+  if (golden) golden.spec.userData = USER_DATA_SECRET;
+  return world;
+}
+
+function filtersOf(filters: Filter[] | undefined) {
+  return (filters ?? []).map((filter) => ({
+    name: filter.Name ?? '',
+    values: filter.Values ?? [],
+  }));
+}
+
+/** Answers SDK commands from the account's records with EC2/SSM/IAM semantics. */
+function serve(account: World): void {
+  const port = createWorldAwsFacts({ world: account, now: NOW });
+  const byId = <T extends Record<string, unknown>>(items: T[], key: keyof T) =>
+    new Map(items.map((item) => [String(item[key]), item]));
+  const images = byId(account.ec2.images, 'ImageId');
+  const subnets = byId(account.ec2.subnets, 'SubnetId');
+  const groups = byId(account.ec2.securityGroups, 'GroupId');
+  const reservations = byId(account.ec2.capacityReservations, 'CapacityReservationId');
+  ec2.on(DescribeImagesCommand).callsFake(async (input: DescribeImagesCommandInput) => {
+    const found = await port.describeImages({
+      filters: filtersOf(input.Filters),
+      ...(input.Owners ? { owners: input.Owners } : {}),
+      includeDeprecated: input.IncludeDeprecated ?? false,
+    });
+    return { Images: found.map((image) => images.get(image.id)) };
+  });
+  ec2.on(DescribeSubnetsCommand).callsFake(async (input: DescribeSubnetsCommandInput) => {
+    const found = await port.describeSubnets({ filters: filtersOf(input.Filters) });
+    return { Subnets: found.map((subnet) => subnets.get(subnet.id)) };
+  });
+  ec2
+    .on(DescribeSecurityGroupsCommand)
+    .callsFake(async (input: DescribeSecurityGroupsCommandInput) => {
+      const found = await port.describeSecurityGroups({ filters: filtersOf(input.Filters) });
+      return { SecurityGroups: found.map((group) => groups.get(group.id)) };
+    });
+  ec2
+    .on(DescribeCapacityReservationsCommand)
+    .callsFake(async (input: DescribeCapacityReservationsCommandInput) => {
+      const found = await port.describeCapacityReservations({
+        filters: filtersOf(input.Filters),
+        ...(input.CapacityReservationIds ? { ids: input.CapacityReservationIds } : {}),
+      });
+      return { CapacityReservations: found.map((reservation) => reservations.get(reservation.id)) };
+    });
+  ssm.on(GetParameterCommand).callsFake(async (input: { Name: string }) => {
+    if (input.Name === '/platform/ami/golden-al2023') {
+      return { Parameter: { Name: input.Name, Type: 'SecureString', Value: SECRET } };
+    }
+    const value = account.ssm.parameters[input.Name];
+    if (value === undefined) {
+      throw new ParameterNotFound({ message: 'not found', $metadata: { httpStatusCode: 400 } });
+    }
+    return { Parameter: { Name: input.Name, Type: 'String', Value: value } };
+  });
+  const missing = () =>
+    new NoSuchEntityException({ message: 'not found', $metadata: { httpStatusCode: 404 } });
+  iam.on(GetRoleCommand).callsFake(async (input: { RoleName: string }) => {
+    const role = account.iam.roles.find((candidate) => candidate.RoleName === input.RoleName);
+    if (!role) throw missing();
+    const { AttachedPolicies: _attached, ...rest } = role;
+    return { Role: rest };
+  });
+  iam.on(ListAttachedRolePoliciesCommand).callsFake(async (input: { RoleName: string }) => {
+    const role = account.iam.roles.find((candidate) => candidate.RoleName === input.RoleName);
+    if (!role) throw missing();
+    return { AttachedPolicies: role.AttachedPolicies ?? [], IsTruncated: false };
+  });
+  iam.on(GetInstanceProfileCommand).callsFake(async (input: { InstanceProfileName: string }) => {
+    const profile = account.iam.instanceProfiles.find(
+      (candidate) => candidate.InstanceProfileName === input.InstanceProfileName
+    );
+    if (!profile) throw missing();
+    return { InstanceProfile: profile };
+  });
+  sts.on(GetCallerIdentityCommand).resolves({
+    Account: account.account,
+    Arn: `arn:aws:sts::${account.account}:assumed-role/Auditor/session`,
+    UserId: 'AROAEXAMPLE:session',
+  });
+}
+
+function io(): CliIo & { out: () => string; err: () => string } {
+  let stdout = '';
+  let stderr = '';
+  return {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    env: {},
+    now: () => NOW,
+    out: () => stdout,
+    err: () => stderr,
+  };
+}
+
+async function snapshot(
+  account: World,
+  argv: readonly string[]
+): Promise<{ stdout: string; stderr: string }> {
+  const terminal = io();
+  const deps: SnapshotDeps = {
+    clients: (options) => createAwsClients(options),
+    // Stands in for the live cluster source (DescribeCluster + Kubernetes API).
+    liveObjects: ({ clusters }) => {
+      const source = createWorldObjectSource({ world: account, file: 'live' });
+      return {
+        load: async () => {
+          const loaded = await source.load();
+          const keep = (name: string) => clusters.includes(name);
+          return {
+            ...loaded,
+            clusters: loaded.clusters.filter((cluster) => keep(cluster.name)),
+            nodeClasses: loaded.nodeClasses.filter((entry) => keep(entry.cluster)),
+            nodePools: loaded.nodePools.filter((entry) => keep(entry.cluster)),
+          };
+        },
+      };
+    },
+  };
+  const program = new Command('nodeclass-scan').exitOverride();
+  registerSnapshotCommand(program, { io: terminal, setExitCode: () => undefined }, deps);
+  await program.parseAsync(['snapshot', ...argv], { from: 'user' });
+  return { stdout: terminal.out(), stderr: terminal.err() };
+}
+
+function comparable(findings: readonly Finding[]): string[] {
+  return findings
+    .filter((finding) => !finding.checkId.startsWith('controller-'))
+    .map(
+      (finding) =>
+        `${finding.resource.cluster}/${finding.resource.name} ${finding.checkId} ${finding.status} ${finding.severity}`
+    )
+    .sort();
+}
+
+beforeEach(() => {
+  ec2.reset();
+  ssm.reset();
+  iam.reset();
+  sts.reset();
+});
+
+describe('nodeclass-scan snapshot', () => {
+  it('records a world file whose offline scan reproduces the live scan', async () => {
+    // Prepare
+    const account = liveAccount();
+    serve(account);
+    const tree = tempTree({});
+    const output = join(tree.dir, 'snapshot.json');
+    try {
+      const live = await collectInventory({
+        objects: createWorldObjectSource({ world: account, file: 'live' }),
+        enrichers: [
+          createAwsFactsEnricher({
+            port: createLiveAwsFacts({
+              ec2: new EC2Client({}),
+              ssm: new SSMClient({}),
+              iam: new IAMClient({}),
+            }),
+            now: NOW,
+          }),
+        ],
+      });
+      const liveReport = evaluateInventory(live.inventory, { now: NOW });
+
+      // Act
+      const run = await snapshot(account, [
+        '--region',
+        'us-east-1',
+        '--cluster',
+        'prod-use1',
+        '--cluster',
+        'staging-use1',
+        '--output',
+        output,
+      ]);
+      const terminal = io();
+      await runCli(['scan', '--world', output, '--format', 'json', '--fail-on', 'none'], terminal);
+
+      // Assess
+      expect(run.stderr).toContain('recorded 2 cluster(s)');
+      const replay = JSON.parse(terminal.out()) as ScanReport;
+      expect(replay.summary.inputErrors).toEqual([]);
+      expect(comparable(replay.findings)).toEqual(comparable(liveReport.findings));
+      expect(comparable(replay.findings).some((line) => line.includes(' fail '))).toBe(true);
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('records only what the scan read, and never secrets', async () => {
+    // Prepare
+    const account = liveAccount();
+    serve(account);
+
+    // Act
+    const run = await snapshot(account, ['--region', 'us-east-1', '--cluster', 'prod-use1']);
+
+    // Assess
+    const world = parseWorld(run.stdout, 'stdout');
+    expect(world.account).toBe('111122223333');
+    expect(world.eks.clusters.map((cluster) => cluster.name)).toEqual(['prod-use1']);
+    expect(world.ec2.images.map((image) => image.ImageId)).not.toContain('ami-0999999999999aaaa');
+    expect(world.ec2.subnets.map((subnet) => subnet.SubnetId)).not.toContain('subnet-0unrelated');
+    // Staging's 1.31 alias parameters were not read for a prod-only snapshot.
+    expect(Object.keys(world.ssm.parameters).some((name) => name.includes('/1.31/'))).toBe(false);
+    expect(world.ssm.parameters['/platform/ami/golden-al2023']).toBe(REDACTED_PARAMETER_VALUE);
+    expect(run.stdout).not.toContain(SECRET);
+    expect(run.stdout).not.toContain(USER_DATA_SECRET);
+    const golden = world.eks.clusters[0]?.kubernetes?.ec2NodeClasses.find(
+      (object) => (object as { metadata: { name: string } }).metadata.name === 'golden'
+    ) as { spec: { userData?: string } } | undefined;
+    expect(golden?.spec.userData).toBe(REDACTED_USER_DATA);
+    expect(
+      world.iam.roles.find((role) => role.RoleName === 'KarpenterNodeRole-prod-use1')
+        ?.AttachedPolicies
+    ).toHaveLength(4);
+  });
+
+  it('refuses to run without a cluster', async () => {
+    // Act
+    const terminal = io();
+    const code = await runCli(['snapshot', '--region', 'us-east-1'], terminal);
+
+    // Assess
+    expect(code).toBe(2);
+    expect(terminal.err()).toContain('at least one --cluster');
+  });
+});
