@@ -54,6 +54,43 @@ function findingLines(finding: Finding, idWidth: number, color: boolean): string
   return [line, `${indent}${paint('fix:', DIM, color)} ${terminalSafe(finding.remediation)}`];
 }
 
+/** Several checks that could not look for the same reason (e.g. an object that does not parse). */
+interface CollapsedErrors {
+  readonly severity: Severity;
+  readonly message: string;
+  readonly checkIds: readonly string[];
+}
+
+/** Errors sharing a message become one entry; the most severe first (findings arrive sorted). */
+function collapseErrors(errors: readonly Finding[]): (Finding | CollapsedErrors)[] {
+  const byMessage = new Map<string, Finding[]>();
+  for (const error of errors) {
+    const same = byMessage.get(error.message);
+    if (same) same.push(error);
+    else byMessage.set(error.message, [error]);
+  }
+  return [...byMessage.values()].map((same) => {
+    const [head] = same;
+    if (same.length === 1 && head) return head;
+    return {
+      severity: head?.severity ?? 'info',
+      message: head?.message ?? '',
+      checkIds: same.map((f) => f.checkId),
+    };
+  });
+}
+
+function collapsedLabel(errors: CollapsedErrors): string {
+  return `${errors.checkIds.length} checks`;
+}
+
+function collapsedLines(errors: CollapsedErrors, idWidth: number, color: boolean): string[] {
+  const label = errors.severity.toUpperCase().padEnd(8);
+  const line = `  ${paint(label, SEVERITY_COLORS[errors.severity], color)} ${paint('error', ERROR_COLOR, color)} ${collapsedLabel(errors).padEnd(idWidth)}  ${terminalSafe(errors.message)}`;
+  const indent = ' '.repeat(2 + 8 + 1 + 5 + 1);
+  return [line, `${indent}${paint('checks:', DIM, color)} ${errors.checkIds.join(', ')}`];
+}
+
 function passSummary(findings: readonly Finding[]): string[] {
   const passed = findings.filter((f) => f.status === 'pass').length;
   const notApplicable = findings.filter((f) => f.status === 'not-applicable').length;
@@ -75,15 +112,13 @@ function summaryLine(report: ScanReport): string {
     `${plural(nodeClasses, 'NodeClass', 'NodeClasses')} scanned`,
   ];
   if (notRun.length > 0) {
-    const byInputs = new Map<string, string[]>();
-    for (const { checkId, missingInputs } of notRun) {
+    const byInputs = new Map<string, number>();
+    for (const { missingInputs } of notRun) {
       const key = missingInputs.join('+');
-      byInputs.set(key, [...(byInputs.get(key) ?? []), checkId]);
+      byInputs.set(key, (byInputs.get(key) ?? 0) + 1);
     }
-    const reasons = [...byInputs]
-      .map(([inputs, ids]) => `need ${inputs} input: ${ids.join(', ')}`)
-      .join('; ');
-    parts.push(`${plural(notRun.length, 'check')} not run (${reasons})`);
+    const reasons = [...byInputs].map(([inputs, count]) => `${count} need ${inputs} input`);
+    parts.push(`${plural(notRun.length, 'check')} not run (${reasons.join(', ')})`);
   }
   if (inputErrors.length > 0) {
     parts.push(`${plural(inputErrors.length, 'input')} could not be read (see stderr)`);
@@ -97,19 +132,31 @@ export function formatTable(report: ScanReport, options: TableOptions): string {
   for (const finding of report.findings) {
     const { cluster, kind, name } = finding.resource;
     const key = [cluster, kind, name].join('\u0000');
-    groups.set(key, [...(groups.get(key) ?? []), finding]);
+    const group = groups.get(key);
+    if (group) group.push(finding);
+    else groups.set(key, [finding]);
   }
   const blocks: string[] = [];
   for (const key of [...groups.keys()].sort((a, b) => a.localeCompare(b))) {
     const findings = groups.get(key) ?? [];
     const first = findings[0];
     if (!first) continue;
-    const open = findings.filter((f) => f.status === 'fail' || f.status === 'error');
-    const idWidth = Math.max(0, ...open.map((f) => f.checkId.length));
+    const failed = findings.filter((f) => f.status === 'fail');
+    const errors = collapseErrors(findings.filter((f) => f.status === 'error'));
+    const idWidth = Math.max(
+      0,
+      ...failed.map((f) => f.checkId.length),
+      ...errors.map((e) => ('checkIds' in e ? collapsedLabel(e).length : e.checkId.length))
+    );
     blocks.push(
       [
         heading(first.resource, options.sources, first),
-        ...open.flatMap((f) => findingLines(f, idWidth, options.color)),
+        ...failed.flatMap((f) => findingLines(f, idWidth, options.color)),
+        ...errors.flatMap((e) =>
+          'checkIds' in e
+            ? collapsedLines(e, idWidth, options.color)
+            : findingLines(e, idWidth, options.color)
+        ),
         ...passSummary(findings),
       ].join('\n')
     );

@@ -48,7 +48,7 @@ describe('formatTable', () => {
         '  MEDIUM   error ami-owner-explicit  Could not evaluate.',
         '                 fix: Fix ami-owner-explicit.',
         '',
-        'Summary: 1 fail (1 critical), 1 error, 1 pass, 1 not-applicable · 2 NodeClasses scanned · 1 check not run (need aws input: ami-selector-resolves)',
+        'Summary: 1 fail (1 critical), 1 error, 1 pass, 1 not-applicable · 2 NodeClasses scanned · 1 check not run (1 need aws input)',
         '',
       ].join('\n')
     );
@@ -78,6 +78,22 @@ describe('formatTable', () => {
     const text = formatTable(hostile, { color: false, sources: noSources });
     expect(text).not.toContain(ESC);
     expect(text).toContain('evil\\u001B[2J');
+  });
+
+  it('folds checks that could not look for the same reason into one entry', () => {
+    const reason = 'Not evaluated: the object is not a valid EC2NodeClass.';
+    const errors = aReport([
+      aFinding({ checkId: 'first-check', severity: 'critical', status: 'error', message: reason }),
+      aFinding({ checkId: 'second-check', severity: 'low', status: 'error', message: reason }),
+      aFinding({ checkId: 'other', severity: 'low', status: 'error', message: 'Something else.' }),
+    ]);
+    const lines = formatTable(errors, { color: false, sources: noSources }).split('\n');
+    expect(lines.slice(1, 5)).toEqual([
+      `  CRITICAL error 2 checks  ${reason}`,
+      '                 checks: first-check, second-check',
+      '  LOW      error other     Something else.',
+      '                 fix: Fix other.',
+    ]);
   });
 
   it('says so when no NodeClass was found', () => {
