@@ -1,8 +1,10 @@
 // Composition of a live scan: EKS discovery and Kubernetes reads (this file's source), then the
 // enrichers that add AWS facts and permission simulations. The CLI and the Lambdas both call it.
+import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { KarpenterVersion } from '../core/version.js';
+import { createLiveAwsFacts } from './aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from './aws/clients.js';
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
@@ -56,8 +58,14 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
   });
   const enrichers: InventoryEnricher[] = [
-    // [issue 3] AWS facts enricher: append createAwsFactsEnricher(...) over createLiveAwsFacts(...)
-    //           built from `clients` (ec2/ssm/iam for options.region) here.
+    createAwsFactsEnricher({
+      port: createLiveAwsFacts({
+        ec2: clients.ec2(options.region),
+        ssm: clients.ssm(options.region),
+        iam: clients.iam(options.region),
+      }),
+      now: options.now(),
+    }),
     // [issue 5] Permissions enricher: append createPermissionsEnricher(...) here, AFTER the AWS
     //           facts enricher (it simulates for the node role those facts resolve).
   ];
