@@ -1,13 +1,18 @@
 // Composition of a live scan: EKS discovery and Kubernetes reads (this file's source), then the
 // enrichers that add AWS facts and permission simulations. The CLI and the Lambdas both call it.
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { STSClient } from '@aws-sdk/client-sts';
+import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { KarpenterVersion } from '../core/version.js';
 import { createLiveAwsFacts } from './aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from './aws/clients.js';
+import { assumeDryRunRole, createDryRunProbe, TokenBucket } from './aws/dry-run.js';
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
+import { createIamSimulator } from './aws/iam-simulator.js';
 import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
 
 export interface LivePlanOptions {
@@ -30,6 +35,27 @@ export interface LivePlanOptions {
   readonly credentials?: CredentialsProvider;
   readonly connectTimeoutMs?: number;
   readonly readTimeoutMs?: number;
+  /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
+  readonly controllerRoles?: Readonly<Record<string, string>>;
+  /** Opt-in DryRun mode: the role to assume for RunInstances/CreateFleet DryRuns. */
+  readonly dryRunRole?: string;
+}
+
+/** EC2 and STS clients holding the DryRun role's credentials, assumed once per plan. */
+function dryRunProbe(clients: AwsClients, region: string, roleArn: string) {
+  let assumed: ReturnType<typeof assumeDryRunRole> | undefined;
+  const credentials = () => {
+    assumed ??= assumeDryRunRole(clients.sts(region), roleArn);
+    return assumed;
+  };
+  return createDryRunProbe({
+    ec2: new EC2Client({ region, credentials }),
+    sts: new STSClient({ region, credentials }),
+    limiter: new TokenBucket({
+      now: () => Date.now(),
+      sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+    }),
+  });
 }
 
 export function createLivePlan(options: LivePlanOptions): ScanPlan {
@@ -66,8 +92,17 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
       }),
       now: options.now(),
     }),
-    // [issue 5] Permissions enricher: append createPermissionsEnricher(...) here, AFTER the AWS
-    //           facts enricher (it simulates for the node role those facts resolve).
+    // [issue 5] Permissions enricher: AFTER the AWS facts enricher (it simulates for the node
+    //           role those facts resolve).
+    createPermissionsEnricher({
+      simulator: createIamSimulator(clients.iam(options.region)),
+      ...(options.controllerRoles === undefined
+        ? {}
+        : { controllerRoles: options.controllerRoles }),
+      ...(options.dryRunRole === undefined
+        ? {}
+        : { dryRun: dryRunProbe(clients, options.region, options.dryRunRole) }),
+    }),
   ];
   return {
     objects,
