@@ -1,0 +1,114 @@
+import type { SQSEvent } from 'aws-lambda';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createHandler } from '../../lambda/handlers/scan-cluster.js';
+import { aNodeClassObject } from '../support/builders.js';
+import { type FakeTable, fakeDynamoDb } from '../support/fake-dynamodb.js';
+import {
+  capturingSns,
+  exampleEvent,
+  objectsPlan,
+  SERVICE_ENV,
+} from '../support/handler-fixtures.js';
+
+const CHECK = 'instance-profile-is-name';
+const brokenProfile = aNodeClassObject({
+  name: 'default',
+  spec: {
+    role: undefined,
+    instanceProfile: 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile',
+  },
+});
+const batch = exampleEvent<SQSEvent>('sqs-scan-cluster-batch.json');
+const [prodRecord, stagingRecord] = batch.Records;
+
+let table: FakeTable;
+let sns: ReturnType<typeof capturingSns>;
+
+beforeEach(() => {
+  table = fakeDynamoDb();
+  sns = capturingSns();
+});
+
+function handlerWith(failing: string[] = []) {
+  return createHandler({
+    env: SERVICE_ENV,
+    planFor: objectsPlan(
+      new Map([
+        ['prod', [brokenProfile]],
+        ['staging', [brokenProfile]],
+      ]),
+      new Set(failing)
+    ),
+    clock: () => new Date('2026-11-01T10:15:05Z'),
+  });
+}
+
+describe('scan-cluster handler', () => {
+  it('scans each cluster of the batch, publishes the findings and stores their state', async () => {
+    // Act
+    const response = await handlerWith()(batch);
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
+    expect(findings.map((m) => m.attributes)).toEqual([
+      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'prod', status: 'fail' },
+      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'staging', status: 'fail' },
+    ]);
+    const body = JSON.parse(findings[0]?.bodies.default ?? '{}');
+    expect(body).toMatchObject({
+      version: 1,
+      change: 'new',
+      finding: {
+        checkId: CHECK,
+        status: 'fail',
+        resource: { cluster: 'prod', kind: 'EC2NodeClass', name: 'default' },
+      },
+      firstSeen: '2026-11-01T10:15:05.000Z',
+    });
+    expect(body.text).toContain(
+      'NEW CRITICAL instance-profile-is-name on prod/EC2NodeClass/default'
+    );
+    expect(JSON.parse(findings[0]?.bodies.https ?? '{}')).toMatchObject({
+      version: '1.0',
+      source: 'custom',
+    });
+    expect(findings[0]?.bodies.email).toBe(body.text);
+    const stored = table.findings().filter((item) => item.checkId === CHECK);
+    expect(stored.map((item) => [item.pk, item.status, item.revision])).toEqual([
+      ['CLUSTER#prod', 'open', 1],
+      ['CLUSTER#staging', 'open', 1],
+    ]);
+    expect(table.items.get('NODECLASS|prod#default')).toMatchObject({
+      cluster: 'prod',
+      name: 'default',
+    });
+    expect(sns.published().filter((m) => m.attributes.change === 'digest')).toHaveLength(2);
+  });
+
+  it('publishes nothing new when the same batch is delivered again', async () => {
+    const handler = handlerWith();
+    await handler(batch);
+    const before = sns.published().length;
+    await handler(batch);
+    expect(sns.published().length).toBe(before);
+  });
+
+  it('reports only the failed cluster’s message for retry; the other is still published', async () => {
+    const response = await handlerWith(['staging'])(batch);
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: stagingRecord?.messageId }] });
+    expect(
+      sns
+        .published()
+        .filter((m) => m.attributes.checkId === CHECK)
+        .map((m) => m.attributes.cluster)
+    ).toEqual(['prod']);
+  });
+
+  it('drops a malformed message without failing the batch', async () => {
+    const bad = { ...prodRecord, messageId: 'bad-1', body: '{"version":1,"cluster":"<!channel>"}' };
+    const notJson = { ...prodRecord, messageId: 'bad-2', body: 'not json' };
+    const response = await handlerWith()({ Records: [bad, notJson] } as SQSEvent);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(sns.published()).toEqual([]);
+  });
+});
