@@ -145,6 +145,24 @@ describe('karpenter-version-supported', () => {
     expect(finding?.message).toContain('deployments.apps is forbidden');
   });
 
+  it('reports an error when the controller image tag is not a version', () => {
+    const [finding] = evaluate(
+      {},
+      {
+        state: {
+          read: ok({ nodeClassCount: 1 }),
+          controller: ok({
+            namespace: 'karpenter',
+            serviceAccount: 'karpenter',
+            version: 'latest',
+          }),
+        },
+      }
+    );
+    expect(finding?.status).toBe('error');
+    expect(finding?.message).toContain('image tag "latest" is not a version');
+  });
+
   it('reports an error when no controller Deployment was found', () => {
     const [finding] = evaluate(
       {},

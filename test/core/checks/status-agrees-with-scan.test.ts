@@ -211,6 +211,44 @@ describe('status-agrees-with-scan', () => {
     expect(finding?.message).toContain('"missing-profile" does not exist');
   });
 
+  it('fails when InstanceProfileReady=True but the profile holds no role', () => {
+    // Prepare
+    const object = aNodeClassObject({
+      spec: { role: undefined, instanceProfile: 'empty-profile' },
+      status: { conditions: conditions() },
+    });
+
+    // Act
+    const [finding] = evaluate(object, {
+      instanceProfile: ok({
+        name: 'empty-profile',
+        profile: {
+          name: 'empty-profile',
+          arn: 'arn:aws:iam::1:instance-profile/empty-profile',
+          roleNames: [],
+        },
+      }),
+    });
+
+    // Assess
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('"empty-profile" holds no role');
+  });
+
+  it('fails in role mode when InstanceProfileReady=True but the node role was deleted', () => {
+    // Prepare
+    const object = aNodeClassObject({ status: { conditions: conditions() } });
+
+    // Act
+    const [finding] = evaluate(object, {
+      nodeRole: ok({ source: 'spec.role', name: 'KarpenterNodeRole-demo' }),
+    });
+
+    // Assess
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('node role "KarpenterNodeRole-demo" does not exist');
+  });
+
   it('is not applicable to a NodeClass without status', () => {
     const [finding] = evaluate(aNodeClassObject());
     expect(finding?.status).toBe('not-applicable');
