@@ -1,0 +1,141 @@
+import { DescribeImagesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createHandler } from '../../lambda/handlers/ami-event.js';
+import { aNodeClassObject } from '../support/builders.js';
+import { type FakeTable, fakeDynamoDb } from '../support/fake-dynamodb.js';
+import {
+  capturingSns,
+  exampleEvent,
+  objectsPlan,
+  SERVICE_ENV,
+} from '../support/handler-fixtures.js';
+
+const IMAGE_ID = 'ami-0123456789abcdef0';
+const CHECK = 'instance-profile-is-name';
+const HOSTILE_PROFILE =
+  'arn:aws:iam::111122223333:instance-profile/<!channel> @here \u0000 <@U024BE7LH>';
+
+const ec2 = mockClient(EC2Client);
+let table: FakeTable;
+let sns: ReturnType<typeof capturingSns>;
+
+function indexItem(cluster: string, name: string, terms: Record<string, unknown>[]) {
+  return {
+    pk: 'NODECLASS',
+    sk: `${cluster}#${name}`,
+    type: 'nodeclass',
+    cluster,
+    name,
+    amiSelectorTerms: terms,
+    resolvedAmiIds: [],
+  };
+}
+
+const world = new Map([
+  [
+    'prod',
+    [
+      aNodeClassObject({
+        name: 'team-a',
+        spec: {
+          amiSelectorTerms: [{ id: IMAGE_ID }],
+          role: undefined,
+          instanceProfile: HOSTILE_PROFILE,
+        },
+      }),
+      aNodeClassObject({
+        name: 'team-b',
+        spec: {
+          amiSelectorTerms: [{ id: 'ami-0fffffffffffffff0' }],
+          role: undefined,
+          instanceProfile: HOSTILE_PROFILE,
+        },
+      }),
+    ],
+  ],
+]);
+
+const handler = () =>
+  createHandler({
+    env: SERVICE_ENV,
+    planFor: objectsPlan(world),
+    clock: () => new Date('2026-11-01T10:00:05Z'),
+  });
+
+function allStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(allStrings);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => [k, ...allStrings(v)]);
+  return [];
+}
+
+beforeEach(() => {
+  ec2.reset();
+  ec2.on(DescribeImagesCommand).resolves({ Images: [] });
+  table = fakeDynamoDb();
+  sns = capturingSns();
+  for (const item of [
+    indexItem('prod', 'team-a', [{ id: IMAGE_ID }]),
+    indexItem('prod', 'team-b', [{ id: 'ami-0fffffffffffffff0' }]),
+  ]) {
+    table.items.set(`${item.pk}|${item.sk}`, item);
+  }
+});
+
+describe('ami-event handler', () => {
+  it('looks up the image, rescans the matching NodeClass only, publishes and stores the finding', async () => {
+    // Act
+    const outcome = await handler()(exampleEvent('ami-state-change-deregistered.json'));
+    // Assess
+    expect(outcome).toMatchObject({
+      status: 'scanned',
+      nodeClasses: [{ cluster: 'prod', name: 'team-a' }],
+    });
+    expect(ec2.commandCalls(DescribeImagesCommand)[0]?.args[0].input).toMatchObject({
+      Filters: [{ Name: 'image-id', Values: [IMAGE_ID] }],
+      IncludeDeprecated: true,
+    });
+    const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
+    expect(findings.map((m) => m.attributes)).toEqual([
+      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'prod', status: 'fail' },
+    ]);
+    expect(JSON.parse(findings[0]?.bodies.default ?? '{}').finding.resource.name).toBe('team-a');
+    expect(table.findings().every((item) => item.resourceName === 'team-a')).toBe(true);
+  });
+
+  it('neutralises a hostile value in the JSON, email and Chatbot formats', async () => {
+    await handler()(exampleEvent('ami-state-change-deregistered.json'));
+    const message = sns.published().find((m) => m.attributes.checkId === CHECK);
+    const strings = [
+      ...allStrings(JSON.parse(message?.bodies.default ?? '{}')),
+      message?.bodies.email ?? '',
+      ...allStrings(JSON.parse(message?.bodies.https ?? '{}')),
+      message?.subject ?? '',
+    ];
+    expect(strings.join('\n')).toContain('‹!channel› ＠here');
+    for (const text of strings) {
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toContain('<@U');
+      expect(text).not.toMatch(/(^|[^＠])@here/);
+      expect(text).not.toContain('\u0000');
+    }
+  });
+
+  it('sends no duplicate when the same event is delivered twice', async () => {
+    const event = exampleEvent('ami-state-change-deregistered.json');
+    await handler()(event);
+    const first = sns.published().length;
+    await handler()(event);
+    expect(first).toBeGreaterThan(0);
+    expect(sns.published().length).toBe(first);
+  });
+
+  it('drops an event with odd fields without calling AWS', async () => {
+    const event = exampleEvent('ami-state-change-available.json');
+    const outcome = await handler()({ ...event, detail: { State: 'available', ImageId: 42 } });
+    expect(outcome).toEqual({ status: 'ignored', reason: 'malformed-event' });
+    expect(ec2.calls()).toHaveLength(0);
+  });
+});
