@@ -46,19 +46,23 @@ export function isSeverity(value: string): value is Severity {
 }
 
 /**
- * 64-bit FNV-1a as 16 hex digits. Pure (core has no crypto module); collisions only matter
- * between findings of one account, where 64 bits is ample.
+ * 64-bit FNV-1a over code points, as 16 hex digits. Pure (core has no crypto module); collisions
+ * only matter between findings of one account, where 64 bits is ample. Computed on two 32-bit
+ * halves because BigInt arithmetic per character is slow on large inputs.
  */
 export function stableHash(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
-  const mask = 0xffffffffffffffffn;
+  const twoTo32 = 0x100000000;
+  let high = 0xcbf29ce4;
+  let low = 0x84222325;
   for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    hash ^= BigInt(code);
-    hash = (hash * prime) & mask;
+    low = (low ^ (char.codePointAt(0) ?? 0)) >>> 0;
+    // hash * 0x100000001b3 mod 2^64 = hash * 0x1b3 + (hash << 40)
+    const lowProduct = low * 0x1b3;
+    const carry = Math.floor(lowProduct / twoTo32);
+    high = (high * 0x1b3 + (low % 0x1000000) * 0x100 + carry) % twoTo32;
+    low = lowProduct % twoTo32;
   }
-  return hash.toString(16).padStart(16, '0');
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
 }
 
 export function findingId(checkId: string, resource: ResourceRef, discriminator = ''): string {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   findingId,
@@ -28,6 +29,26 @@ describe('stableHash', () => {
     const hash = stableHash('ノード🚀');
     expect(hash).toMatch(/^[0-9a-f]{16}$/);
     expect(hash).not.toBe(stableHash('ノード'));
+  });
+});
+
+function referenceFnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const char of text) {
+    hash ^= BigInt(char.codePointAt(0) ?? 0);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
+}
+
+describe('stableHash against a BigInt reference', () => {
+  it('agrees on arbitrary unicode strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(stableHash(text)).toBe(referenceFnv1a64(text));
+      }),
+      { numRuns: 500 }
+    );
   });
 });
 
