@@ -39,7 +39,7 @@ function remediationText(denials: readonly Denial[], policyJson: string | undefi
   const parts: string[] = [];
   if (policyJson !== undefined) {
     parts.push(
-      `Add to the Karpenter controller role's policy (and to its permissions boundary, if it has one):\n${policyJson}`
+      `Add to the Karpenter controller role's policy (and to its permissions boundary, if it has one): ${policyJson}`
     );
   }
   if (denials.some((denial) => denial.deniedBy === 'scp')) {
@@ -57,7 +57,7 @@ function remediationText(denials: readonly Denial[], policyJson: string | undefi
       `Remove or narrow the Deny statement in ${[...new Set(denyStatements)].join(', ')}.`
     );
   }
-  return parts.join('\n');
+  return parts.join(' ');
 }
 
 /** One finding per NodeClass for a controller-* group. */
@@ -105,7 +105,7 @@ export function permissionCheckDrafts(
       const scope = permissionScopeOf(cluster, role);
       const policy =
         scope.status === 'ok' ? remediationPolicy(scope.value, verdict.denials) : undefined;
-      const policyJson = policy === undefined ? undefined : JSON.stringify(policy, null, 2);
+      const policyJson = policy === undefined ? undefined : JSON.stringify(policy);
       const first = verdict.denials[0];
       const more = verdict.denials.length > 1 ? ` (+${verdict.denials.length - 1} more)` : '';
       return [

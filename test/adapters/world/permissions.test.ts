@@ -1,9 +1,12 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   createWorldPolicySimulator,
   wildcardMatches,
 } from '../../../lambda/adapters/world/permissions.js';
 import { WorldSchema } from '../../../lambda/adapters/world/schema.js';
+import { runScan } from '../../../lambda/app/run-scan.js';
+import { buildWorldPlan } from '../../../lambda/cli/plan-world.js';
 import type { SimulationRequest } from '../../../lambda/core/facts/permissions.js';
 
 const CONTROLLER = 'arn:aws:iam::111122223333:role/KarpenterController';
@@ -102,5 +105,39 @@ describe('world policy simulator', () => {
     ).toBe(true);
     expect(wildcardMatches('role/a.b', 'role/aXb')).toBe(false);
     expect(wildcardMatches('role/?', 'role/x')).toBe(true);
+  });
+});
+
+describe('examples/world.json', () => {
+  it('fails controller-can-pass-node-role for exactly the one affected NodeClass, with a statement', async () => {
+    // Prepare
+    const plan = await buildWorldPlan({
+      world: join(import.meta.dirname, '../../../examples/world.json'),
+      paths: [],
+      clusters: [],
+      environment: 'production',
+      readStdin: async () => '',
+      now: new Date('2026-11-01T00:00:00Z'),
+    });
+
+    // Act
+    const report = await runScan(plan, {
+      now: new Date('2026-11-01T00:00:00Z'),
+      only: ['controller-can-pass-node-role'],
+    });
+
+    // Assess
+    const failures = report.findings.filter((finding) => finding.status === 'fail');
+    expect(
+      failures.map((finding) => `${finding.resource.cluster}/${finding.resource.name}`)
+    ).toEqual(['prod-use1/analytics']);
+    const statement = JSON.parse(
+      failures[0]?.remediation.slice(failures[0].remediation.indexOf('{')) ?? ''
+    );
+    expect(statement.Statement[0]).toMatchObject({
+      Sid: 'AllowPassingInstanceRole',
+      Action: ['iam:PassRole'],
+      Resource: ['arn:aws:iam::111122223333:role/KarpenterNodeRole-analytics'],
+    });
   });
 });

@@ -25,7 +25,7 @@ describe('controller-can-launch', () => {
     expect(finding?.status).toBe('fail');
     expect(finding?.message).toContain("denied by the role's permissions boundary");
     expect(finding?.evidence?.denials).toHaveLength(4);
-    expect(finding?.remediation).toContain('"ec2:CreateAction": [\n');
+    expect(finding?.remediation).toContain('"ec2:CreateAction":["CreateFleet"]');
     expect(finding?.remediation).toContain('AllowScopedResourceCreationTagging');
   });
 
