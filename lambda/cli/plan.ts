@@ -6,6 +6,7 @@ import type { ClusterContext } from '../core/inventory.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
+import { buildLiveManifestPlan } from './plan-live-aws.js';
 import { buildWorldPlan } from './plan-world.js';
 
 export interface ScanCliOptions {
@@ -144,5 +145,16 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
     });
   }
   if (mode === 'live' && options.clusters.length > 0) return buildClusterPlan(options);
+  if (mode === 'live') {
+    return buildLiveManifestPlan({
+      paths: options.paths,
+      ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      cluster: manifestClusterContext(options),
+      environment: options.environment,
+      readStdin: options.readStdin,
+      now: options.now ?? new Date(),
+    });
+  }
   throw new ConfigError(`${mode} scans are not available in this build`);
 }

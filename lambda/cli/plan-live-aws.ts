@@ -1,0 +1,58 @@
+// `scan --aws|--profile P [--region R] paths…`: manifests evaluated against live AWS facts (no
+// cluster: alias terms then lack the Kubernetes version and report that as an error finding).
+
+import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
+import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
+import { createManifestSource } from '../adapters/files/manifest-source.js';
+import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import type { ScanPlan } from '../app/run-scan.js';
+import type { ClusterContext } from '../core/inventory.js';
+import { partitionOf } from '../core/region.js';
+import { ConfigError } from '../shared/errors.js';
+import { resolveRegion } from './snapshot.js';
+
+export interface LiveManifestPlanOptions {
+  readonly paths: readonly string[];
+  readonly region?: string;
+  readonly profile?: string;
+  /** Context from the flags (`--karpenter-version`); its region is replaced by the resolved one. */
+  readonly cluster: ClusterContext;
+  readonly environment: 'production' | 'non-production';
+  readonly readStdin: () => Promise<string>;
+  readonly now: Date;
+  /** Injected clients (tests); created from region/profile otherwise. */
+  readonly clients?: AwsClients;
+}
+
+export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): Promise<ScanPlan> {
+  if (options.paths.length === 0) {
+    throw new ConfigError(
+      'nothing to scan: give manifest paths with --aws/--profile, or --cluster NAME for live clusters'
+    );
+  }
+  const clients =
+    options.clients ??
+    createAwsClients({
+      ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+    });
+  const region = await resolveRegion(clients, options.region);
+  return {
+    environment: options.environment,
+    objects: createManifestSource({
+      paths: options.paths,
+      cluster: { ...options.cluster, region, partition: partitionOf(region) },
+      readStdin: options.readStdin,
+    }),
+    enrichers: [
+      createAwsFactsEnricher({
+        port: createLiveAwsFacts({
+          ec2: clients.ec2(region),
+          ssm: clients.ssm(region),
+          iam: clients.iam(region),
+        }),
+        now: options.now,
+      }),
+    ],
+  };
+}

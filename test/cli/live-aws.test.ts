@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import {
+  DescribeImagesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
+import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../../lambda/cli/main.js';
+import type { ScanReport } from '../../lambda/core/report.js';
+import { tempTree } from './support/run-cli.js';
+
+const ec2 = mockClient(EC2Client);
+const ssm = mockClient(SSMClient);
+const iam = mockClient(IAMClient);
+
+const MANIFEST = [
+  'apiVersion: karpenter.k8s.aws/v1',
+  'kind: EC2NodeClass',
+  'metadata: { name: edge }',
+  'spec:',
+  '  amiFamily: AL2023',
+  '  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
+  '  role: KarpenterNodeRole-demo',
+  '  subnetSelectorTerms: [{ tags: { network: edge } }]',
+  '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]',
+  '',
+].join('\n');
+
+async function cli(
+  argv: readonly string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    stdoutIsTty: false,
+    stderrIsTty: false,
+    env: {},
+    now: () => new Date('2026-11-22T12:00:00Z'),
+  };
+  return { code: await runCli(argv, io), stdout, stderr };
+}
+
+beforeEach(() => {
+  ec2.reset();
+  ssm.reset();
+  iam.reset();
+});
+
+describe('scan --aws with manifests', () => {
+  it('evaluates the manifests against live AWS with Karpenter’s exact queries', async () => {
+    // Prepare
+    ec2.on(DescribeImagesCommand).resolves({
+      Images: [
+        {
+          ImageId: 'ami-0123456789abcdef0',
+          State: 'available',
+          Architecture: 'x86_64',
+          CreationDate: '2026-11-01T00:00:00.000Z',
+        },
+      ],
+    });
+    ec2.on(DescribeSubnetsCommand).resolves({
+      Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-1', AvailableIpAddressCount: 0 }],
+    });
+    ec2.on(DescribeSecurityGroupsCommand).resolves({
+      SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes', VpcId: 'vpc-1' }],
+    });
+    iam.on(GetRoleCommand).resolves({
+      Role: {
+        RoleName: 'KarpenterNodeRole-demo',
+        Arn: 'arn:aws:iam::111122223333:role/KarpenterNodeRole-demo',
+        Path: '/',
+        RoleId: 'AROAEXAMPLE',
+        CreateDate: new Date('2025-01-01T00:00:00Z'),
+      },
+    });
+    iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [] });
+    const tree = tempTree({ 'edge.yaml': MANIFEST });
+    try {
+      // Act
+      const run = await cli([
+        'scan',
+        '--aws',
+        '--region',
+        'us-east-1',
+        '--format',
+        'json',
+        join(tree.dir, 'edge.yaml'),
+      ]);
+
+      // Assess
+      const report = JSON.parse(run.stdout) as ScanReport;
+      expect(ec2.commandCalls(DescribeSubnetsCommand)[0]?.args[0].input).toEqual({
+        Filters: [{ Name: 'tag:network', Values: ['edge'] }],
+        MaxResults: 500,
+      });
+      const subnetFinding = report.findings.find(
+        (finding) => finding.checkId === 'subnets-have-free-ips'
+      );
+      expect(subnetFinding).toMatchObject({ status: 'fail', severity: 'high' });
+      expect(report.summary.notRun.map((entry) => entry.checkId)).not.toContain('subnets-resolve');
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('needs manifest paths', async () => {
+    // Act
+    const run = await cli(['scan', '--aws', '--region', 'us-east-1']);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('give manifest paths');
+  });
+});
