@@ -2,8 +2,8 @@
 // enrichers that add AWS facts and permission simulations. The CLI and the Lambdas both call it.
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { STSClient } from '@aws-sdk/client-sts';
-import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { KarpenterVersion } from '../core/version.js';

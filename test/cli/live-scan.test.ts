@@ -1,9 +1,12 @@
+import { EC2Client } from '@aws-sdk/client-ec2';
 import {
   DescribeClusterCommand,
   EKSClient,
   ListAccessEntriesCommand,
   ListPodIdentityAssociationsCommand,
 } from '@aws-sdk/client-eks';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliIo, EXIT_FINDINGS, EXIT_USAGE, runCli } from '../../lambda/cli/main.js';
@@ -19,6 +22,14 @@ import {
 import { aNodeClassObject } from '../support/builders.js';
 
 const eksMock = mockClient(EKSClient);
+// The live plan's AWS-facts and permission enrichers also run: keep them off the network.
+const ec2Mock = mockClient(EC2Client);
+const iamMock = mockClient(IAMClient);
+const ssmMock = mockClient(SSMClient);
+const denied = Object.assign(new Error('denied in tests'), {
+  name: 'AccessDenied',
+  $metadata: { httpStatusCode: 403 },
+});
 let server: TestApiServer;
 let caPem: string;
 
@@ -54,6 +65,9 @@ afterAll(async () => {
 
 beforeEach(() => {
   eksMock.reset();
+  ec2Mock.reset().onAnyCommand().rejects(denied);
+  iamMock.reset().onAnyCommand().rejects(denied);
+  ssmMock.reset().onAnyCommand().rejects(denied);
   server.requests.length = 0;
   eksMock.on(DescribeClusterCommand).resolves({
     cluster: {
