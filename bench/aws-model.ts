@@ -1,0 +1,156 @@
+// AWS as the benchmarks model it: per-call latency, token-bucket rate limits, and the SDK's
+// standard retry strategy (the clients the scanner builds: `retryMode: 'standard'`,
+// DEFAULT_MAX_ATTEMPTS attempts, throttling backoff base 500 ms with full jitter, retry quota 500,
+// cost 5 per throttled retry, refunded on success — aws-facts §6.6). All waiting is on `clock`.
+import { DEFAULT_MAX_ATTEMPTS } from '../lambda/adapters/aws/clients.js';
+import { type Clock, TokenBucket } from './token-bucket.js';
+import { type AwsService, type Interceptor, sdkError } from './world-sdk.js';
+
+export interface BucketSpec {
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+}
+
+/**
+ * The limits the benchmarks assume. EC2 non-mutating is documented (aws-facts §6.1) and buckets
+ * are per API action. IAM and SSM rates are unpublished (§6.2): the figures below are our
+ * assumptions — IAM reads share one budget; SimulatePrincipalPolicy has its own, tighter one.
+ */
+export const RATE_LIMITS = {
+  ec2: { capacity: 100, refillPerSecond: 20 },
+  ssm: { capacity: 40, refillPerSecond: 40 },
+  iam: { capacity: 20, refillPerSecond: 10 },
+  iamSimulate: { capacity: 10, refillPerSecond: 5 },
+} as const satisfies Record<string, BucketSpec>;
+
+export const DEFAULT_LATENCY_MS = 40;
+
+const THROTTLING_BASE_MS = 500;
+const MAX_DELAY_MS = 20_000;
+const RETRY_QUOTA = 500;
+const THROTTLE_RETRY_COST = 5;
+const SUCCESS_REFUND = 1;
+
+export interface OperationStats {
+  /** Commands sent (what the scanner asked for; one per `send`). */
+  calls: number;
+  /** HTTP attempts, retries included. */
+  attempts: number;
+  /** Attempts refused by a rate limit. */
+  throttled: number;
+  /** Commands that failed after the SDK gave up retrying. */
+  failed: number;
+}
+
+export interface SimulatedAwsOptions {
+  readonly clock: Clock;
+  readonly latencyMs?: number;
+  readonly limits?: typeof RATE_LIMITS;
+  readonly maxAttempts?: number;
+  /** Seed of the jitter PRNG (deterministic runs). */
+  readonly seed?: number;
+  /** False: latency only, no rate limits (measures deduplication alone). */
+  readonly rateLimited?: boolean;
+}
+
+/** mulberry32: deterministic jitter. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class SimulatedAws {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly quota = new Map<AwsService, number>();
+  private readonly stats = new Map<string, OperationStats>();
+  private readonly random: () => number;
+  private readonly latencyMs: number;
+  private readonly limits: typeof RATE_LIMITS;
+  private readonly maxAttempts: number;
+
+  public constructor(private readonly options: SimulatedAwsOptions) {
+    this.random = prng(options.seed ?? 7);
+    this.latencyMs = options.latencyMs ?? DEFAULT_LATENCY_MS;
+    this.limits = options.limits ?? RATE_LIMITS;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
+  private bucketFor(service: AwsService, operation: string): TokenBucket {
+    const key =
+      service === 'ec2'
+        ? `ec2:${operation}`
+        : operation === 'SimulatePrincipalPolicy'
+          ? 'iam:simulate'
+          : service;
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      const spec =
+        service === 'ec2'
+          ? this.limits.ec2
+          : service === 'ssm'
+            ? this.limits.ssm
+            : key === 'iam:simulate'
+              ? this.limits.iamSimulate
+              : this.limits.iam;
+      bucket = new TokenBucket(spec.capacity, spec.refillPerSecond, this.options.clock);
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+
+  private statsFor(operation: string): OperationStats {
+    let stats = this.stats.get(operation);
+    if (!stats) {
+      stats = { calls: 0, attempts: 0, throttled: 0, failed: 0 };
+      this.stats.set(operation, stats);
+    }
+    return stats;
+  }
+
+  public readonly intercept: Interceptor = async (service, operation, _input, answer) => {
+    const stats = this.statsFor(`${service}:${operation}`);
+    const bucket = this.bucketFor(service, operation);
+    const clock = this.options.clock;
+    stats.calls++;
+    let retryCost = 0;
+    for (let attempt = 1; ; attempt++) {
+      stats.attempts++;
+      const admitted = this.options.rateLimited === false || bucket.tryTake();
+      await clock.sleep(this.latencyMs);
+      if (admitted) {
+        const capacity = this.quota.get(service) ?? RETRY_QUOTA;
+        this.quota.set(service, Math.min(RETRY_QUOTA, capacity + (retryCost || SUCCESS_REFUND)));
+        return answer();
+      }
+      stats.throttled++;
+      const capacity = this.quota.get(service) ?? RETRY_QUOTA;
+      if (attempt >= this.maxAttempts || capacity < THROTTLE_RETRY_COST) {
+        stats.failed++;
+        throw sdkError(
+          service === 'ec2' ? 'RequestLimitExceeded' : 'Throttling',
+          service === 'ec2' ? 503 : 400,
+          'Rate exceeded'
+        );
+      }
+      this.quota.set(service, capacity - THROTTLE_RETRY_COST);
+      retryCost = THROTTLE_RETRY_COST;
+      const ceiling = Math.min(MAX_DELAY_MS, THROTTLING_BASE_MS * 2 ** (attempt - 1));
+      await clock.sleep(Math.floor(this.random() * ceiling));
+    }
+  };
+
+  /** Stats per `service:Operation`, sorted. */
+  public report(): Record<string, OperationStats> {
+    return Object.fromEntries(
+      [...this.stats.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([operation, stats]) => [operation, { ...stats }])
+    );
+  }
+}
