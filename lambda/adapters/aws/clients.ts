@@ -28,6 +28,8 @@ interface ClientConfig {
   maxAttempts: number;
   retryMode: 'standard';
   credentials?: AwsCredentialIdentityProvider;
+  /** Also makes the region come from the profile when not given. */
+  profile?: string;
   requestHandler?: EC2ClientConfig['requestHandler'];
 }
 
@@ -64,6 +66,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       retryMode: 'standard',
       ...(credentials ? { credentials } : {}),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
       ...(options.requestHandler === undefined ? {} : { requestHandler: options.requestHandler }),
     });
     (created.middlewareStack as EC2Client['middlewareStack']).use(
