@@ -37,6 +37,8 @@ export interface BundleMeasurement {
   readonly bytes: number;
   readonly importMs: number;
   readonly importRuns: readonly number[];
+  /** Largest contributors to the bundle, by npm package (or `lambda/` for our own code). */
+  readonly largestPackages: readonly { readonly name: string; readonly bytes: number }[];
   /** importMs / floor importMs. */
   readonly ratioToFloor: number;
 }
@@ -44,7 +46,7 @@ export interface BundleMeasurement {
 export interface ColdStartResult {
   readonly node: string;
   readonly runs: number;
-  readonly floor: Omit<BundleMeasurement, 'ratioToFloor'>;
+  readonly floor: Omit<BundleMeasurement, 'ratioToFloor' | 'largestPackages'>;
   readonly handlers: readonly BundleMeasurement[];
 }
 
@@ -91,7 +93,8 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
     const built = [];
     for (const [index, bundle] of bundles.entries()) {
       const outfile = join(directory, `bundle-${index}.mjs`);
-      await build({
+      const result = await build({
+        metafile: true,
         ...BUNDLE_OPTIONS,
         ...(bundle.entry === undefined
           ? { stdin: { contents: FLOOR_SOURCE, resolveDir: root, loader: 'js' } }
@@ -99,7 +102,24 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
         outfile,
         absWorkingDir: root,
       });
-      built.push({ ...bundle, outfile, bytes: statSync(outfile).size, runs: [] as number[] });
+      const output = Object.values(result.metafile?.outputs ?? {})[0];
+      const byPackage = new Map<string, number>();
+      for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+        const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+        const name = match?.[1] ?? (path.startsWith('lambda/') ? 'lambda/' : path);
+        byPackage.set(name, (byPackage.get(name) ?? 0) + input.bytesInOutput);
+      }
+      const largestPackages = [...byPackage]
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, 8)
+        .map(([name, bytes]) => ({ name, bytes }));
+      built.push({
+        ...bundle,
+        outfile,
+        bytes: statSync(outfile).size,
+        largestPackages,
+        runs: [] as number[],
+      });
     }
     // Interleaved, so drift in machine load hits every bundle alike; one warm-up of the disk cache.
     for (const bundle of built) timeImport(bundle.outfile);
@@ -109,14 +129,16 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
     const [floor, ...handlers] = built.map((bundle) => ({
       name: bundle.name,
       bytes: bundle.bytes,
+      largestPackages: bundle.largestPackages,
       importMs: Math.round(median(bundle.runs) * 10) / 10,
       importRuns: bundle.runs.map((value) => Math.round(value * 10) / 10),
     }));
     if (!floor) throw new Error('floor bundle missing');
+    const { largestPackages: _floorPackages, ...floorMeasurement } = floor;
     return {
       node: process.version,
       runs,
-      floor,
+      floor: floorMeasurement,
       handlers: handlers.map((handler) => ({
         ...handler,
         ratioToFloor: Math.round((handler.importMs / floor.importMs) * 100) / 100,

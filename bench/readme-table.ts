@@ -57,6 +57,7 @@ export interface BenchResults {
       readonly bytes: number;
       readonly importMs: number;
       readonly ratioToFloor: number;
+      readonly largestPackages?: readonly { readonly name: string; readonly bytes: number }[];
     }[];
   };
 }
@@ -206,6 +207,16 @@ export function renderBenchTable(results: BenchResults): string {
   for (const handler of coldStart.handlers) {
     lines.push(
       row([handler.name, kib(handler.bytes), `${handler.importMs} ms`, ratio(handler.ratioToFloor)])
+    );
+  }
+  const sample = coldStart.handlers.find((handler) => handler.name === 'scan-cluster');
+  if (sample?.largestPackages) {
+    lines.push(
+      '',
+      `Largest parts of the scan-cluster bundle: ${sample.largestPackages
+        .slice(0, 6)
+        .map((part) => `${part.name} ${kib(part.bytes)}`)
+        .join(', ')}.`
     );
   }
   return lines.join('\n');

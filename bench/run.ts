@@ -15,6 +15,8 @@ const SIZES = [
   { clusters: 10, nodeClassesPerCluster: 20 },
   { clusters: 50, nodeClassesPerCluster: 20 },
   { clusters: 100, nodeClassesPerCluster: 50 },
+  // What one scan-cluster worker Lambda holds: a single cluster of the largest fleet.
+  { clusters: 1, nodeClassesPerCluster: 50 },
 ] as const;
 const EVENT_FLEET = { clusters: 100, nodeClassesPerCluster: 50 } as const;
 

@@ -183,9 +183,9 @@ async function measureEvents(size: FleetSize) {
   const world = WorldSchema.parse(buildFleetWorld(size));
   const perCluster = new Map(world.eks.clusters.map((c) => [c.name, clusterWorld(world, c.name)]));
 
-  // Stored state after a full scan (not measured): the index and open findings.
+  // Stored state after a clean full scan (not measured, no rate limits): the index and findings.
   const store = new InMemoryFindingStore();
-  const setup = simulatedAccount(world);
+  const setup = simulatedAccount(world, false);
   const { inventory, report } = await setup.clock.run(async () => {
     const { inventory: loaded, inputErrors } = await collectInventory({
       objects: createWorldObjectSource({ world, file: 'fleet' }),
