@@ -4,12 +4,12 @@ import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
 import { type EventOutcome, handleAmiEvent } from '../app/handle-ami-event.js';
 import { imageMatchesTerm } from '../core/ami/queries.js';
 import { appLogger } from '../shared/logger.js';
-import { invoke, lazyService, type ServiceOverrides } from './service.js';
+import { eventIdOf, invoke, lazyService, type ServiceOverrides } from './service.js';
 
 export function createHandler(overrides: ServiceOverrides = {}) {
   const service = lazyService('ami-event', overrides);
-  return (event: { id?: string }, context?: Context): Promise<EventOutcome> =>
-    invoke(service, context, event?.id, ({ clients, store, scan, metrics }) =>
+  return (event: unknown, context?: Context): Promise<EventOutcome> =>
+    invoke(service, context, eventIdOf(event), ({ clients, store, scan, metrics }) =>
       handleAmiEvent(
         {
           images: createLiveAwsFacts({

@@ -120,6 +120,12 @@ export function lazyService(handler: HandlerName, overrides: ServiceOverrides = 
   };
 }
 
+/** The EventBridge event id of an untrusted event, when it has one (the correlation id). */
+export function eventIdOf(event: unknown): string | undefined {
+  const id = (event as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 /** Per-invocation logging context and a metrics flush, whatever the outcome. */
 export async function invoke<T>(
   service: () => Service,
