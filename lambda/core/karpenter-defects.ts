@@ -23,6 +23,11 @@ export interface KarpenterDefect {
   readonly fixedIn: readonly string[];
   readonly severity: Severity;
   readonly references: readonly string[];
+  /**
+   * `cluster`: the defect is about the controller, whatever the NodeClass (reported once per
+   * cluster and version, not once per NodeClass); `nodeclass`: it depends on the NodeClass.
+   */
+  readonly scope: 'cluster' | 'nodeclass';
   /** Whether this NodeClass (in this cluster) has what triggers the defect. */
   appliesTo(nodeClass: EC2NodeClass, cluster: ClusterContext): boolean;
   /** What goes wrong, for this NodeClass and version. */
@@ -70,6 +75,7 @@ function dryRunDisabled(cluster: ClusterContext): boolean {
 export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   {
     id: 'pending-ami-selected',
+    scope: 'nodeclass',
     title: 'AMI selectors can pick an image that is still pending',
     introduced: '0.0.0',
     fixedIn: ['1.2.2', '1.3.0'],
@@ -82,6 +88,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'instance-profile-arn-silent',
+    scope: 'nodeclass',
     title: 'An instance profile given as an ARN fails silently',
     introduced: '1.0.0',
     fixedIn: [],
@@ -95,6 +102,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'imds-ipv6-iso-region',
+    scope: 'nodeclass',
     title: 'httpProtocolIPv6 is sent in isolated regions',
     introduced: '0.0.0',
     fixedIn: ['1.7.0'],
@@ -108,6 +116,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'dry-run-without-subnet',
+    scope: 'cluster',
     title: 'Validation dry-runs RunInstances without a subnet',
     introduced: '1.3.0',
     fixedIn: ['1.3.1'],
@@ -120,6 +129,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'dry-run-fixed-instance-types',
+    scope: 'cluster',
     title: 'Validation dry-runs use m5.large/m6g.large regardless of NodePools',
     introduced: '1.3.0',
     fixedIn: ['1.5.0'],
@@ -132,6 +142,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'validation-rate-limited',
+    scope: 'cluster',
     title: 'RequestLimitExceeded fails validation',
     introduced: '1.3.0',
     fixedIn: ['1.4.0'],
@@ -144,6 +155,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   },
   {
     id: 'dry-run-412-noise',
+    scope: 'cluster',
     title: 'Validation dry-runs show as HTTP 412 in API metrics',
     introduced: '1.3.0',
     fixedIn: [],

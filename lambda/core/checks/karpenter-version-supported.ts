@@ -1,6 +1,38 @@
-import { defineCheck, forEachNodeClass } from '../check.js';
+import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
 import type { ClusterContext } from '../inventory.js';
-import { applicableDefects } from '../karpenter-defects.js';
+import { applicableDefects, type KarpenterDefect } from '../karpenter-defects.js';
+import type { ResourceRef } from '../model.js';
+import type { KarpenterVersion } from '../version.js';
+
+interface ClusterDefect {
+  readonly defect: KarpenterDefect;
+  readonly running: KarpenterVersion;
+  readonly resource: ResourceRef;
+  readonly nodeClasses: string[];
+}
+
+function defectDraft(
+  defect: KarpenterDefect,
+  running: KarpenterVersion,
+  resource: ResourceRef,
+  extraEvidence: Record<string, unknown> = {}
+): FindingDraft {
+  return {
+    status: 'fail',
+    resource,
+    discriminator: defect.id,
+    severity: defect.severity,
+    message: defect.describe(running),
+    remediation: defect.remediation,
+    evidence: {
+      defect: defect.id,
+      karpenterVersion: running.raw,
+      fixedIn: defect.fixedIn,
+      references: defect.references,
+      ...extraEvidence,
+    },
+  };
+}
 
 function unknownVersionReason(cluster: ClusterContext): string | undefined {
   const controller = cluster.state?.controller;
@@ -21,8 +53,10 @@ export const karpenterVersionSupported = defineCheck({
   inputs: ['spec'],
   remediation: 'Upgrade Karpenter to a release with the fix, or apply the workaround named.',
   references: ['#7652', '#7834', '#7891', '#7928', '#8015', '#8072', '#8404'],
-  evaluate: (inventory) =>
-    forEachNodeClass(inventory, (nodeClass, { resource, cluster }) => {
+  evaluate: (inventory) => {
+    // Controller-wide defects are reported once per cluster and version, not once per NodeClass.
+    const clusterDefects = new Map<string, ClusterDefect>();
+    const drafts = forEachNodeClass(inventory, (nodeClass, { resource, cluster }) => {
       const running = cluster.karpenterVersion;
       if (!running) {
         const reason = unknownVersionReason(cluster);
@@ -47,7 +81,21 @@ export const karpenterVersionSupported = defineCheck({
         ];
       }
       const defects = applicableDefects(nodeClass, cluster, running);
-      if (defects.length === 0) {
+      for (const defect of defects.filter((candidate) => candidate.scope === 'cluster')) {
+        const key = `${cluster.name}\u0000${running.raw}\u0000${defect.id}`;
+        const known = clusterDefects.get(key);
+        if (known) known.nodeClasses.push(resource.name);
+        else {
+          clusterDefects.set(key, {
+            defect,
+            running,
+            resource: { cluster: cluster.name, kind: 'Cluster', name: cluster.name || 'manifests' },
+            nodeClasses: [resource.name],
+          });
+        }
+      }
+      const own = defects.filter((defect) => defect.scope === 'nodeclass');
+      if (own.length === 0) {
         return [
           {
             status: 'pass',
@@ -57,19 +105,11 @@ export const karpenterVersionSupported = defineCheck({
           },
         ];
       }
-      return defects.map((defect) => ({
-        status: 'fail' as const,
-        resource,
-        discriminator: defect.id,
-        severity: defect.severity,
-        message: defect.describe(running),
-        remediation: defect.remediation,
-        evidence: {
-          defect: defect.id,
-          karpenterVersion: running.raw,
-          fixedIn: defect.fixedIn,
-          references: defect.references,
-        },
-      }));
-    }),
+      return own.map((defect) => defectDraft(defect, running, resource));
+    });
+    for (const { defect, running, resource, nodeClasses } of clusterDefects.values()) {
+      drafts.push(defectDraft(defect, running, resource, { nodeClasses }));
+    }
+    return drafts;
+  },
 });

@@ -45,9 +45,10 @@ describe('karpenter-version-supported', () => {
     const findings = evaluate({}, { karpenterVersion: v('1.7.0') });
 
     // Assess
-    expect(findings).toHaveLength(1);
-    const [noise] = findings;
+    expect(findings.map((finding) => finding.status)).toEqual(['pass', 'fail']);
+    const noise = findings.find((finding) => finding.status === 'fail');
     expect(noise?.discriminator).toBe('dry-run-412-noise');
+    expect(noise?.resource).toEqual({ cluster: 'prod', kind: 'Cluster', name: 'prod' });
     expect(noise?.severity).toBe('info');
     expect(noise?.message).toContain('aws_sdk_go_request_attempt_duration_seconds');
     expect(noise?.message).toContain('(CreateFleet and RunInstances)');
@@ -79,12 +80,35 @@ describe('karpenter-version-supported', () => {
     const findings = evaluate(nameTerm, { karpenterVersion: v('1.3.0') });
 
     // Assess
-    expect(findings.map((finding) => finding.discriminator).sort()).toEqual([
+    expect(findings.map((finding) => finding.discriminator ?? 'pass').sort()).toEqual([
       'dry-run-412-noise',
       'dry-run-fixed-instance-types',
       'dry-run-without-subnet',
+      'pass',
       'validation-rate-limited',
     ]);
+  });
+
+  it('reports controller-wide defects once per cluster, listing the NodeClasses, not once per NodeClass', () => {
+    // Prepare
+    const inventory = anInventory(
+      [
+        aNodeClassObject({ name: 'a' }),
+        aNodeClassObject({ name: 'b' }),
+        aNodeClassObject({ name: 'c' }),
+      ],
+      { cluster: { name: 'prod', karpenterVersion: v('1.7.0') }, inputs: ['spec', 'cluster'] }
+    );
+
+    // Act
+    const findings = karpenterVersionSupported.evaluate(inventory, { now });
+
+    // Assess
+    const noise = findings.filter((finding) => finding.discriminator === 'dry-run-412-noise');
+    expect(noise).toHaveLength(1);
+    expect(noise[0]?.resource.kind).toBe('Cluster');
+    expect(noise[0]?.evidence?.nodeClasses).toEqual(['a', 'b', 'c']);
+    expect(findings.filter((finding) => finding.status === 'pass')).toHaveLength(3);
   });
 
   it('reports the silent instance-profile ARN failure on the newest release', () => {
