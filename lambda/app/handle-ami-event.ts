@@ -1,7 +1,12 @@
 // `EC2 AMI State Change` → the image → the stored NodeClasses whose selector terms (or last
 // resolved AMIs) match it → a scan restricted to those NodeClasses. The event body is not trusted
 // beyond the image id: the image is looked up again (Custodian's lesson, scanner-anchors §1.1).
-import { affectedByImage, type ImageTermMatcher, type NodeClassRef } from '../core/event-index.js';
+import {
+  affectedByImage,
+  type ImageTermMatcher,
+  type NodeClassIndexEntry,
+  type NodeClassRef,
+} from '../core/event-index.js';
 import { parseAmiStateChange } from '../core/events.js';
 import type { Image } from '../core/facts/aws.js';
 import type { AwsFactsPort } from '../core/ports-aws.js';
@@ -30,6 +35,15 @@ export type EventOutcome =
       readonly result: ScanResult;
     };
 
+/** The reference a rescan needs from an index entry. */
+export function refOf(entry: NodeClassIndexEntry): NodeClassRef {
+  return {
+    cluster: entry.cluster,
+    name: entry.name,
+    ...(entry.region ? { region: entry.region } : {}),
+  };
+}
+
 /** Drops an event that cannot be used: logged and counted, never retried. */
 export function ignoreEvent(deps: EventDeps, reason: string, detail: string): EventOutcome {
   deps.logger.warn('Event ignored', { reason, detail });
@@ -48,9 +62,11 @@ export async function rescan(
     deps.logger.info('No stored NodeClass is affected', { trigger });
     return { status: 'no-match' };
   }
-  const clusters = [...new Set(nodeClasses.map((ref) => ref.cluster))]
-    .sort()
-    .map((cluster) => ({ cluster }));
+  const regions = new Map(nodeClasses.map((ref) => [ref.cluster, ref.region]));
+  const clusters = [...regions.keys()].sort().map((cluster) => {
+    const region = regions.get(cluster);
+    return region === undefined ? { cluster } : { cluster, region };
+  });
   const result = await deps.scan({ scanId, trigger, clusters, restrictTo: nodeClasses });
   if (result.failedClusters.length > 0) {
     throw new ScannerError(
@@ -71,9 +87,17 @@ export async function handleAmiEvent(deps: AmiEventDeps, raw: unknown): Promise<
   });
   const image: Image | undefined = images.find((candidate) => candidate.id === imageId);
   const index = await deps.store.loadIndex();
-  const affected = affectedByImage(index, imageId, image, deps.matches, parsed.value.account).map(
-    ({ cluster, name }) => ({ cluster, name })
+  // AMIs are regional: an image only matters to clusters in the event's region.
+  const inRegion = index.filter(
+    (entry) => entry.region === undefined || entry.region === parsed.value.region
   );
+  const affected = affectedByImage(
+    inRegion,
+    imageId,
+    image,
+    deps.matches,
+    parsed.value.account
+  ).map(refOf);
   deps.logger.info('AMI state change', {
     imageId,
     state,

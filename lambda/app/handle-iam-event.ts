@@ -4,7 +4,13 @@
 import { affectedByIam } from '../core/event-index.js';
 import { parseIamChange } from '../core/events.js';
 import type { IamEntityReader } from '../core/service-ports.js';
-import { type EventDeps, type EventOutcome, ignoreEvent, rescan } from './handle-ami-event.js';
+import {
+  type EventDeps,
+  type EventOutcome,
+  ignoreEvent,
+  refOf,
+  rescan,
+} from './handle-ami-event.js';
 
 export interface IamEventDeps extends EventDeps {
   readonly iam: IamEntityReader;
@@ -23,12 +29,7 @@ export async function handleIamEvent(deps: IamEventDeps, raw: unknown): Promise<
   ).flat();
   const instanceProfileNames = [...new Set([...change.instanceProfileNames, ...profilesOfRoles])];
   const index = await deps.store.loadIndex();
-  const affected = affectedByIam(index, { roleNames, instanceProfileNames }).map(
-    ({ cluster, name }) => ({
-      cluster,
-      name,
-    })
-  );
+  const affected = affectedByIam(index, { roleNames, instanceProfileNames }).map(refOf);
   deps.logger.info('IAM change', {
     eventName: change.eventName,
     roles: roleNames,

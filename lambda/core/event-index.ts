@@ -9,6 +9,8 @@ import type { AmiSelectorTerm } from './schema.js';
 
 export interface NodeClassIndexEntry {
   readonly cluster: string;
+  /** The cluster's region, so an event-driven rescan reads the right region. */
+  readonly region?: string;
   readonly name: string;
   readonly amiSelectorTerms: readonly AmiSelectorTerm[];
   /** `status.amis[].id`: what Karpenter resolved last (covers alias terms and deregistered images). */
@@ -23,6 +25,7 @@ export interface NodeClassIndexEntry {
 export interface NodeClassRef {
   readonly cluster: string;
   readonly name: string;
+  readonly region?: string;
 }
 
 /** `image` selected by `term`? Core's `imageMatchesTerm` in production, injected for testability. */
@@ -42,6 +45,7 @@ export function indexEntriesOf(inventory: Inventory): NodeClassIndexEntry[] {
     const controller = cluster ? resolveControllerRole(cluster) : undefined;
     entries.push({
       cluster: entry.cluster,
+      ...(cluster?.region ? { region: cluster.region } : {}),
       name: entry.name,
       amiSelectorTerms: nodeClass.spec.amiSelectorTerms,
       resolvedAmiIds: (nodeClass.status?.amis ?? []).map((ami) => ami.id),

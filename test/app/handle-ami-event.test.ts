@@ -191,6 +191,14 @@ describe('handleAmiEvent', () => {
       .resolves({ Images: [] });
     await store.putIndexEntries([
       { cluster: 'c1', name: 'pinned', amiSelectorTerms: [{ id: IMAGE_ID }], resolvedAmiIds: [] },
+      // Same id, but a cluster in another region: an AMI event there is about another image.
+      {
+        cluster: 'far',
+        region: 'us-east-2',
+        name: 'pinned',
+        amiSelectorTerms: [{ id: IMAGE_ID }],
+        resolvedAmiIds: [],
+      },
     ]);
     const outcome = await handleAmiEvent(
       { ...deps(), scan: async () => ({ outcomes: [], failedClusters: [] }) },
@@ -200,6 +208,7 @@ describe('handleAmiEvent', () => {
       status: 'scanned',
       nodeClasses: [{ cluster: 'c1', name: 'pinned' }],
     });
+    expect(outcome.status === 'scanned' ? outcome.nodeClasses : []).toHaveLength(1);
   });
 
   it('drops states it does not handle and malformed events with the EventsIgnored metric', async () => {

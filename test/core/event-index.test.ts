@@ -52,6 +52,7 @@ describe('indexEntriesOf', () => {
       {
         cluster: {
           name: 'prod',
+          region: 'eu-west-1',
           state: {
             read: { status: 'ok', value: { nodeClassCount: 3 } },
             controller: {
@@ -72,6 +73,7 @@ describe('indexEntriesOf', () => {
     expect(entries).toEqual([
       {
         cluster: 'prod',
+        region: 'eu-west-1',
         name: 'default',
         amiSelectorTerms: [{ name: 'eks-node-*', owner: 'self' }],
         resolvedAmiIds: ['ami-0aaaaaaaaaaaaaaaa'],
@@ -80,6 +82,7 @@ describe('indexEntriesOf', () => {
       },
       {
         cluster: 'prod',
+        region: 'eu-west-1',
         name: 'profile',
         amiSelectorTerms: [{ alias: 'al2023@v20251001' }],
         resolvedAmiIds: [],

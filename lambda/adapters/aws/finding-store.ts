@@ -60,6 +60,7 @@ const FindingItemSchema = z.object({
 
 const IndexItemSchema = z.object({
   cluster: z.string(),
+  region: z.string().optional(),
   name: z.string(),
   amiSelectorTerms: z.array(z.record(z.string(), z.unknown())),
   resolvedAmiIds: z.array(z.string()),
@@ -133,6 +134,7 @@ export function createFindingStore(
       sk: indexSk(entry.cluster, entry.name),
       type: 'nodeclass',
       cluster: entry.cluster,
+      region: entry.region,
       name: entry.name,
       amiSelectorTerms: entry.amiSelectorTerms.map((term) => withoutUndefined({ ...term })),
       resolvedAmiIds: [...entry.resolvedAmiIds],
