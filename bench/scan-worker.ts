@@ -157,11 +157,12 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
   };
 }
 
-function amiEvent(imageId: string) {
+function amiEvent(imageId: string, region: string) {
   const event = JSON.parse(
     readFileSync(join(process.cwd(), 'examples/events/ami-state-change-available.json'), 'utf8')
   ) as { resources: string[]; detail: { ImageId: string }; region: string };
   event.detail.ImageId = imageId;
+  event.region = region;
   event.resources = [`arn:aws:ec2:${event.region}::image/${imageId}`];
   return event;
 }
@@ -285,7 +286,7 @@ async function measureEvents(size: FleetSize) {
         matches: (candidate, term, context) =>
           imageMatchesTerm(candidate, term, { ...context, accountId: world.account }),
       },
-      amiEvent(image.ImageId)
+      amiEvent(image.ImageId, world.region)
     )
   );
   const iam = await measure((deps, account) =>

@@ -166,7 +166,12 @@ describe('idempotency', () => {
     const batch = [
       {
         kind: 'ami',
-        event: { ...amiTemplate, detail: { ...amiTemplate.detail, ImageId: image?.ImageId ?? '' } },
+        event: {
+          ...amiTemplate,
+          // AMIs are regional: the event comes from the world's region.
+          region: world.region,
+          detail: { ...amiTemplate.detail, ImageId: image?.ImageId ?? '' },
+        },
       },
       {
         kind: 'iam',
