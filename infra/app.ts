@@ -57,6 +57,8 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
         });
   return {
     clusters: config.clusters,
+    discoverClusters: config.discoverClusters,
+    discoveryRegions: config.discoveryRegions,
     schedule: Duration.minutes(config.scheduleMinutes),
     alertEmails: config.alertEmails,
     alertMinSeverity: config.alertMinSeverity,

@@ -44,7 +44,16 @@ export const scannerConfigSchema = z
     homeRegion: region,
     clusters: listOf(
       z.string().regex(CLUSTER_TARGET, 'expected an EKS cluster name, optionally name@region')
-    ).pipe(z.array(z.string()).min(1, 'name at least one cluster to scan')),
+    ).default([]),
+    /** Discovery on each schedule: `*` (every cluster) or tag filters `key=value,key2`; empty = off. */
+    discoverClusters: z
+      .string()
+      .regex(
+        /^(|\*|[^,=\s]+(=[^,]*)?(,[^,=\s]+(=[^,]*)?)*)$/,
+        'expected *, or tag filters key=value,key2'
+      )
+      .default(''),
+    discoveryRegions: listOf(region).default([]),
     scheduleMinutes: integer(1, 720).default(15),
     alertEmails: listOf(z.email()).default([]),
     alertMinSeverity: z.enum(SEVERITIES).default('high'),
@@ -77,6 +86,13 @@ export const scannerConfigSchema = z
     iamEvents: flag.default(true),
   })
   .superRefine((config, ctx) => {
+    if (config.clusters.length === 0 && config.discoverClusters === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clusters'],
+        message: 'name at least one cluster to scan, or set discoverClusters',
+      });
+    }
     if ((config.slackWorkspaceId === undefined) !== (config.slackChannelId === undefined)) {
       ctx.addIssue({
         code: 'custom',

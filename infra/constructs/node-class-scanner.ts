@@ -79,6 +79,13 @@ export interface SlackChannel {
 export interface NodeClassScannerProps {
   /** EKS clusters to scan: `name` (this stack's region) or `name@region`. */
   readonly clusters: readonly string[];
+  /**
+   * Also scan clusters discovered on each schedule: `*` for every cluster, or tag filters
+   * `key=value,key2` (any value). @default no discovery
+   */
+  readonly discoverClusters?: string;
+  /** Regions to discover clusters in. @default this stack's region */
+  readonly discoveryRegions?: readonly string[];
   /** How often the full scan runs (the backstop for events that never fire). @default 15 minutes */
   readonly schedule?: Duration;
   /** Email addresses to alert (each confirms its subscription). @default none */
@@ -320,6 +327,9 @@ export class NodeClassScanner extends Construct {
       FINDINGS_TOPIC_ARN: this.topic.topicArn,
       SCAN_QUEUE_URL: this.scanQueue.queueUrl,
       CLUSTERS: props.clusters.join(','),
+      DISCOVER_CLUSTERS: props.discoverClusters ?? '',
+      DISCOVERY_REGIONS: (props.discoveryRegions ?? []).join(','),
+      DRY_RUN_ROLE_ARN: props.dryRunRoleArn ?? '',
       REMINDER_INTERVAL_HOURS: String((props.reminderInterval ?? Duration.hours(24)).toHours()),
       RESOLVED_TTL_DAYS: String((props.resolvedRetention ?? Duration.days(30)).toDays()),
       DIGEST: props.digest ?? 'on-change',

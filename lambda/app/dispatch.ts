@@ -14,6 +14,54 @@ export interface DispatchTarget {
   readonly region?: string;
 }
 
+/** Port: lists a region's EKS clusters whose tags match (`*` matches any value). */
+export interface ClusterLister {
+  listClusters(
+    region: string,
+    tagFilter: Readonly<Record<string, string>>
+  ): Promise<readonly string[]>;
+}
+
+export interface DiscoveryResult {
+  readonly targets: readonly DispatchTarget[];
+  /** Regions whose clusters could not be listed, with the reason. */
+  readonly failures: readonly { readonly region: string; readonly message: string }[];
+}
+
+/**
+ * The configured clusters plus, when discovery is on, every cluster found in the discovery regions
+ * (deduplicated; `region` omitted for the home region). A region that cannot be listed is reported,
+ * never allowed to drop the clusters found elsewhere.
+ */
+export async function discoverTargets(
+  lister: ClusterLister,
+  homeRegion: string,
+  explicit: readonly DispatchTarget[],
+  discovery:
+    | { readonly tagFilter: Readonly<Record<string, string>>; readonly regions: readonly string[] }
+    | undefined
+): Promise<DiscoveryResult> {
+  const targets = new Map<string, DispatchTarget>();
+  const add = (target: DispatchTarget) => {
+    const region = target.region ?? homeRegion;
+    targets.set(
+      `${region}/${target.name}`,
+      region === homeRegion ? { name: target.name } : { name: target.name, region }
+    );
+  };
+  explicit.forEach(add);
+  const failures: { region: string; message: string }[] = [];
+  for (const region of discovery?.regions ?? []) {
+    try {
+      for (const name of await lister.listClusters(region, discovery?.tagFilter ?? {}))
+        add({ name, region });
+    } catch (error) {
+      failures.push({ region, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { targets: [...targets.values()], failures };
+}
+
 /**
  * Enqueues one scan request per cluster. Throws when any could not be enqueued so the schedule's
  * retry runs again: a duplicate request only repeats a scan, which the lifecycle keeps silent.

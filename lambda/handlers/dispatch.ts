@@ -1,22 +1,69 @@
-// Lambda: on schedule, enqueue one scan request per configured cluster.
+// Lambda: on schedule, enqueue one scan request per configured (and discovered) cluster. Composed
+// on its own so this bundle carries only the SQS and EKS clients, not the scanning stack.
+import { EKSClient } from '@aws-sdk/client-eks';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { dispatchScans } from '../app/dispatch.js';
-import { appLogger } from '../shared/logger.js';
-import { invoke, lazyService, type ServiceOverrides } from './service.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../adapters/aws/client-defaults.js';
+import { createEksReader } from '../adapters/aws/eks-reader.js';
+import { createScanQueue } from '../adapters/aws/queue.js';
+import { type ClusterLister, discoverTargets, dispatchScans } from '../app/dispatch.js';
+import { loadConfig } from '../shared/config.js';
+import { ScannerError } from '../shared/errors.js';
+import { appLogger, logger, setCorrelationId } from '../shared/logger.js';
 
-export function createHandler(overrides: ServiceOverrides = {}) {
-  const service = lazyService('dispatch', overrides);
-  return (event: Partial<ScheduledEvent>, context?: Context) =>
-    invoke(service, context, event.id, async ({ queue, clock, config }) => {
-      const requests = await dispatchScans(
-        { queue, logger: appLogger(), clock },
-        config.clusters.map(({ name, region }) =>
-          region === config.region ? { name } : { name, region }
-        ),
-        'schedule'
+export interface DispatchOverrides {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly clock?: () => Date;
+}
+
+function build(overrides: DispatchOverrides) {
+  const config = loadConfig(overrides.env ?? process.env, 'dispatch');
+  const common = { maxAttempts: DEFAULT_MAX_ATTEMPTS, retryMode: 'standard' as const };
+  const eksByRegion = new Map<string, EKSClient>();
+  const lister: ClusterLister = {
+    listClusters: (region, tagFilter) => {
+      let eks = eksByRegion.get(region);
+      if (!eks) {
+        eks = new EKSClient({ ...common, region });
+        eksByRegion.set(region, eks);
+      }
+      return createEksReader({ eks }).listClusters(tagFilter);
+    },
+  };
+  const queue = createScanQueue(
+    new SQSClient({ ...common, region: config.region }),
+    config.scanQueueUrl
+  );
+  return { config, lister, queue, clock: overrides.clock ?? (() => new Date()) };
+}
+
+export function createHandler(overrides: DispatchOverrides = {}) {
+  let service: ReturnType<typeof build> | undefined;
+  return async (event: Partial<ScheduledEvent>, context?: Context) => {
+    if (context) logger.addContext(context);
+    setCorrelationId(typeof event.id === 'string' ? event.id : undefined);
+    service ??= build(overrides);
+    const { config, lister, queue, clock } = service;
+    const { targets, failures } = await discoverTargets(
+      lister,
+      config.region,
+      config.clusters.map(({ name, region }) => ({ name, region })),
+      config.discovery
+    );
+    const requests = await dispatchScans(
+      { queue, logger: appLogger(), clock },
+      targets,
+      'schedule'
+    );
+    if (failures.length > 0) {
+      // The found clusters are already queued; failing the invocation makes the gap visible (alarm).
+      appLogger().error('Cluster discovery failed', { failures });
+      throw new ScannerError(
+        `cluster discovery failed in ${failures.map((failure) => `${failure.region} (${failure.message})`).join(', ')}`
       );
-      return { enqueued: requests.length };
-    });
+    }
+    return { enqueued: requests.length };
+  };
 }
 
 export const handler = createHandler();

@@ -88,6 +88,7 @@ function build(handler: HandlerName, overrides: ServiceOverrides): Service {
             ? clients
             : createAwsClients({ region, counter: clients.counter }),
         environment: config.environment,
+        ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),
       }));
   const deps: ScanAndPublishDeps = {
     planFor,

@@ -14,6 +14,29 @@ const clusterTarget = z
     'each entry must be an EKS cluster name, optionally @region'
   );
 
+/** Tag filter for discovery; `*` as a value matches any value (see eks-reader `matchesTags`). */
+export type DiscoveryTagFilter = Readonly<Record<string, string>>;
+
+function parseDiscovery(
+  value: string,
+  context: z.RefinementCtx
+): { readonly tagFilter: DiscoveryTagFilter } | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed === 'off') return undefined;
+  if (trimmed === '*') return { tagFilter: {} };
+  const tagFilter: Record<string, string> = {};
+  for (const part of trimmed.split(',').map((entry) => entry.trim())) {
+    const [key = '', tagValue] = part.split('=', 2);
+    if (key.trim() === '') {
+      context.addIssue({ code: 'custom', message: `"${part}" is not key=value or key` });
+      return z.NEVER;
+    }
+    tagFilter[key.trim()] =
+      tagValue === undefined || tagValue.trim() === '' ? '*' : tagValue.trim();
+  }
+  return { tagFilter };
+}
+
 const positiveNumber = (fallback: number) =>
   z
     .string()
@@ -50,7 +73,28 @@ const ENV_SCHEMA = {
         .map((entry) => entry.trim())
         .filter((entry) => entry !== '')
     )
-    .pipe(z.array(clusterTarget).min(1, 'must list at least one cluster')),
+    .pipe(z.array(clusterTarget)),
+  /**
+   * Cluster discovery on each schedule (adds to CLUSTERS): empty = off, `*` = every cluster in
+   * DISCOVERY_REGIONS, or comma-separated tag filters `key=value` / `key` (any value).
+   */
+  DISCOVER_CLUSTERS: z
+    .string()
+    .default('')
+    .transform((value, context) => parseDiscovery(value, context)),
+  /** Regions to discover clusters in (comma-separated); the home region when empty. */
+  DISCOVERY_REGIONS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+    )
+    .pipe(
+      z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'each entry must be a region name'))
+    ),
   /** The Lambda's own region (set by the Lambda runtime). */
   AWS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name'),
   /** Hours between reminders for a finding that keeps failing. */
@@ -59,6 +103,14 @@ const ENV_SCHEMA = {
   RESOLVED_TTL_DAYS: positiveNumber(30),
   /** When to publish the per-scan digest. */
   DIGEST: z.enum(['on-change', 'always', 'never']).default('on-change'),
+  /** Opt-in DryRun mode: the role assumed to dry-run EC2 launches; empty = off. */
+  DRY_RUN_ROLE_ARN: z
+    .string()
+    .default('')
+    .refine(
+      (value) => value === '' || /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(value),
+      'must be an IAM role ARN or empty'
+    ),
   /** `non-production` lowers pinning findings to info. */
   SCAN_ENVIRONMENT: z.enum(['production', 'non-production']).default('production'),
 } as const;
@@ -68,13 +120,14 @@ export const CONFIG_ENV_KEYS = Object.keys(ENV_SCHEMA) as EnvKey[];
 
 /** Variables each handler requires (beyond the optional ones, which every handler accepts). */
 export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> = {
-  dispatch: ['SCAN_QUEUE_URL', 'CLUSTERS', 'AWS_REGION'],
+  dispatch: ['SCAN_QUEUE_URL', 'CLUSTERS', 'DISCOVER_CLUSTERS', 'DISCOVERY_REGIONS', 'AWS_REGION'],
   'scan-cluster': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
   'ami-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
   'iam-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
 };
 
 const OPTIONAL_KEYS: readonly EnvKey[] = [
+  'DRY_RUN_ROLE_ARN',
   'REMINDER_INTERVAL_HOURS',
   'RESOLVED_TTL_DAYS',
   'DIGEST',
@@ -92,10 +145,17 @@ export interface Config {
   readonly findingsTopicArn: string;
   readonly scanQueueUrl: string;
   readonly clusters: readonly ClusterTarget[];
+  /** Discovery on each schedule, when configured: the tag filter and the regions to list. */
+  readonly discovery?: {
+    readonly tagFilter: DiscoveryTagFilter;
+    readonly regions: readonly string[];
+  };
   readonly reminderIntervalMs: number;
   readonly resolvedTtlDays: number;
   readonly digest: 'on-change' | 'always' | 'never';
   readonly environment: 'production' | 'non-production';
+  /** DryRun mode's role, when configured. */
+  readonly dryRunRoleArn?: string;
 }
 
 /**
@@ -120,6 +180,12 @@ export function loadConfig(
   }
   const values = parsed.data as Partial<{ [K in EnvKey]: z.output<(typeof ENV_SCHEMA)[K]> }>;
   const region = values.AWS_REGION ?? '';
+  if (handler === 'dispatch' && (values.CLUSTERS ?? []).length === 0 && !values.DISCOVER_CLUSTERS) {
+    throw new ConfigError(
+      'Invalid configuration for the dispatch function: CLUSTERS: must list at least one cluster, or set DISCOVER_CLUSTERS'
+    );
+  }
+  const discovery = values.DISCOVER_CLUSTERS;
   return Object.freeze({
     region,
     stateTableName: values.STATE_TABLE_NAME ?? '',
@@ -131,9 +197,22 @@ export function loadConfig(
         return Object.freeze({ name, region: clusterRegion ?? region });
       })
     ),
+    ...(discovery === undefined
+      ? {}
+      : {
+          discovery: Object.freeze({
+            tagFilter: discovery.tagFilter,
+            regions: Object.freeze(
+              (values.DISCOVERY_REGIONS ?? []).length > 0
+                ? (values.DISCOVERY_REGIONS ?? [])
+                : [region]
+            ),
+          }),
+        }),
     reminderIntervalMs: (values.REMINDER_INTERVAL_HOURS ?? 24) * 3_600_000,
     resolvedTtlDays: values.RESOLVED_TTL_DAYS ?? 30,
     digest: values.DIGEST ?? 'on-change',
     environment: values.SCAN_ENVIRONMENT ?? 'production',
+    ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchScans } from '../../lambda/app/dispatch.js';
+import { type ClusterLister, discoverTargets, dispatchScans } from '../../lambda/app/dispatch.js';
 import type { ClusterScanRequest, ScanQueue } from '../../lambda/core/service-ports.js';
 import { PublishError } from '../../lambda/shared/errors.js';
 import { silentLogger } from '../support/service-fakes.js';
@@ -51,5 +51,58 @@ describe('dispatchScans', () => {
         'schedule'
       )
     ).rejects.toThrow(/staging \(InternalError\)/);
+  });
+});
+
+describe('discoverTargets', () => {
+  const lister = (
+    byRegion: Record<string, string[] | Error>
+  ): ClusterLister & { calls: unknown[] } => {
+    const calls: unknown[] = [];
+    return {
+      calls,
+      async listClusters(region, tagFilter) {
+        calls.push({ region, tagFilter });
+        const found = byRegion[region];
+        if (found instanceof Error) throw found;
+        return found ?? [];
+      },
+    };
+  };
+
+  it('returns the configured clusters only when discovery is off', async () => {
+    const source = lister({ 'eu-west-1': ['other'] });
+    const result = await discoverTargets(source, 'eu-west-1', [{ name: 'prod' }], undefined);
+    expect(result).toEqual({ targets: [{ name: 'prod' }], failures: [] });
+    expect(source.calls).toEqual([]);
+  });
+
+  it('adds discovered clusters per region with the tag filter, without duplicates', async () => {
+    const source = lister({ 'eu-west-1': ['prod', 'batch'], 'us-east-2': ['edge'] });
+    const result = await discoverTargets(
+      source,
+      'eu-west-1',
+      [{ name: 'prod' }, { name: 'edge', region: 'us-east-2' }],
+      { tagFilter: { 'karpenter.sh/discovery': '*' }, regions: ['eu-west-1', 'us-east-2'] }
+    );
+    expect(result.targets).toEqual([
+      { name: 'prod' },
+      { name: 'edge', region: 'us-east-2' },
+      { name: 'batch' },
+    ]);
+    expect(source.calls).toEqual([
+      { region: 'eu-west-1', tagFilter: { 'karpenter.sh/discovery': '*' } },
+      { region: 'us-east-2', tagFilter: { 'karpenter.sh/discovery': '*' } },
+    ]);
+  });
+
+  it('keeps what other regions found when one region cannot be listed', async () => {
+    const source = lister({ 'eu-west-1': ['prod'], 'us-east-2': new Error('AccessDenied') });
+    const result = await discoverTargets(source, 'eu-west-1', [], {
+      tagFilter: {},
+      regions: ['eu-west-1', 'us-east-2'],
+    });
+    expect(result.targets).toEqual([{ name: 'prod' }]);
+    expect(result.failures).toEqual([{ region: 'us-east-2', message: 'AccessDenied' }]);
   });
 });

@@ -9,8 +9,9 @@ import { fromIni } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ApiCallCounter, apiCallCounterPlugin } from './api-call-counter.js';
 
-/** First try plus three retries: enough to ride out a burst, bounded so a scan cannot stall. */
-export const DEFAULT_MAX_ATTEMPTS = 4;
+import { DEFAULT_MAX_ATTEMPTS } from './client-defaults.js';
+
+export { DEFAULT_MAX_ATTEMPTS };
 
 export interface AwsClientOptions {
   /** Default region; clients for other regions are created on request. */

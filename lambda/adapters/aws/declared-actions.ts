@@ -1,6 +1,7 @@
 // Every IAM action the scanner's adapters call, by adapter. The CDK role policy is built from this
 // registry and a test keeps the two equal: add your adapter's `…Actions` export here.
 import { awsFactsActions } from './aws-facts-adapter.js';
+import { dryRunActions } from './dry-run.js';
 import { eksReaderActions } from './eks-reader.js';
 import { findingStoreActions } from './finding-store.js';
 import { iamEntitiesActions } from './iam-entities.js';
@@ -17,4 +18,6 @@ export const DECLARED_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   snsPublisher: snsPublisherActions,
   scanQueue: scanQueueActions,
   iamEntities: iamEntitiesActions,
+  // Granted only when DryRun mode is configured (infra/permissions.ts DRY_RUN_ONLY_ACTIONS).
+  dryRun: dryRunActions,
 };
