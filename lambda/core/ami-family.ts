@@ -47,23 +47,40 @@ export function effectiveAmiFamily(spec: EC2NodeClassSpec): AmiFamily | undefine
   return alias === undefined ? undefined : aliasAmiFamily(alias);
 }
 
+/** One of Karpenter's default block device mappings (`DefaultEBS`: gp3, encrypted). */
+export interface DefaultBlockDevice {
+  readonly deviceName: string;
+  /** A Kubernetes quantity, as Karpenter writes it. */
+  readonly volumeSize: string;
+}
+
 /**
- * Device names of the family's default volumes (Karpenter's `DefaultBlockDeviceMappings`). Custom
- * has none: EC2 then uses the AMI's own mappings. Bottlerocket has an OS volume (`/dev/xvda`) and
- * a data volume (`/dev/xvdb`) holding the kubelet root; both carry node data.
+ * Karpenter's `DefaultBlockDeviceMappings` of the family, used when spec.blockDeviceMappings is
+ * empty. Custom has none: EC2 then uses the AMI's own mappings. Bottlerocket has an OS volume
+ * (`/dev/xvda`) and a data volume (`/dev/xvdb`) holding the kubelet root; both carry node data.
  */
-export function defaultRootDevices(family: AmiFamily | undefined): readonly string[] {
+export function defaultBlockDeviceMappings(
+  family: AmiFamily | undefined
+): readonly DefaultBlockDevice[] {
   switch (family) {
     case 'AL2':
     case 'AL2023':
-      return ['/dev/xvda'];
+      return [{ deviceName: '/dev/xvda', volumeSize: '20Gi' }];
     case 'Bottlerocket':
-      return ['/dev/xvda', '/dev/xvdb'];
+      return [
+        { deviceName: '/dev/xvda', volumeSize: '4Gi' },
+        { deviceName: '/dev/xvdb', volumeSize: '20Gi' },
+      ];
     case 'Windows2019':
     case 'Windows2022':
     case 'Windows2025':
-      return ['/dev/sda1'];
+      return [{ deviceName: '/dev/sda1', volumeSize: '50Gi' }];
     default:
       return [];
   }
+}
+
+/** Device names of the family's default volumes (see `defaultBlockDeviceMappings`). */
+export function defaultRootDevices(family: AmiFamily | undefined): readonly string[] {
+  return defaultBlockDeviceMappings(family).map((mapping) => mapping.deviceName);
 }

@@ -1,3 +1,4 @@
+import { defaultBlockDeviceMappings, effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { EC2NodeClassSpec } from '../schema.js';
 import { awsFactsOf, withSlice } from './support/aws-facts.js';
@@ -38,31 +39,6 @@ interface Mapping {
   readonly volumeSize?: string | number;
 }
 
-/** Karpenter's default mappings per AMI family when spec.blockDeviceMappings is empty. */
-function defaultMappings(family: string | undefined): readonly Mapping[] {
-  switch (family?.toLowerCase()) {
-    case 'al2':
-    case 'al2023':
-      return [{ deviceName: '/dev/xvda', volumeSize: '20Gi' }];
-    case 'bottlerocket':
-      return [
-        { deviceName: '/dev/xvda', volumeSize: '4Gi' },
-        { deviceName: '/dev/xvdb', volumeSize: '20Gi' },
-      ];
-    case 'windows2019':
-    case 'windows2022':
-    case 'windows2025':
-      return [{ deviceName: '/dev/sda1', volumeSize: '50Gi' }];
-    default:
-      return [];
-  }
-}
-
-function familyOf(spec: EC2NodeClassSpec): string | undefined {
-  const alias = spec.amiSelectorTerms.find((term) => term.alias)?.alias;
-  return alias ? alias.split('@')[0] : spec.amiFamily;
-}
-
 function mappingsOf(spec: EC2NodeClassSpec): { mappings: readonly Mapping[]; defaults: boolean } {
   const explicit = spec.blockDeviceMappings ?? [];
   if (explicit.length > 0) {
@@ -74,7 +50,8 @@ function mappingsOf(spec: EC2NodeClassSpec): { mappings: readonly Mapping[]; def
       defaults: false,
     };
   }
-  return { mappings: defaultMappings(familyOf(spec)), defaults: true };
+  // Karpenter picks the defaults of spec.amiFamily when set (Custom: none), else the alias' family.
+  return { mappings: defaultBlockDeviceMappings(effectiveAmiFamily(spec)), defaults: true };
 }
 
 /** The volume EC2 creates for the image's root device is at least as large as its snapshot. */

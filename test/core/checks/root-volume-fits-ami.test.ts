@@ -46,6 +46,15 @@ describe('root-volume-fits-ami', () => {
     expect(finding?.message).toContain("Karpenter's default mapping");
   });
 
+  it("uses spec.amiFamily over the alias: Custom keeps the image's own mappings (no default)", () => {
+    // Karpenter's AMIFamily() returns spec.amiFamily when set; Custom has no default mappings.
+    const [finding] = evaluateWith({
+      amiFamily: 'Custom',
+      amiSelectorTerms: [{ alias: 'al2023@latest' }],
+    });
+    expect(finding?.status).toBe('not-applicable');
+  });
+
   it('is not applicable when no mapping overrides the root device', () => {
     const [finding] = evaluateWith({
       amiFamily: 'Custom',
