@@ -58,6 +58,42 @@ describe('ami-newest-match-available', () => {
     expect(finding?.message).toContain('rolls every node');
   });
 
+  it('does not tell a fixed version to upgrade Karpenter', () => {
+    const [finding] = evaluate('1.6.2');
+    expect(finding?.remediation).not.toMatch(/upgrade/i);
+    expect(finding?.remediation).toContain('pin');
+  });
+
+  it('tells an affected version to upgrade to a fixed release', () => {
+    const [finding] = evaluate('1.2.1');
+    expect(finding?.remediation).toMatch(/Upgrade Karpenter to v1\.2\.2/);
+  });
+
+  it('does not claim the version is affected when it is unknown', () => {
+    const [finding] = evaluate(undefined);
+    expect(finding?.message).toContain('unknown');
+    expect(finding?.message).not.toMatch(/unknown version, < v1\.2\.2\)/);
+    expect(finding?.remediation).toContain('--karpenter-version');
+  });
+
+  it('does not promise that a failed image will be selected once available', () => {
+    const failed = anImage({
+      id: 'ami-0bad',
+      state: 'failed',
+      creationDate: '2026-10-30T00:00:00Z',
+    });
+    const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [current, failed] })) });
+    const karpenterVersion = parseKarpenterVersion('1.6.2');
+    const [finding] = amiNewestMatchAvailable.evaluate(
+      anAwsInventory([nodeClass], facts, karpenterVersion ? { karpenterVersion } : {}),
+      { now }
+    );
+    expect(finding?.severity).toBe('info');
+    expect(finding?.message).toContain('failed');
+    expect(finding?.message).not.toContain('once it is');
+    expect(finding?.message).toContain('never becomes available');
+  });
+
   it('reports an error when the stateless queries were throttled', () => {
     const facts = someAwsFacts({ amis: ok({ ...anAmiFacts(), ignoringState: throttled() }) });
     const [finding] = amiNewestMatchAvailable.evaluate(anAwsInventory([nodeClass], facts), { now });
