@@ -28,13 +28,13 @@ export const nodeRoleValid = defineCheck({
         awsFactsOf(target).nodeRole,
         (facts) => {
           if (facts.name === undefined) {
+            // instance-profile-exists already fails for this; a second critical finding is noise.
             return [
               {
-                status: 'fail',
+                status: 'not-applicable',
                 resource,
                 message:
-                  'No node role: the instance profile does not exist or holds no role (see instance-profile-exists).',
-                location,
+                  'No node role to check: the instance profile does not exist or holds no role (reported by instance-profile-exists).',
               },
             ];
           }

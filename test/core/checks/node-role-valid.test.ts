@@ -55,8 +55,10 @@ describe('node-role-valid', () => {
     expect(finding?.message).toContain('does not trust ec2.amazonaws.com');
   });
 
-  it('fails when the instance profile gives no role', () => {
-    expect(evaluateWith({ source: 'instance-profile' })[0]?.status).toBe('fail');
+  it('is not applicable when the instance profile gives no role (instance-profile-exists reports it)', () => {
+    const [finding] = evaluateWith({ source: 'instance-profile' });
+    expect(finding?.status).toBe('not-applicable');
+    expect(finding?.message).toContain('instance-profile-exists');
   });
 
   it('reports an error when the role could not be read', () => {
