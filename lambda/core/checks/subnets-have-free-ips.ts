@@ -46,12 +46,18 @@ export const subnetsHaveFreeIps = defineCheck({
             ];
           }
           const all = low.length === facts.subnets.length;
+          const exhausted = all && low.every((subnet) => subnet.availableIpAddressCount === 0);
+          const consequence = !all
+            ? ''
+            : exhausted
+              ? ' Launches fail with InsufficientFreeAddressesInSubnet.'
+              : ' Launches will fail with InsufficientFreeAddressesInSubnet once the last addresses are used.';
           return [
             {
               status: 'fail',
               resource,
               severity: all ? 'high' : 'medium',
-              message: `${all ? 'All' : `${low.length} of ${facts.subnets.length}`} matched subnet(s) have fewer than ${FREE_IP_THRESHOLD} free IP addresses: ${list(low.map((subnet) => `${subnet.id} (${subnet.availableIpAddressCount})`))}.${all ? ' Launches fail with InsufficientFreeAddressesInSubnet.' : ''}`,
+              message: `${all ? 'All' : `${low.length} of ${facts.subnets.length}`} matched subnet(s) have fewer than ${FREE_IP_THRESHOLD} free IP addresses: ${list(low.map((subnet) => `${subnet.id} (${subnet.availableIpAddressCount})`))}.${consequence}`,
               evidence: {
                 threshold: FREE_IP_THRESHOLD,
                 subnets: low.map((subnet) => ({

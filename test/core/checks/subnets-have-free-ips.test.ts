@@ -39,6 +39,16 @@ describe('subnets-have-free-ips', () => {
     expect(finding?.message).toContain('InsufficientFreeAddressesInSubnet');
   });
 
+  it('does not claim launches fail now while the low subnets still have addresses', () => {
+    const [finding] = evaluateWith([
+      aSubnet({ id: 'subnet-0a', availableIpAddressCount: 3 }),
+      aSubnet({ id: 'subnet-0b', availableIpAddressCount: 0 }),
+    ]);
+    expect(finding?.severity).toBe('high');
+    expect(finding?.message).not.toContain('Launches fail with');
+    expect(finding?.message).toContain('once the last addresses are used');
+  });
+
   it('reports an error when subnets could not be read', () => {
     const facts = someAwsFacts({ subnets: throttled('ec2:DescribeSubnets') });
     const [finding] = subnetsHaveFreeIps.evaluate(anAwsInventory([aNodeClassObject()], facts), {
