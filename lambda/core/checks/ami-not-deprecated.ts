@@ -40,7 +40,7 @@ export const amiNotDeprecated = defineCheck({
                 id: item.image.id,
                 name: item.image.name,
                 deprecationTime: item.image.deprecationTime,
-                text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'is deprecated'} on ${item.image.deprecationTime}`,
+                text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'will be deprecated'} on ${item.image.deprecationTime}`,
               },
             ];
           });

@@ -35,7 +35,7 @@ describe('ami-not-deprecated', () => {
   it('fails for an image deprecated within 30 days', () => {
     const [finding] = evaluateWith('2026-11-20T00:00:00Z');
     expect(finding?.status).toBe('fail');
-    expect(finding?.message).toContain('is deprecated on 2026-11-20');
+    expect(finding?.message).toContain('will be deprecated on 2026-11-20');
   });
 
   it('is not applicable when nothing is selected', () => {
