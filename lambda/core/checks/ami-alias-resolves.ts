@@ -1,5 +1,19 @@
+import { parseAlias } from '../ami/alias.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
+import type { AliasResolution } from '../facts/aws.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+
+/** What to change when Karpenter refuses the alias (or the CRD would reject it). */
+export function refusedAliasRemediation(alias: AliasResolution): string {
+  const family = parseAlias(alias.alias)?.family;
+  if (family === 'al2') {
+    return `AL2 aliases end at Kubernetes 1.32: move to alias al2023@latest (or bottlerocket@latest, or a pinned version of either), testing user data and bootstrap changes first.`;
+  }
+  if (family === 'windows2025') {
+    return `Windows Server 2025 needs Kubernetes 1.35+: upgrade the cluster from ${alias.kubernetesVersion}, or use alias windows2022@latest.`;
+  }
+  return 'Use an alias of the form family@version with a supported family (al2023, al2, bottlerocket, windows2019, windows2022, windows2025).';
+}
 
 /**
  * The alias resolves through its SSM parameters for the cluster's Kubernetes version, and Karpenter
@@ -13,7 +27,7 @@ export const amiAliasResolves = defineCheck({
   severity: 'critical',
   inputs: ['aws'],
   remediation:
-    "Use an alias that exists for the cluster's Kubernetes version (e.g. al2023@latest, or a published version), or move off AL2 before Kubernetes 1.33.",
+    "Use an alias version published for the cluster's Kubernetes version (or @latest); AL2 aliases end at Kubernetes 1.32 and windows2025 needs 1.35.",
   references: ['#7544', '#8564', '#8151', '#8842'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
@@ -51,7 +65,11 @@ export const amiAliasResolves = defineCheck({
             {
               status: 'fail',
               resource,
-              message: `Karpenter refuses alias ${alias.alias} on Kubernetes ${alias.kubernetesVersion} (UnsupportedAlias): ${alias.unsupported}`,
+              message:
+                parseAlias(alias.alias) === undefined
+                  ? `Alias ${alias.alias} is not a valid family@version alias (the API server rejects it; see nodeclass-schema-valid): ${alias.unsupported}.`
+                  : `Karpenter refuses alias ${alias.alias} on Kubernetes ${alias.kubernetesVersion} (AMIsReady=False, UnsupportedAlias): ${alias.unsupported}`,
+              remediation: refusedAliasRemediation(alias),
               evidence,
               location,
             },
@@ -97,6 +115,7 @@ export const amiAliasResolves = defineCheck({
             status: 'fail',
             resource,
             message: `Alias ${alias.alias} resolves to nothing for Kubernetes ${alias.kubernetesVersion}: none of its ${alias.parameters.length} SSM parameters exist. Karpenter logs "failed to discover any AMIs for alias" and AMIsReady stays Unknown.`,
+            remediation: `Use a ${alias.family} version published for Kubernetes ${alias.kubernetesVersion} (or @latest)${alias.parameters[0] ? `; check with: aws ssm get-parameter --name ${alias.parameters[0].name}` : ''}.`,
             evidence,
             location,
           },

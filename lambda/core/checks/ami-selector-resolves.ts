@@ -1,4 +1,6 @@
+import { parseAlias } from '../ami/alias.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
+import { refusedAliasRemediation } from './ami-alias-resolves.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
 
 /** At least one `available` image matches the amiSelectorTerms (Karpenter's exact queries). */
@@ -33,7 +35,11 @@ export const amiSelectorResolves = defineCheck({
               {
                 status: 'fail',
                 resource,
-                message: `No image: Karpenter refuses alias ${alias.alias} (UnsupportedAlias): ${alias.unsupported}`,
+                message:
+                  parseAlias(alias.alias) === undefined
+                    ? `No image: ${alias.alias} is not a valid alias (see nodeclass-schema-valid).`
+                    : `No image: Karpenter refuses alias ${alias.alias} (UnsupportedAlias): ${alias.unsupported}`,
+                remediation: refusedAliasRemediation(alias),
                 evidence: { alias: alias.alias, kubernetesVersion: alias.kubernetesVersion },
                 location: { path: 'spec.amiSelectorTerms' },
               },
@@ -42,12 +48,18 @@ export const amiSelectorResolves = defineCheck({
           const unreadableSsm = [...(alias?.parameters ?? []), ...amis.ssmParameters].filter(
             (lookup) => lookup.value.status === 'unavailable'
           );
-          if (unreadableSsm.length > 0 && selection.queries.length === 0) {
+          // A parameter the scanner could not read may hold the image the other terms lack.
+          if (unreadableSsm.length > 0) {
+            const reasons = unreadableSsm.map((lookup) =>
+              lookup.value.status === 'unavailable'
+                ? `${lookup.name} (${lookup.value.reason})`
+                : lookup.name
+            );
             return [
               {
                 status: 'error',
                 resource,
-                message: `Not evaluated: SSM parameters could not be read: ${list(unreadableSsm.map((lookup) => lookup.name))}.`,
+                message: `Not evaluated: no image matched the readable terms, and SSM parameters could not be read: ${list(reasons)}.`,
                 evidence: { parameters: unreadableSsm.map((lookup) => lookup.name) },
               },
             ];

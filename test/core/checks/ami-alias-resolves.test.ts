@@ -59,6 +59,84 @@ describe('ami-alias-resolves', () => {
     expect(finding?.message).toContain('UnsupportedAlias');
   });
 
+  it('gives the remediation of the refusal: a newer cluster for windows2025, not "move off AL2"', () => {
+    const raw = aNodeClassObject({
+      spec: { amiFamily: undefined, amiSelectorTerms: [{ alias: 'windows2025@latest' }] },
+    });
+    const resolution: AliasResolution = {
+      alias: 'windows2025@latest',
+      family: 'windows2025',
+      version: 'latest',
+      kubernetesVersion: '1.33',
+      unsupported: 'Windows Server 2025 requires EKS version 1.35 or higher, current version: 1.33',
+      parameters: [],
+    };
+    const facts = someAwsFacts({ amis: ok(anAmiFacts({ alias: resolution })) });
+    const [finding] = amiAliasResolves.evaluate(anAwsInventory([raw], facts), { now });
+    expect(finding?.remediation).toContain('1.35');
+    expect(finding?.remediation).not.toContain('AL2');
+  });
+
+  it('tells AL2 on Kubernetes 1.33+ to move to AL2023 or Bottlerocket', () => {
+    const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ alias: 'al2@latest' }] } });
+    const resolution: AliasResolution = {
+      alias: 'al2@latest',
+      family: 'al2',
+      version: 'latest',
+      kubernetesVersion: '1.33',
+      unsupported: 'AL2 aliases are no longer supported on EKS 1.33+',
+      parameters: [],
+    };
+    const facts = someAwsFacts({ amis: ok(anAmiFacts({ alias: resolution })) });
+    const [finding] = amiAliasResolves.evaluate(anAwsInventory([raw], facts), { now });
+    expect(finding?.remediation).toMatch(/al2023/);
+  });
+
+  it('does not tell a Bottlerocket alias that resolves to nothing to move off AL2', () => {
+    const raw = aNodeClassObject({
+      spec: { amiSelectorTerms: [{ alias: 'bottlerocket@1.49.0' }] },
+    });
+    const [finding] = amiAliasResolves.evaluate(
+      anAwsInventory(
+        [raw],
+        someAwsFacts({
+          amis: ok(
+            anAmiFacts({
+              alias: {
+                alias: 'bottlerocket@1.49.0',
+                family: 'bottlerocket',
+                version: '1.49.0',
+                kubernetesVersion: '1.32',
+                parameters: [parameter(ok(undefined))],
+              },
+            })
+          ),
+        })
+      ),
+      { now }
+    );
+    expect(finding?.status).toBe('fail');
+    expect(finding?.remediation).not.toContain('AL2');
+    expect(finding?.remediation).toContain('1.32');
+  });
+
+  it('does not call a malformed alias UnsupportedAlias (the CRD rejects it)', () => {
+    const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ alias: 'ubuntu@latest' }] } });
+    const resolution: AliasResolution = {
+      alias: 'ubuntu@latest',
+      family: 'ubuntu',
+      version: 'latest',
+      kubernetesVersion: '1.32',
+      unsupported: '"ubuntu@latest" is not family@version with a supported family',
+      parameters: [],
+    };
+    const facts = someAwsFacts({ amis: ok(anAmiFacts({ alias: resolution })) });
+    const [finding] = amiAliasResolves.evaluate(anAwsInventory([raw], facts), { now });
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).not.toContain('UnsupportedAlias');
+    expect(finding?.message).toContain('nodeclass-schema-valid');
+  });
+
   it('reports an error when the parameters could not be read', () => {
     const [finding] = evaluateWith({ parameters: [parameter(throttled('ssm:GetParameter'))] });
     expect(finding?.status).toBe('error');

@@ -60,6 +60,32 @@ describe('ami-selector-resolves', () => {
     expect(finding?.message).toContain('UnsupportedAlias');
   });
 
+  it('reports an error, not a fail, when an unreadable SSM parameter might have matched', () => {
+    // Prepare: the name term matches nothing; the ssmParameter term could not be read.
+    const raw = aNodeClassObject({
+      spec: {
+        amiFamily: 'AL2023',
+        amiSelectorTerms: [{ name: 'team-node-*' }, { ssmParameter: '/team/ami' }],
+      },
+    });
+    const facts = someAwsFacts({
+      amis: ok(
+        anAmiFacts({
+          images: [],
+          ssmParameters: [
+            { termIndex: 1, name: '/team/ami', value: unavailable('access-denied', 'denied') },
+          ],
+        })
+      ),
+    });
+    // Act
+    const [finding] = amiSelectorResolves.evaluate(anAwsInventory([raw], facts), { now });
+    // Assess
+    expect(finding?.status).toBe('error');
+    expect(finding?.message).toContain('/team/ami');
+    expect(finding?.message).toContain('access-denied');
+  });
+
   it('reports an error naming the reason when DescribeImages was throttled', () => {
     const facts = someAwsFacts({ amis: ok({ ...anAmiFacts(), available: throttled() }) });
     const [finding] = amiSelectorResolves.evaluate(anAwsInventory([nodeClass], facts), { now });
