@@ -85,17 +85,20 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
   });
   const enrichers: InventoryEnricher[] = [
     createAwsFactsEnricher({
-      port: createLiveAwsFacts({
-        ec2: clients.ec2(options.region),
-        ssm: clients.ssm(options.region),
-        iam: clients.iam(options.region),
-      }),
+      port: createLiveAwsFacts(
+        {
+          ec2: clients.ec2(options.region),
+          ssm: clients.ssm(options.region),
+          iam: clients.iam(options.region),
+        },
+        { limiter: clients.limiter }
+      ),
       now: options.now(),
     }),
     // [issue 5] Permissions enricher: AFTER the AWS facts enricher (it simulates for the node
     //           role those facts resolve).
     createPermissionsEnricher({
-      simulator: createIamSimulator(clients.iam(options.region)),
+      simulator: createIamSimulator(clients.iam(options.region), { limiter: clients.limiter }),
       ...(options.controllerRoles === undefined
         ? {}
         : { controllerRoles: options.controllerRoles }),

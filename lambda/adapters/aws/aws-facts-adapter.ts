@@ -2,6 +2,7 @@
 import type { AwsFactsPort } from '../../core/ports-aws.js';
 import { createEc2Reader, type Ec2Sender, ec2ReaderActions } from './ec2-reader.js';
 import { createIamReader, type IamSender, iamReaderActions } from './iam-reader.js';
+import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
 import { createSsmReader, type SsmSender, ssmReaderActions } from './ssm-reader.js';
 
 export const awsFactsActions = [
@@ -16,10 +17,15 @@ export interface AwsFactsClients {
   readonly iam: IamSender;
 }
 
-export function createLiveAwsFacts(clients: AwsFactsClients): AwsFactsPort {
-  const ec2 = createEc2Reader(clients.ec2);
-  const ssm = createSsmReader(clients.ssm);
-  const iam = createIamReader(clients.iam);
+/** `limiter` spaces calls per operation (the live scanner shares EC2's buckets with Karpenter). */
+export function createLiveAwsFacts(
+  clients: AwsFactsClients,
+  options: { readonly limiter?: ApiRateLimiter } = {}
+): AwsFactsPort {
+  const { limiter } = options;
+  const ec2 = createEc2Reader(limiter ? rateLimited(clients.ec2, 'ec2', limiter) : clients.ec2);
+  const ssm = createSsmReader(limiter ? rateLimited(clients.ssm, 'ssm', limiter) : clients.ssm);
+  const iam = createIamReader(limiter ? rateLimited(clients.iam, 'iam', limiter) : clients.iam);
   return {
     describeImages: (query) => ec2.describeImages(query),
     describeSubnets: (query) => ec2.describeSubnets(query),

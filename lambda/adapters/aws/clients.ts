@@ -10,6 +10,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ApiCallCounter, apiCallCounterPlugin } from './api-call-counter.js';
 
 import { DEFAULT_MAX_ATTEMPTS } from './client-defaults.js';
+import { type ApiRateLimiter, realTimeRateLimiter } from './rate-limit.js';
 
 export { DEFAULT_MAX_ATTEMPTS };
 
@@ -20,6 +21,7 @@ export interface AwsClientOptions {
   readonly profile?: string;
   readonly maxAttempts?: number;
   readonly counter?: ApiCallCounter;
+  readonly limiter?: ApiRateLimiter;
   /** HTTP handler override (proxies, tests); the SDK's node handler otherwise. */
   readonly requestHandler?: EC2ClientConfig['requestHandler'];
 }
@@ -36,6 +38,8 @@ interface ClientConfig {
 
 export interface AwsClients {
   readonly counter: ApiCallCounter;
+  /** Client-side rate limits shared by every scan using these clients (see rate-limit.ts). */
+  readonly limiter: ApiRateLimiter;
   /** The default region, when known (explicit or from the SDK's default chain). */
   readonly region: string | undefined;
   ec2(region?: string): EC2Client;
@@ -79,6 +83,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
 
   return {
     counter,
+    limiter: options.limiter ?? realTimeRateLimiter(),
     region: options.region,
     ec2: (region) => client('ec2', EC2Client, region),
     iam: (region) => client('iam', IAMClient, region),

@@ -16,6 +16,10 @@ import {
 } from '@aws-sdk/client-sts';
 import type { DryRunOutcome } from '../../core/facts/permissions.js';
 import type { DryRunLaunch, DryRunPort } from '../../core/iam/ports.js';
+import { TokenBucket } from '../../shared/token-bucket.js';
+
+export { TokenBucket };
+
 import { isDryRunSuccess, isThrottling, toSourceUnavailable } from './aws-errors.js';
 
 /** What the scanner's own role needs to enter DryRun mode. */
@@ -28,52 +32,6 @@ export const dryRunAssumedRoleActions = [
   'ec2:DescribeLaunchTemplates',
   'sts:DecodeAuthorizationMessage',
 ] as const;
-
-export interface TokenBucketOptions {
-  /** Tokens added per second. */
-  readonly ratePerSecond?: number;
-  readonly burst?: number;
-  /** Milliseconds since any fixed origin. */
-  readonly now: () => number;
-  readonly sleep: (milliseconds: number) => Promise<void>;
-}
-
-/** A token bucket; concurrent `take` calls queue, so the rate holds however many callers wait. */
-export class TokenBucket {
-  private readonly rate: number;
-  private readonly burst: number;
-  private tokens: number;
-  private last: number;
-  private queue: Promise<void> = Promise.resolve();
-
-  public constructor(private readonly options: TokenBucketOptions) {
-    this.rate = options.ratePerSecond ?? 1;
-    this.burst = options.burst ?? 2;
-    this.tokens = this.burst;
-    this.last = options.now();
-  }
-
-  public take(): Promise<void> {
-    const turn = this.queue.then(() => this.acquire());
-    this.queue = turn.catch(() => undefined);
-    return turn;
-  }
-
-  private refill(): void {
-    const now = this.options.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
-    this.last = now;
-  }
-
-  private async acquire(): Promise<void> {
-    this.refill();
-    while (this.tokens < 1) {
-      await this.options.sleep(Math.ceil(((1 - this.tokens) / this.rate) * 1000));
-      this.refill();
-    }
-    this.tokens -= 1;
-  }
-}
 
 export type StsSender = Pick<STSClient, 'send'>;
 export type Ec2Sender = Pick<EC2Client, 'send'>;

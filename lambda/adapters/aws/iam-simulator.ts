@@ -15,6 +15,7 @@ import type {
 import type { PolicySimulatorPort } from '../../core/iam/ports.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
+import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
 
 export const iamSimulatorActions = ['iam:SimulatePrincipalPolicy'] as const;
 
@@ -94,10 +95,11 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 export function createIamSimulator(
-  iam: IamSimulatorSender,
-  options: { readonly chunkSize?: number } = {}
+  sender: IamSimulatorSender,
+  options: { readonly chunkSize?: number; readonly limiter?: ApiRateLimiter } = {}
 ): PolicySimulatorPort {
   const chunkSize = options.chunkSize ?? RESOURCE_ARN_CHUNK_SIZE;
+  const iam = options.limiter ? rateLimited(sender, 'iam', options.limiter) : sender;
   return {
     async simulate(request: SimulationRequest): Promise<readonly SimulationResult[]> {
       const contextEntries = request.context.map((entry) => ({

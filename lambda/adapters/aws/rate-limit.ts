@@ -1,0 +1,80 @@
+// Client-side rate limits per AWS operation. EC2's request buckets are per account and region and
+// shared with Karpenter (aws-facts §6.1), and IAM's are unpublished (§6.2): the scanner takes a
+// bounded share instead of discovering the limit through RequestLimitExceeded.
+import { TokenBucket } from '../../shared/token-bucket.js';
+import { operationOf } from './api-call-counter.js';
+
+export interface RateLimit {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+}
+
+/**
+ * Per operation, by service. EC2 non-mutating calls refill at 20/s: half stays for Karpenter.
+ * IAM and EKS publish no rates: conservative. Services not listed are not limited.
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimit>> = {
+  ec2: { ratePerSecond: 10, burst: 20 },
+  iam: { ratePerSecond: 5, burst: 10 },
+  ssm: { ratePerSecond: 20, burst: 40 },
+  eks: { ratePerSecond: 10, burst: 20 },
+};
+
+export interface ApiRateLimiterOptions {
+  readonly limits?: Readonly<Record<string, RateLimit>>;
+  /** Milliseconds since any fixed origin. */
+  readonly now: () => number;
+  readonly sleep: (milliseconds: number) => Promise<void>;
+}
+
+/** One token bucket per `service:Operation`, created on first use. */
+export class ApiRateLimiter {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly limits: Readonly<Record<string, RateLimit>>;
+
+  public constructor(private readonly options: ApiRateLimiterOptions) {
+    this.limits = options.limits ?? DEFAULT_RATE_LIMITS;
+  }
+
+  public take(service: string, operation: string): Promise<void> {
+    const limit = this.limits[service];
+    if (!limit) return Promise.resolve();
+    const key = `${service}:${operation}`;
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = new TokenBucket({ ...limit, now: this.options.now, sleep: this.options.sleep });
+      this.buckets.set(key, bucket);
+    }
+    return bucket.take();
+  }
+}
+
+export function realTimeRateLimiter(limits?: Readonly<Record<string, RateLimit>>): ApiRateLimiter {
+  return new ApiRateLimiter({
+    ...(limits === undefined ? {} : { limits }),
+    now: () => performance.now(),
+    sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+  });
+}
+
+interface Sender {
+  // biome-ignore lint/suspicious/noExplicitAny: mirrors the SDK's overloaded `send` signature.
+  send(command: any): Promise<any>;
+}
+
+/**
+ * A sender whose every command first waits for its operation's token. The operation comes from the
+ * command's class name (bundles keep names: `keepNames` in infra/constructs/scanner-function.ts).
+ */
+export function rateLimited<T extends Sender>(
+  sender: T,
+  service: string,
+  limiter: ApiRateLimiter
+): Pick<T, 'send'> {
+  return {
+    send: async (command: { constructor: { name: string } }) => {
+      await limiter.take(service, operationOf(command.constructor.name));
+      return sender.send(command);
+    },
+  } as Pick<T, 'send'>;
+}
