@@ -7,7 +7,7 @@ import {
   type NodeClassIndexEntry,
   type NodeClassRef,
 } from '../core/event-index.js';
-import type { Inventory } from '../core/inventory.js';
+import { type Inventory, unavailableSources } from '../core/inventory.js';
 import {
   applyChanges,
   type DiffScope,
@@ -173,8 +173,7 @@ async function scanCluster(
   else if (!unread.includes(cluster)) await deps.store.replaceClusterIndex(cluster, entries);
 
   const states = applyChanges(stored, published);
-  const errors =
-    report.findings.filter((finding) => finding.status === 'error').length + inputErrors.length;
+  const errors = unavailableSources(inventory).length + inputErrors.length;
   deps.metrics.clusterScanned({
     cluster,
     durationMs: deps.clock().getTime() - started.getTime(),

@@ -89,3 +89,35 @@ export function emptyInventory(overrides: Partial<Inventory> = {}): Inventory {
     ...overrides,
   };
 }
+
+const MAX_WALK_DEPTH = 12;
+
+function collectUnavailable(value: unknown, found: Set<string>, depth: number): void {
+  if (value === null || typeof value !== 'object' || depth > MAX_WALK_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectUnavailable(item, found, depth + 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  if (record.status === 'unavailable' && typeof record.reason === 'string') {
+    found.add(`${record.reason}: ${String(record.message ?? '')}`);
+    return;
+  }
+  for (const child of Object.values(record)) collectUnavailable(child, found, depth + 1);
+}
+
+/**
+ * The distinct sources a scan could not read (`reason: message`), over every collected slice.
+ * One unreadable API counts once however many checks needed it, so `SourceErrors` tracks broken
+ * sources, not the `error` findings that follow from them.
+ */
+export function unavailableSources(inventory: Inventory): string[] {
+  const found = new Set<string>();
+  for (const cluster of inventory.clusters) {
+    collectUnavailable(cluster.aws, found, 0);
+    collectUnavailable(cluster.state, found, 0);
+  }
+  for (const facts of inventory.awsFacts.values()) collectUnavailable(facts, found, 0);
+  for (const facts of inventory.permissions.values()) collectUnavailable(facts, found, 0);
+  return [...found].sort();
+}
