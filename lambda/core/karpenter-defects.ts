@@ -45,16 +45,26 @@ function sameLine(a: KarpenterVersion, b: KarpenterVersion): boolean {
   return a.major === b.major && a.minor === b.minor;
 }
 
-/** True when `running` has the defect: introduced, and neither the mainline fix nor its line's backport. */
-export function isAffected(defect: KarpenterDefect, running: KarpenterVersion): boolean {
-  if (!isAtLeast(running, defect.introduced)) return false;
-  const fixes = defect.fixedIn.map(version);
+/**
+ * True when `running` contains a change released in `releases`: the last is the mainline release
+ * (every later version has it), the others are backports that cover only their own minor line.
+ */
+export function hasChange(running: KarpenterVersion, releases: readonly string[]): boolean {
+  const fixes = releases.map(version);
   const mainline = fixes.at(-1);
-  if (mainline && compareVersions(running, mainline) >= 0) return false;
-  return !fixes
+  if (mainline && compareVersions(running, mainline) >= 0) return true;
+  return fixes
     .slice(0, -1)
     .some((fix) => sameLine(fix, running) && compareVersions(running, fix) >= 0);
 }
+
+/** True when `running` has the defect: introduced, and neither the mainline fix nor its line's backport. */
+export function isAffected(defect: KarpenterDefect, running: KarpenterVersion): boolean {
+  return isAtLeast(running, defect.introduced) && !hasChange(running, defect.fixedIn);
+}
+
+/** Validation creates a real launch template instead of a CreateLaunchTemplate dry-run (#8408). */
+const REAL_LAUNCH_TEMPLATE_IN = ['1.4.1', '1.5.5', '1.6.4', '1.7.0'] as const;
 
 function hasSearchedAmiTerms(nodeClass: EC2NodeClass): boolean {
   return nodeClass.spec.amiSelectorTerms.some(
@@ -163,7 +173,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
     references: ['#8015', '#7624', '#8408'],
     appliesTo: (_nodeClass, cluster) => !dryRunDisabled(cluster),
     describe: (running) =>
-      `Expected, not an error: Karpenter ${running.raw} validates each NodeClass with EC2 dry-runs (${isAtLeast(running, '1.7.0') ? 'CreateFleet and RunInstances' : 'CreateLaunchTemplate, CreateFleet and RunInstances'}), which succeed as HTTP 412 DryRunOperation; they appear as code="412" in aws_sdk_go_request_attempt_duration_seconds.`,
+      `Expected, not an error: Karpenter ${running.raw} validates each NodeClass with EC2 dry-runs (${hasChange(running, REAL_LAUNCH_TEMPLATE_IN) ? 'CreateFleet and RunInstances' : 'CreateLaunchTemplate, CreateFleet and RunInstances'}), which succeed as HTTP 412 DryRunOperation; they appear as code="412" in aws_sdk_go_request_attempt_duration_seconds.`,
     remediation:
       'Exclude code="412" on CreateFleet/RunInstances/CreateLaunchTemplate from error alerts; set settings.disableDryRun only if you accept losing the validation.',
   },

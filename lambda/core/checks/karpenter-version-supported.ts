@@ -1,4 +1,9 @@
-import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
+import {
+  defineCheck,
+  type FindingDraft,
+  forEachNodeClass,
+  KARPENTER_VERSION_ANNOTATION,
+} from '../check.js';
 import type { ClusterContext } from '../inventory.js';
 import { applicableDefects, type KarpenterDefect } from '../karpenter-defects.js';
 import type { ResourceRef } from '../model.js';
@@ -6,7 +11,8 @@ import type { KarpenterVersion } from '../version.js';
 
 interface ClusterDefect {
   readonly defect: KarpenterDefect;
-  readonly running: KarpenterVersion;
+  /** Distinct affected versions in this cluster (annotations can give NodeClasses their own). */
+  readonly versions: KarpenterVersion[];
   readonly resource: ResourceRef;
   readonly nodeClasses: string[];
 }
@@ -82,13 +88,17 @@ export const karpenterVersionSupported = defineCheck({
       }
       const defects = applicableDefects(nodeClass, cluster, running);
       for (const defect of defects.filter((candidate) => candidate.scope === 'cluster')) {
-        const key = `${cluster.name}\u0000${running.raw}\u0000${defect.id}`;
+        // Keyed without the version: the finding id (cluster + defect) must stay unique.
+        const key = `${cluster.name}\u0000${defect.id}`;
         const known = clusterDefects.get(key);
-        if (known) known.nodeClasses.push(resource.name);
-        else {
+        if (known) {
+          known.nodeClasses.push(resource.name);
+          if (!known.versions.some((seen) => seen.raw === running.raw))
+            known.versions.push(running);
+        } else {
           clusterDefects.set(key, {
             defect,
-            running,
+            versions: [running],
             resource: { cluster: cluster.name, kind: 'Cluster', name: cluster.name || 'manifests' },
             nodeClasses: [resource.name],
           });
@@ -107,8 +117,20 @@ export const karpenterVersionSupported = defineCheck({
       }
       return own.map((defect) => defectDraft(defect, running, resource));
     });
-    for (const { defect, running, resource, nodeClasses } of clusterDefects.values()) {
-      drafts.push(defectDraft(defect, running, resource, { nodeClasses }));
+    for (const { defect, versions, resource, nodeClasses } of clusterDefects.values()) {
+      const [first, ...others] = versions as [KarpenterVersion, ...KarpenterVersion[]];
+      const draft = defectDraft(defect, first, resource, {
+        karpenterVersions: versions.map((running) => running.raw),
+        nodeClasses,
+      });
+      drafts.push(
+        others.length === 0
+          ? draft
+          : {
+              ...draft,
+              message: `${draft.message} Also affects Karpenter ${others.map((running) => running.raw).join(', ')} (per ${KARPENTER_VERSION_ANNOTATION} annotations).`,
+            }
+      );
     }
     return drafts;
   },

@@ -54,6 +54,48 @@ describe('karpenter-version-supported', () => {
     expect(noise?.message).toContain('(CreateFleet and RunInstances)');
   });
 
+  it.each([['1.4.1'], ['1.5.5'], ['1.6.4']])(
+    'names only CreateFleet and RunInstances on %s, which has the real-launch-template backport (#8408)',
+    (version) => {
+      const findings = evaluate({}, { karpenterVersion: v(version) });
+      const noise = findings.find((finding) => finding.discriminator === 'dry-run-412-noise');
+      expect(noise?.message).toContain('(CreateFleet and RunInstances)');
+    }
+  );
+
+  it.each([['1.4.0'], ['1.5.4'], ['1.6.3']])(
+    'still names CreateLaunchTemplate on %s, before the backport',
+    (version) => {
+      const findings = evaluate({}, { karpenterVersion: v(version) });
+      const noise = findings.find((finding) => finding.discriminator === 'dry-run-412-noise');
+      expect(noise?.message).toContain('CreateLaunchTemplate, CreateFleet and RunInstances');
+    }
+  );
+
+  it('reports a controller-wide defect once per cluster even when annotations give several versions', () => {
+    // Prepare: two NodeClasses of one cluster, annotated with different Karpenter versions.
+    const annotated = (name: string, version: string) =>
+      aNodeClassObject({
+        name,
+        metadata: { annotations: { 'nodeclass-scanner/karpenter-version': version } },
+      });
+    const inventory = anInventory([annotated('a', '1.6.2'), annotated('b', '1.7.0')], {
+      cluster: { name: 'prod', region: 'eu-west-1' },
+      inputs: ['spec', 'cluster'],
+    });
+    // Act
+    const noise = karpenterVersionSupported
+      .evaluate(inventory, { now })
+      .filter((finding) => finding.discriminator === 'dry-run-412-noise');
+    // Assess: one finding (one id), naming both versions and both NodeClasses.
+    expect(noise).toHaveLength(1);
+    expect(noise[0]?.evidence).toMatchObject({
+      karpenterVersions: ['1.6.2', '1.7.0'],
+      nodeClasses: ['a', 'b'],
+    });
+    expect(noise[0]?.message).toContain('1.7.0');
+  });
+
   it('does not report dry-run defects when the controller has DISABLE_DRY_RUN=true', () => {
     // Act
     const findings = evaluate(
