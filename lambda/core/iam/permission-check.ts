@@ -66,6 +66,9 @@ export function permissionCheckDrafts(
   options: PermissionCheckOptions
 ): FindingDraft[] {
   return forEachNodeClass(inventory, (nodeClass, { entry, resource, cluster }) => {
+    // Decided by the spec alone, so it holds even when nothing was simulated.
+    const reason = options.notApplicable?.(nodeClass);
+    if (reason !== undefined) return [{ status: 'not-applicable', resource, message: reason }];
     const facts = inventory.permissions.get(nodeClassKey(entry.cluster, entry.name));
     if (facts === undefined) {
       return [
@@ -77,8 +80,6 @@ export function permissionCheckDrafts(
         },
       ];
     }
-    const reason = options.notApplicable?.(nodeClass);
-    if (reason !== undefined) return [{ status: 'not-applicable', resource, message: reason }];
     const role = facts.controllerRole;
     if (role.status !== 'found') {
       return [

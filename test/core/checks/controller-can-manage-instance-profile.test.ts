@@ -17,6 +17,18 @@ describe('controller-can-manage-instance-profile', () => {
     ]);
   });
 
+  it('is not applicable in instanceProfile mode even when nothing was simulated', () => {
+    // Prepare: permissions never collected for either NodeClass.
+    const inventory = aPermissionsInventory();
+    // Act
+    const findings = controllerCanManageInstanceProfile.evaluate(inventory, { now });
+    // Assess
+    expect(findings.map((finding) => [finding.resource.name, finding.status])).toEqual([
+      ['default', 'error'],
+      ['gpu', 'not-applicable'],
+    ]);
+  });
+
   it('fails when an identity-policy Deny blocks AddRoleToInstanceProfile', () => {
     const inventory = withSimulations(aPermissionsInventory(), (_request, action) =>
       action === 'iam:AddRoleToInstanceProfile'
