@@ -19,6 +19,18 @@ function sameRole(arn: string, role: RoleIdentity): boolean {
   return other !== undefined && other.account === role.account && other.name === role.name;
 }
 
+/** The access entry command; an entry's type cannot be changed, so a wrong one is replaced. */
+function joinRemediation(
+  cluster: string,
+  roleArn: string,
+  expectedType: string,
+  wrongType: AccessEntry | undefined
+): string {
+  const create = `aws eks create-access-entry --cluster-name ${cluster} --principal-arn ${roleArn} --type ${expectedType}`;
+  if (wrongType === undefined) return create;
+  return `The type of an access entry cannot be changed: replace the ${wrongType.type ?? 'existing'} entry. aws eks delete-access-entry --cluster-name ${cluster} --principal-arn ${wrongType.principalArn} && ${create}`;
+}
+
 function isWindows(spec: EC2NodeClassSpec): boolean {
   const alias = spec.amiSelectorTerms.find((term) => term.alias)?.alias;
   return (alias ?? spec.amiFamily ?? '').toLowerCase().startsWith('windows');
@@ -146,7 +158,7 @@ export const nodeRoleCanJoin = defineCheck({
               resource,
               message: `Node role ${role.name} cannot join cluster ${cluster.name} (authentication mode ${mode}): ${problems.join('; ')}. Nodes launch but never register.`,
               remediation: useEntries
-                ? `aws eks create-access-entry --cluster-name ${cluster.name} --principal-arn ${role.arn} --type ${expectedType}`
+                ? joinRemediation(cluster.name, role.arn, expectedType, wrongType)
                 : undefined,
               evidence: {
                 role: role.arn,

@@ -38,6 +38,9 @@ describe('node-role-can-join', () => {
       accessEntries: ok([{ principalArn: roleArn, type: 'STANDARD', kubernetesGroups: [] }]),
     });
     expect(finding?.message).toContain('type STANDARD, not EC2_LINUX');
+    // An entry's type cannot be changed and a principal has one entry: create alone would fail.
+    expect(finding?.remediation).toContain('aws eks delete-access-entry');
+    expect(finding?.remediation).toContain('--type EC2_LINUX');
   });
 
   it('wants EC2_WINDOWS for Windows NodeClasses', () => {
