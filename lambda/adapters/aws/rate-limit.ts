@@ -7,17 +7,20 @@ import { operationOf } from './api-call-counter.js';
 export interface RateLimit {
   readonly ratePerSecond: number;
   readonly burst: number;
+  /** One bucket per operation (EC2's model), or one for the whole service (IAM's account budget). */
+  readonly per: 'operation' | 'service';
 }
 
 /**
- * Per operation, by service. EC2 non-mutating calls refill at 20/s: half stays for Karpenter.
- * IAM and EKS publish no rates: conservative. Services not listed are not limited.
+ * By service. EC2 buckets are per action and non-mutating ones refill at 20/s: half stays for
+ * Karpenter. IAM and EKS publish no rates: conservative, and IAM's budget is shared by all its
+ * APIs. Services not listed are not limited.
  */
 export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimit>> = {
-  ec2: { ratePerSecond: 10, burst: 20 },
-  iam: { ratePerSecond: 5, burst: 10 },
-  ssm: { ratePerSecond: 20, burst: 40 },
-  eks: { ratePerSecond: 10, burst: 20 },
+  ec2: { ratePerSecond: 10, burst: 20, per: 'operation' },
+  iam: { ratePerSecond: 5, burst: 10, per: 'service' },
+  ssm: { ratePerSecond: 20, burst: 40, per: 'operation' },
+  eks: { ratePerSecond: 10, burst: 20, per: 'operation' },
 };
 
 export interface ApiRateLimiterOptions {
@@ -39,10 +42,15 @@ export class ApiRateLimiter {
   public take(service: string, operation: string): Promise<void> {
     const limit = this.limits[service];
     if (!limit) return Promise.resolve();
-    const key = `${service}:${operation}`;
+    const key = limit.per === 'service' ? service : `${service}:${operation}`;
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      bucket = new TokenBucket({ ...limit, now: this.options.now, sleep: this.options.sleep });
+      bucket = new TokenBucket({
+        ratePerSecond: limit.ratePerSecond,
+        burst: limit.burst,
+        now: this.options.now,
+        sleep: this.options.sleep,
+      });
       this.buckets.set(key, bucket);
     }
     return bucket.take();

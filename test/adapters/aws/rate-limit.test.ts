@@ -27,7 +27,7 @@ describe('rateLimited', () => {
     // Prepare
     const clock = fakeClock();
     const limiter = new ApiRateLimiter({
-      limits: { ec2: { ratePerSecond: 10, burst: 20 } },
+      limits: { ec2: { ratePerSecond: 10, burst: 20, per: 'operation' } },
       now: clock.now,
       sleep: clock.sleep,
     });
@@ -57,7 +57,7 @@ describe('rateLimited', () => {
     // Prepare
     const clock = fakeClock();
     const limiter = new ApiRateLimiter({
-      limits: { ec2: { ratePerSecond: 1, burst: 1 } },
+      limits: { ec2: { ratePerSecond: 1, burst: 1, per: 'operation' } },
       now: clock.now,
       sleep: clock.sleep,
     });
@@ -79,5 +79,23 @@ describe('rateLimited', () => {
       Array.from({ length: 100 }, () => client.send(new DescribeImagesCommand({})))
     );
     expect(clock.now()).toBe(0);
+  });
+
+  it('shares one bucket across a service limited per service (IAM)', async () => {
+    // Prepare
+    const clock = fakeClock();
+    const limiter = new ApiRateLimiter({
+      limits: { ec2: { ratePerSecond: 1, burst: 1, per: 'service' } },
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const client = rateLimited(new EC2Client({}), 'ec2', limiter);
+
+    // Act
+    await client.send(new DescribeImagesCommand({}));
+    await client.send(new DescribeSubnetsCommand({}));
+
+    // Assess
+    expect(clock.now()).toBe(1000);
   });
 });
