@@ -1,13 +1,8 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
-import type { NodeClassEntry, NodePoolEntry, SourceLocation } from '../../core/inventory.js';
-import type { InputError } from '../../core/report.js';
-import { formatPath, parseEC2NodeClass, parseNodePool } from '../../core/schema.js';
+import { formatPath } from '../../core/schema.js';
+import { addObject, isKarpenterObject, kindOf, type ParsedManifests } from './kube-objects.js';
 
-export interface ParsedManifests {
-  readonly nodeClasses: NodeClassEntry[];
-  readonly nodePools: NodePoolEntry[];
-  readonly errors: InputError[];
-}
+export { addObject, type ParsedManifests };
 
 type Positions = Record<string, { line: number; column: number }>;
 
@@ -65,58 +60,6 @@ function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): P
   };
   visit(root, [], 0);
   return positions;
-}
-
-function isKarpenterObject(value: unknown): boolean {
-  const { kind, apiVersion } = kindOf(value);
-  return (
-    (kind === 'EC2NodeClass' && apiVersion?.startsWith('karpenter.k8s.aws/') === true) ||
-    (kind === 'NodePool' && apiVersion?.startsWith('karpenter.sh/') === true)
-  );
-}
-
-function kindOf(value: unknown): { kind?: string; apiVersion?: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-  const record = value as Record<string, unknown>;
-  return {
-    ...(typeof record.kind === 'string' ? { kind: record.kind } : {}),
-    ...(typeof record.apiVersion === 'string' ? { apiVersion: record.apiVersion } : {}),
-  };
-}
-
-function nameOf(value: unknown): string | undefined {
-  const metadata = (value as { metadata?: unknown }).metadata;
-  if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const name = (metadata as { name?: unknown }).name;
-  return typeof name === 'string' && name !== '' ? name : undefined;
-}
-
-/** Sorts one Kubernetes object into the result; other kinds are ignored. */
-export function addObject(
-  result: ParsedManifests,
-  value: unknown,
-  cluster: string,
-  source: SourceLocation | undefined,
-  placeholder: string
-): void {
-  const { kind, apiVersion } = kindOf(value);
-  if (kind === 'EC2NodeClass' && apiVersion?.startsWith('karpenter.k8s.aws/')) {
-    result.nodeClasses.push({
-      cluster,
-      name: nameOf(value) ?? placeholder,
-      apiVersion,
-      raw: value,
-      parsed: parseEC2NodeClass(value),
-      ...(source ? { source } : {}),
-    });
-  } else if (kind === 'NodePool' && apiVersion?.startsWith('karpenter.sh/')) {
-    result.nodePools.push({
-      cluster,
-      name: nameOf(value) ?? placeholder,
-      parsed: parseNodePool(value),
-      ...(source ? { source } : {}),
-    });
-  }
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   mapLimited,
 } from '../aws/eks-reader.js';
 import type { EksTokenProvider } from '../aws/eks-token.js';
-import { addObject, type ParsedManifests } from '../files/parse-manifests.js';
+import { addObject, type ParsedManifests } from '../files/kube-objects.js';
 import {
   findKarpenterDeployment,
   readIrsaRoleArn,

@@ -14,7 +14,7 @@ import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
 import { type Partition, partitionOf } from '../../core/region.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../../core/version.js';
 import { InputError } from '../../shared/errors.js';
-import { addObject, type ParsedManifests } from '../files/parse-manifests.js';
+import { addObject, type ParsedManifests } from '../files/kube-objects.js';
 import type { World, WorldCluster } from './schema.js';
 
 export const DEFAULT_KARPENTER_NAMESPACE = 'kube-system';
