@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createLiveAwsFacts } from '../lambda/adapters/aws/aws-facts-adapter.js';
 import { createIamEntityReader } from '../lambda/adapters/aws/iam-entities.js';
 import { createIamSimulator } from '../lambda/adapters/aws/iam-simulator.js';
+import { ApiRateLimiter } from '../lambda/adapters/aws/rate-limit.js';
 import { type World, WorldSchema } from '../lambda/adapters/world/schema.js';
 import { createWorldObjectSource } from '../lambda/adapters/world/world-objects.js';
 import { createAwsFactsEnricher } from '../lambda/app/collect-aws-facts.js';
@@ -49,7 +50,12 @@ function simulatedAccount(world: World, rateLimited = true) {
       }
     });
   const sdk = createWorldSdk(world, { now: SCAN_TIME, intercept });
-  return { clock, aws, sdk, answeringMs: () => answeringMs };
+  // The scanner's own client-side limits (as in production), on the virtual clock.
+  const limiter = new ApiRateLimiter({
+    now: () => clock.now(),
+    sleep: (ms) => clock.sleep(ms),
+  });
+  return { clock, aws, sdk, limiter, answeringMs: () => answeringMs };
 }
 
 function sum(values: Iterable<number>): number {
@@ -93,13 +99,13 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
     const { inventory: loaded, inputErrors } = await collectInventory({ objects });
     let started = clock.now();
     const withFacts = await createAwsFactsEnricher({
-      port: createLiveAwsFacts(sdk),
+      port: createLiveAwsFacts(sdk, { limiter: account.limiter }),
       now: SCAN_TIME,
     }).enrich(loaded);
     phases.awsFacts = clock.now() - started;
     started = clock.now();
     const inventory = await createPermissionsEnricher({
-      simulator: createIamSimulator(sdk.iam),
+      simulator: createIamSimulator(sdk.iam, { limiter: account.limiter }),
       sleep: (ms) => clock.sleep(ms),
     }).enrich(withFacts);
     phases.permissions = clock.now() - started;
@@ -191,9 +197,12 @@ async function measureEvents(size: FleetSize) {
     const { inventory: loaded, inputErrors } = await collectInventory({
       objects: createWorldObjectSource({ world, file: 'fleet' }),
       enrichers: [
-        createAwsFactsEnricher({ port: createLiveAwsFacts(setup.sdk), now: SCAN_TIME }),
+        createAwsFactsEnricher({
+          port: createLiveAwsFacts(setup.sdk, { limiter: setup.limiter }),
+          now: SCAN_TIME,
+        }),
         createPermissionsEnricher({
-          simulator: createIamSimulator(setup.sdk.iam),
+          simulator: createIamSimulator(setup.sdk.iam, { limiter: setup.limiter }),
           sleep: (ms) => setup.clock.sleep(ms),
         }),
       ],
@@ -226,9 +235,12 @@ async function measureEvents(size: FleetSize) {
         return {
           objects: createWorldObjectSource({ world: scoped, file: 'fleet' }),
           enrichers: [
-            createAwsFactsEnricher({ port: createLiveAwsFacts(account.sdk), now: SCAN_TIME }),
+            createAwsFactsEnricher({
+              port: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
+              now: SCAN_TIME,
+            }),
             createPermissionsEnricher({
-              simulator: createIamSimulator(account.sdk.iam),
+              simulator: createIamSimulator(account.sdk.iam, { limiter: account.limiter }),
               sleep: (ms) => account.clock.sleep(ms),
             }),
           ],
@@ -282,7 +294,7 @@ async function measureEvents(size: FleetSize) {
         scan: (request) => scanAndPublish(deps, request),
         metrics: deps.metrics,
         logger: silentLogger,
-        images: createLiveAwsFacts(account.sdk),
+        images: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
         matches: (candidate, term, context) =>
           imageMatchesTerm(candidate, term, { ...context, accountId: world.account }),
       },
