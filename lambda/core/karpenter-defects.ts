@@ -1,5 +1,6 @@
 // Known Karpenter defects by version (karpenter-validations §0, §3.3–3.5, §5). A defect applies
 // when the running version is affected AND the NodeClass has what triggers it.
+import { isIamPathOrArn } from './iam/arns.js';
 import type { ClusterContext } from './inventory.js';
 import type { Severity } from './model.js';
 import { IMDS_IPV6_UNSUPPORTED_REGIONS } from './region.js';
@@ -74,7 +75,7 @@ function hasSearchedAmiTerms(nodeClass: EC2NodeClass): boolean {
 
 function instanceProfileIsPathOrArn(nodeClass: EC2NodeClass): boolean {
   const profile = nodeClass.spec.instanceProfile;
-  return profile !== undefined && (profile.startsWith('arn:') || profile.includes('/'));
+  return profile !== undefined && isIamPathOrArn(profile);
 }
 
 function dryRunDisabled(cluster: ClusterContext): boolean {

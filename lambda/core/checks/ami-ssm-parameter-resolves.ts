@@ -1,15 +1,10 @@
 import type { FindingDraft } from '../check.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
+import { ssmParameterPath } from '../iam/arns.js';
 import { awsFactsOf, withSlice } from './support/aws-facts.js';
 
 /** Karpenter's default controller policy allows `ssm:GetParameter` only under this prefix. */
 const PUBLIC_PARAMETER_PREFIX = '/aws/service/';
-
-function parameterPath(nameOrArn: string): string {
-  if (!nameOrArn.startsWith('arn:')) return nameOrArn;
-  const resource = nameOrArn.split(':').slice(5).join(':');
-  return resource.startsWith('parameter') ? resource.slice('parameter'.length) : resource;
-}
 
 /** Every custom `ssmParameter` term holds an `ami-` id (Karpenter silently skips the others). */
 export const amiSsmParameterResolves = defineCheck({
@@ -57,7 +52,7 @@ export const amiSsmParameterResolves = defineCheck({
               evidence: { parameter: lookup.name, value: value.slice(0, 64) },
             };
           }
-          const outside = !parameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);
+          const outside = !ssmParameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);
           return {
             ...base,
             status: 'pass',

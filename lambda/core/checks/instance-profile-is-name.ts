@@ -1,11 +1,8 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
+import { bareIamName, isIamPathOrArn } from '../iam/arns.js';
 
-/** Last path segment of an ARN or path (`arn:aws:iam::1:instance-profile/a/b` → `b`). */
-export function bareIamName(value: string): string {
-  const afterColon = value.startsWith('arn:') ? value.split(':').slice(5).join(':') : value;
-  const segments = afterColon.split('/').filter((segment) => segment !== '');
-  return segments.at(-1) ?? value;
-}
+// Kept for importers outside core/ (app, bench); new code imports it from iam/arns.js.
+export { bareIamName } from '../iam/arns.js';
 
 /** `spec.instanceProfile` is a bare instance profile name (Karpenter passes it verbatim as `IamInstanceProfile.Name`). */
 export const instanceProfileIsName = defineCheck({
@@ -29,7 +26,7 @@ export const instanceProfileIsName = defineCheck({
           },
         ];
       }
-      if (!profile.startsWith('arn:') && !profile.includes('/')) {
+      if (!isIamPathOrArn(profile)) {
         return [{ status: 'pass', resource, message: `Instance profile "${profile}" is a name.` }];
       }
       const name = bareIamName(profile);

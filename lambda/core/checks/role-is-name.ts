@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { bareIamName } from './instance-profile-is-name.js';
+import { arnResource, bareIamName, isIamPathOrArn } from '../iam/arns.js';
 
 /**
  * `spec.role` is a bare role name. Karpenter strips an ARN or path to its last segment when it
@@ -30,12 +30,12 @@ export const roleIsName = defineCheck({
         ];
       }
       const isArn = role.startsWith('arn:');
-      if (!isArn && !role.includes('/')) {
+      if (!isIamPathOrArn(role)) {
         return [{ status: 'pass', resource, message: `Role "${role}" is a name.` }];
       }
       const name = bareIamName(role);
       // An instance-profile ARN in spec.role is a mix-up, not only a formatting problem.
-      const resourceType = isArn ? (role.split(':')[5] ?? '').split('/')[0] : undefined;
+      const resourceType = isArn ? arnResource(role).split('/')[0] : undefined;
       const mixUp =
         resourceType !== undefined && resourceType !== 'role'
           ? ` It names an IAM ${resourceType}, not a role.`

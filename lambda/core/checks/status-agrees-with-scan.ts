@@ -1,5 +1,6 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { AwsNodeClassFacts, Image } from '../facts/aws.js';
+import { isIamPathOrArn } from '../iam/arns.js';
 import { nodeClassKey } from '../inventory.js';
 import type { Condition, EC2NodeClass } from '../schema.js';
 
@@ -25,10 +26,6 @@ interface Contradiction {
 
 function condition(nodeClass: EC2NodeClass, type: string): Condition | undefined {
   return nodeClass.status?.conditions?.find((c) => c.type === type);
-}
-
-function isIamPathOrArn(value: string): boolean {
-  return value.startsWith('arn:') || value.includes('/');
 }
 
 function instanceProfileContradictions(

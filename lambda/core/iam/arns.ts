@@ -18,8 +18,36 @@ export function iamArn(scope: ArnScope, resource: string): string {
   return `arn:${scope.partition}:iam::${scope.accountId}:${resource}`;
 }
 
-/** Public parameters (`/aws/service/…`) belong to no account; the ARN drops the name's leading `/`. */
+/** The resource part of an ARN (`arn:aws:iam::1:role/a/b` → `role/a/b`); other values unchanged. */
+export function arnResource(value: string): string {
+  return value.startsWith('arn:') ? value.split(':').slice(5).join(':') : value;
+}
+
+/** A value of spec.role / spec.instanceProfile that is an ARN or carries an IAM path, not a name. */
+export function isIamPathOrArn(value: string): boolean {
+  return value.startsWith('arn:') || value.includes('/');
+}
+
+/** Last path segment of an ARN or path (`arn:aws:iam::1:instance-profile/a/b` → `b`). */
+export function bareIamName(value: string): string {
+  const segments = arnResource(value)
+    .split('/')
+    .filter((segment) => segment !== '');
+  return segments.at(-1) ?? value;
+}
+
+/** An SSM parameter name or ARN (both valid in `ssmParameter`) → its name (`/team/ami`). */
+export function ssmParameterPath(nameOrArn: string): string {
+  if (!nameOrArn.startsWith('arn:')) return nameOrArn;
+  return arnResource(nameOrArn).replace(/^parameter/, '');
+}
+
+/**
+ * The ARN of an SSM parameter given by name or ARN. Public parameters (`/aws/service/…`) belong
+ * to no account; the ARN drops the name's leading `/`.
+ */
 export function ssmParameterArn(scope: ArnScope, name: string): string {
+  if (name.startsWith('arn:')) return name;
   const path = name.replace(/^\/+/, '');
   const account = path.startsWith('aws/service/') ? '' : scope.accountId;
   return `arn:${scope.partition}:ssm:${scope.region}:${account}:parameter/${path}`;

@@ -1,7 +1,7 @@
 // The minimal IAM statements that would allow what was denied, scoped like Karpenter's reference
 // controller policy (karpenter-validations §4.1), ready to paste into the controller role's policy.
 import type { SimulationKind } from '../facts/permissions.js';
-import { ec2ServicePrincipal, eksClusterArn } from './arns.js';
+import { arnResource, ec2ServicePrincipal, eksClusterArn } from './arns.js';
 import { type Denial, distinct } from './interpret.js';
 import type { PermissionScope } from './request-context.js';
 
@@ -20,7 +20,7 @@ export interface PolicyDocument {
 
 /** `arn:aws:ec2:r:a:subnet/subnet-1` → `subnet`. */
 function resourceType(arn: string): string {
-  const resource = arn.split(':').slice(5).join(':');
+  const resource = arnResource(arn);
   return resource.split('/')[0] ?? resource;
 }
 
