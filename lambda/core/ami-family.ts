@@ -12,8 +12,19 @@ export const AMI_FAMILIES = [
 ] as const;
 export type AmiFamily = (typeof AMI_FAMILIES)[number];
 
-/** Alias family (the part before `@`) → the AMI family it implies. */
-export const ALIAS_AMI_FAMILY: Readonly<Record<string, Exclude<AmiFamily, 'Custom'>>> = {
+/** Alias families (the part before `@`), in lower case exactly as Karpenter compares them. */
+export const ALIAS_FAMILIES = [
+  'al2',
+  'al2023',
+  'bottlerocket',
+  'windows2019',
+  'windows2022',
+  'windows2025',
+] as const;
+export type AliasFamily = (typeof ALIAS_FAMILIES)[number];
+
+/** Alias family → the AMI family it implies. */
+export const ALIAS_AMI_FAMILY: Readonly<Record<AliasFamily, Exclude<AmiFamily, 'Custom'>>> = {
   al2: 'AL2',
   al2023: 'AL2023',
   bottlerocket: 'Bottlerocket',
@@ -26,6 +37,10 @@ export function isAmiFamily(value: string): value is AmiFamily {
   return (AMI_FAMILIES as readonly string[]).includes(value);
 }
 
+export function isAliasFamily(value: string): value is AliasFamily {
+  return (ALIAS_FAMILIES as readonly string[]).includes(value);
+}
+
 /** Splits `family@version` as the CRD's CEL does (`self.split('@')`); version is undefined without `@`. */
 export function splitAlias(alias: string): { family: string; version?: string } {
   const [family = '', version] = alias.split('@');
@@ -35,7 +50,7 @@ export function splitAlias(alias: string): { family: string; version?: string } 
 /** The AMI family an alias implies, or undefined for an unsupported alias family. */
 export function aliasAmiFamily(alias: string): AmiFamily | undefined {
   const { family } = splitAlias(alias);
-  return Object.hasOwn(ALIAS_AMI_FAMILY, family) ? ALIAS_AMI_FAMILY[family] : undefined;
+  return isAliasFamily(family) ? ALIAS_AMI_FAMILY[family] : undefined;
 }
 
 /** The family Karpenter uses: `spec.amiFamily` when set, otherwise the alias' family. */

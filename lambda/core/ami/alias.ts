@@ -1,29 +1,24 @@
 // AMI aliases → the SSM parameters Karpenter reads for them (karpenter-validations §2.3,
 // `pkg/providers/amifamily/{al2023,al2,bottlerocket,windows}.go`).
+import { type AliasFamily, isAliasFamily, splitAlias } from '../ami-family.js';
 import type { AmiVariant, ImageArchitecture } from '../facts/aws.js';
 
-export const ALIAS_FAMILIES = [
-  'al2',
-  'al2023',
-  'bottlerocket',
-  'windows2019',
-  'windows2022',
-  'windows2025',
-] as const;
-export type AliasFamily = (typeof ALIAS_FAMILIES)[number];
+export type { AliasFamily } from '../ami-family.js';
 
 export interface ParsedAlias {
   readonly family: AliasFamily;
   readonly version: string;
 }
 
-/** `family@version`, family in lower case exactly as Karpenter compares it; undefined otherwise. */
+/**
+ * `family@version` as Karpenter parses it (exactly one `@`, a supported lower-case family, a
+ * version); undefined otherwise.
+ */
 export function parseAlias(alias: string): ParsedAlias | undefined {
-  const parts = alias.split('@');
-  if (parts.length !== 2) return undefined;
-  const [family, version] = parts as [string, string];
-  if (!(ALIAS_FAMILIES as readonly string[]).includes(family) || version === '') return undefined;
-  return { family: family as AliasFamily, version };
+  if (alias.split('@').length !== 2) return undefined;
+  const { family, version } = splitAlias(alias);
+  if (!isAliasFamily(family) || !version) return undefined;
+  return { family, version };
 }
 
 export interface AliasParameter {

@@ -1,3 +1,4 @@
+import { aliasAmiFamily } from '../ami-family.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { AccessEntry, AwsAuthRoleMapping, Role } from '../facts/aws.js';
 import type { EC2NodeClassSpec } from '../schema.js';
@@ -31,9 +32,11 @@ function joinRemediation(
   return `The type of an access entry cannot be changed: replace the ${wrongType.type ?? 'existing'} entry. aws eks delete-access-entry --cluster-name ${cluster} --principal-arn ${wrongType.principalArn} && ${create}`;
 }
 
+/** The nodes run Windows: the image an alias names decides, even under amiFamily: Custom. */
 function isWindows(spec: EC2NodeClassSpec): boolean {
   const alias = spec.amiSelectorTerms.find((term) => term.alias)?.alias;
-  return (alias ?? spec.amiFamily ?? '').toLowerCase().startsWith('windows');
+  const family = (alias === undefined ? undefined : aliasAmiFamily(alias)) ?? spec.amiFamily;
+  return family?.startsWith('Windows') ?? false;
 }
 
 /** The node role is mapped into the cluster: access entry (API modes) or aws-auth (CONFIG_MAP modes). */
