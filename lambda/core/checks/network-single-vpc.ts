@@ -34,12 +34,29 @@ export const networkSingleVpc = defineCheck({
           { status: 'not-applicable', resource, message: 'No subnet or security group matches.' },
         ];
       }
+      // A missing VpcId proves no mismatch: compare what is known and say what was not.
       const byVpc = new Map<string, string[]>();
+      const vpcUnknown: string[] = [];
       for (const member of members) {
-        const vpc = member.vpcId ?? 'unknown';
-        byVpc.set(vpc, [...(byVpc.get(vpc) ?? []), member.id]);
+        if (member.vpcId === undefined) vpcUnknown.push(member.id);
+        else byVpc.set(member.vpcId, [...(byVpc.get(member.vpcId) ?? []), member.id]);
       }
-      const evidence = { vpcs: Object.fromEntries(byVpc) };
+      const unknownNote =
+        vpcUnknown.length > 0 ? ` (VPC not reported for ${list(vpcUnknown, 3)})` : '';
+      const evidence = {
+        vpcs: Object.fromEntries(byVpc),
+        ...(vpcUnknown.length > 0 ? { vpcUnknown } : {}),
+      };
+      if (byVpc.size === 0) {
+        return [
+          {
+            status: 'error',
+            resource,
+            message: `Not evaluated: no matched subnet or security group reported its VPC${unknownNote}.`,
+            evidence,
+          },
+        ];
+      }
       if (byVpc.size > 1) {
         return [
           {
@@ -60,7 +77,7 @@ export const networkSingleVpc = defineCheck({
           {
             status: 'fail',
             resource,
-            message: `Subnets and security groups are in ${vpc}, not in the cluster's VPC ${clusterVpc}: nodes cannot reach the control plane.`,
+            message: `Subnets and security groups are in ${vpc}, not in the cluster's VPC ${clusterVpc}: nodes would launch outside the cluster's network (for example in another cluster's VPC, #3007).${unknownNote}`,
             evidence: { ...evidence, clusterVpc },
           },
         ];
@@ -71,8 +88,8 @@ export const networkSingleVpc = defineCheck({
           resource,
           message:
             clusterVpc === undefined
-              ? `All subnets and security groups are in ${vpc} (cluster VPC not known, not compared).`
-              : `All subnets and security groups are in the cluster VPC ${vpc}.`,
+              ? `All subnets and security groups are in ${vpc} (cluster VPC not known, not compared)${unknownNote}.`
+              : `All subnets and security groups are in the cluster VPC ${vpc}${unknownNote}.`,
           evidence,
         },
       ];

@@ -66,6 +66,32 @@ describe('network-single-vpc', () => {
     );
   });
 
+  it('does not count a resource whose VPC was not reported as a second VPC', () => {
+    // Prepare: the group's VpcId is missing from the response; everything known is in one VPC.
+    const facts = someAwsFacts({
+      securityGroups: ok({ queries: [], securityGroups: [aSecurityGroup({ vpcId: undefined })] }),
+    });
+    // Act
+    const [finding] = networkSingleVpc.evaluate(anAwsInventory([nodeClass], facts), { now });
+    // Assess
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toContain('sg-0a1');
+    expect(finding?.message).toContain('VPC not reported');
+  });
+
+  it("does not claim nodes cannot reach the control plane outside the cluster's VPC", () => {
+    const facts = someAwsFacts({
+      subnets: ok({ queries: [], subnets: [aSubnet({ vpcId: 'vpc-0other' })] }),
+      securityGroups: ok({
+        queries: [],
+        securityGroups: [aSecurityGroup({ vpcId: 'vpc-0other' })],
+      }),
+    });
+    const [finding] = networkSingleVpc.evaluate(anAwsInventory([nodeClass], facts), { now });
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).not.toContain('cannot reach the control plane');
+  });
+
   it('reports an error when security groups could not be read', () => {
     const facts = someAwsFacts({ securityGroups: throttled('ec2:DescribeSecurityGroups') });
     expect(networkSingleVpc.evaluate(anAwsInventory([nodeClass], facts), { now })[0]?.status).toBe(
