@@ -168,7 +168,9 @@ export class NodeClassScanner extends Construct {
 
     this.scanDeadLetterQueue = this.deadLetterQueue('ScanDeadLetters');
     this.eventDeadLetterQueue = this.deadLetterQueue('EventDeadLetters');
-    const scanTimeout = Duration.minutes(5);
+    // Permission simulations run at IAM's conservative 5/s (rate-limit.ts), about six per
+    // NodeClass: 15 minutes covers clusters of over 1,000 NodeClasses.
+    const scanTimeout = Duration.minutes(15);
     this.scanQueue = new Queue(this, 'ScanQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -212,6 +214,8 @@ export class NodeClassScanner extends Construct {
         'ami-event',
         'nodeclass-scanner: re-evaluate NodeClasses an AMI change affects',
         {
+          // A controller-role change re-evaluates every NodeClass of its cluster.
+          timeout: scanTimeout,
           onFailure,
           vpcProps,
         }
@@ -220,6 +224,8 @@ export class NodeClassScanner extends Construct {
         'iam-event',
         'nodeclass-scanner: re-evaluate NodeClasses an IAM change affects',
         {
+          // A controller-role change re-evaluates every NodeClass of its cluster.
+          timeout: scanTimeout,
           onFailure,
           vpcProps,
         }

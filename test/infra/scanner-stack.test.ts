@@ -111,7 +111,7 @@ describe('ScannerStack: Lambdas', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 3 },
       SqsManagedSseEnabled: true,
-      VisibilityTimeout: 1800,
+      VisibilityTimeout: 5400,
     });
   });
 
