@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+import { list, withSelectedImages } from './support/aws-facts.js';
 
 /** No selected image is refused by the account's "Allowed AMIs" setting (`ImageAllowed=false`). */
 export const amiAllowed = defineCheck({
@@ -14,42 +14,31 @@ export const amiAllowed = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
-      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
-        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
-          if (selection.selected.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: 'No image is selected (see ami-selector-resolves).',
-              },
-            ];
-          }
-          const refused = selection.selected.filter((item) => item.image.imageAllowed === false);
-          if (refused.length === 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: 'No selected image is refused by Allowed AMIs.',
-              },
-            ];
-          }
+      return withSelectedImages(target, (selected) => {
+        const refused = selected.filter((item) => item.image.imageAllowed === false);
+        if (refused.length === 0) {
           return [
             {
-              status: 'fail',
+              status: 'pass',
               resource,
-              message: `Selected image ${list(refused.map((item) => item.image.id))} has ImageAllowed=false: EC2 refuses the launch (not an IAM error).`,
-              evidence: {
-                images: refused.map((item) => ({
-                  id: item.image.id,
-                  name: item.image.name,
-                  ownerId: item.image.ownerId,
-                })),
-              },
+              message: 'No selected image is refused by Allowed AMIs.',
             },
           ];
-        })
-      );
+        }
+        return [
+          {
+            status: 'fail',
+            resource,
+            message: `Selected image ${list(refused.map((item) => item.image.id))} has ImageAllowed=false: EC2 refuses the launch (not an IAM error).`,
+            evidence: {
+              images: refused.map((item) => ({
+                id: item.image.id,
+                name: item.image.name,
+                ownerId: item.image.ownerId,
+              })),
+            },
+          },
+        ];
+      });
     }),
 });

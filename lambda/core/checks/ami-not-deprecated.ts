@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, withSlice } from './support/aws-facts.js';
+import { withSelectedImages } from './support/aws-facts.js';
 
 export const DEPRECATION_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -17,51 +17,40 @@ export const amiNotDeprecated = defineCheck({
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
-      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
-        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
-          if (selection.selected.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: 'No image is selected (see ami-selector-resolves).',
-              },
-            ];
-          }
-          const horizon = now.getTime() + DEPRECATION_WARNING_DAYS * DAY_MS;
-          const flagged = selection.selected.flatMap((item) => {
-            const time = item.image.deprecationTime
-              ? Date.parse(item.image.deprecationTime)
-              : Number.NaN;
-            if (Number.isNaN(time) || time > horizon) return [];
-            const past = time <= now.getTime();
-            return [
-              {
-                id: item.image.id,
-                name: item.image.name,
-                deprecationTime: item.image.deprecationTime,
-                text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'will be deprecated'} on ${item.image.deprecationTime}`,
-              },
-            ];
-          });
-          if (flagged.length === 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `No selected image is deprecated within ${DEPRECATION_WARNING_DAYS} days.`,
-              },
-            ];
-          }
+      return withSelectedImages(target, (selected) => {
+        const horizon = now.getTime() + DEPRECATION_WARNING_DAYS * DAY_MS;
+        const flagged = selected.flatMap((item) => {
+          const time = item.image.deprecationTime
+            ? Date.parse(item.image.deprecationTime)
+            : Number.NaN;
+          if (Number.isNaN(time) || time > horizon) return [];
+          const past = time <= now.getTime();
           return [
             {
-              status: 'fail',
-              resource,
-              message: `Selected image ${flagged.map((item) => item.text).join('; ')}.`,
-              evidence: { images: flagged.map(({ text: _text, ...image }) => image) },
+              id: item.image.id,
+              name: item.image.name,
+              deprecationTime: item.image.deprecationTime,
+              text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'will be deprecated'} on ${item.image.deprecationTime}`,
             },
           ];
-        })
-      );
+        });
+        if (flagged.length === 0) {
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `No selected image is deprecated within ${DEPRECATION_WARNING_DAYS} days.`,
+            },
+          ];
+        }
+        return [
+          {
+            status: 'fail',
+            resource,
+            message: `Selected image ${flagged.map((item) => item.text).join('; ')}.`,
+            evidence: { images: flagged.map(({ text: _text, ...image }) => image) },
+          },
+        ];
+      });
     }),
 });

@@ -1,5 +1,6 @@
 import { effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
+import { metadataEndpointDisabled } from './support/metadata.js';
 
 /** Karpenter's (and the CRD's) default hop limit: the token cannot leave the host network namespace. */
 const DEFAULT_HOP_LIMIT = 1;
@@ -21,16 +22,9 @@ export const imdsHopLimit = defineCheck({
   references: ['karpenter-validations §1.3'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
+      const disabled = metadataEndpointDisabled(spec, resource);
+      if (disabled) return [disabled];
       const options = spec.metadataOptions;
-      if (options?.httpEndpoint === 'disabled') {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message: 'The instance metadata endpoint is disabled.',
-          },
-        ];
-      }
       const hopLimit = options?.httpPutResponseHopLimit ?? DEFAULT_HOP_LIMIT;
       if (hopLimit <= DEFAULT_HOP_LIMIT) {
         return [{ status: 'pass', resource, message: `The IMDS hop limit is ${hopLimit}.` }];

@@ -1,4 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
+import { metadataEndpointDisabled } from './support/metadata.js';
 
 /**
  * IMDSv2 is required (`metadataOptions.httpTokens` is not `optional`; the CRD default is
@@ -15,16 +16,9 @@ export const imdsV2Required = defineCheck({
   references: ['#9018', 'karpenter-validations §1.3'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
+      const disabled = metadataEndpointDisabled(spec, resource);
+      if (disabled) return [disabled];
       const options = spec.metadataOptions;
-      if (options?.httpEndpoint === 'disabled') {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message: 'The instance metadata endpoint is disabled.',
-          },
-        ];
-      }
       const httpTokens = options?.httpTokens ?? 'required';
       if (httpTokens !== 'optional') {
         return [

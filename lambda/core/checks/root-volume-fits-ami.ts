@@ -1,7 +1,7 @@
 import { defaultBlockDeviceMappings, effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { EC2NodeClassSpec } from '../schema.js';
-import { awsFactsOf, withSlice } from './support/aws-facts.js';
+import { withAvailableImages } from './support/aws-facts.js';
 
 const BINARY_SUFFIXES: Readonly<Record<string, number>> = {
   Ki: 2 ** 10,
@@ -67,70 +67,68 @@ export const rootVolumeFitsAmi = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;
-      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
-        withSlice(resource, 'images (DescribeImages)', amis.available, (selection) => {
-          const { mappings, defaults } = mappingsOf(spec);
-          const compared = selection.selected.flatMap((item) => {
-            const { rootDeviceName, rootVolumeSizeGiB } = item.image;
-            if (rootDeviceName === undefined || rootVolumeSizeGiB === undefined) return [];
-            const index = mappings.findIndex((mapping) => mapping.deviceName === rootDeviceName);
-            const mapping = mappings[index];
-            if (mapping?.volumeSize === undefined) return [];
-            const requested = volumeSizeGiB(mapping.volumeSize);
-            if (requested === undefined) return [];
-            return [
-              {
-                item,
-                index,
-                requested,
-                snapshot: rootVolumeSizeGiB,
-                volumeSize: mapping.volumeSize,
-              },
-            ];
-          });
-          if (compared.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message:
-                  selection.selected.length === 0
-                    ? 'No image is selected (see ami-selector-resolves).'
-                    : "No block device mapping overrides the selected images' root device (EC2 uses the snapshot size).",
-              },
-            ];
-          }
-          const small = compared.filter((entry) => entry.requested < entry.snapshot);
-          if (small.length === 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `Root volumes fit: ${compared.map((entry) => `${entry.item.image.id} ${entry.snapshot} GiB ≤ ${entry.requested} GiB`).join('; ')}.`,
-              },
-            ];
-          }
-          const first = small[0];
+      return withAvailableImages(target, (selection) => {
+        const { mappings, defaults } = mappingsOf(spec);
+        const compared = selection.selected.flatMap((item) => {
+          const { rootDeviceName, rootVolumeSizeGiB } = item.image;
+          if (rootDeviceName === undefined || rootVolumeSizeGiB === undefined) return [];
+          const index = mappings.findIndex((mapping) => mapping.deviceName === rootDeviceName);
+          const mapping = mappings[index];
+          if (mapping?.volumeSize === undefined) return [];
+          const requested = volumeSizeGiB(mapping.volumeSize);
+          if (requested === undefined) return [];
           return [
             {
-              status: 'fail',
-              resource,
-              message: `Root volume too small: ${small.map((entry) => `${entry.item.image.id} has a ${entry.snapshot} GiB root snapshot on ${entry.item.image.rootDeviceName}, the NodeClass asks for ${entry.volumeSize} (${entry.requested} GiB)${defaults ? " (Karpenter's default mapping)" : ''}`).join('; ')}. EC2 rejects the launch with InvalidBlockDeviceMapping.`,
-              evidence: {
-                images: small.map((entry) => ({
-                  id: entry.item.image.id,
-                  rootDeviceName: entry.item.image.rootDeviceName,
-                  snapshotGiB: entry.snapshot,
-                  requestedGiB: entry.requested,
-                })),
-                defaultMappings: defaults,
-              },
-              ...(first && !defaults
-                ? { location: { path: `spec.blockDeviceMappings[${first.index}].ebs.volumeSize` } }
-                : {}),
+              item,
+              index,
+              requested,
+              snapshot: rootVolumeSizeGiB,
+              volumeSize: mapping.volumeSize,
             },
           ];
-        })
-      );
+        });
+        if (compared.length === 0) {
+          return [
+            {
+              status: 'not-applicable',
+              resource,
+              message:
+                selection.selected.length === 0
+                  ? 'No image is selected (see ami-selector-resolves).'
+                  : "No block device mapping overrides the selected images' root device (EC2 uses the snapshot size).",
+            },
+          ];
+        }
+        const small = compared.filter((entry) => entry.requested < entry.snapshot);
+        if (small.length === 0) {
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `Root volumes fit: ${compared.map((entry) => `${entry.item.image.id} ${entry.snapshot} GiB ≤ ${entry.requested} GiB`).join('; ')}.`,
+            },
+          ];
+        }
+        const first = small[0];
+        return [
+          {
+            status: 'fail',
+            resource,
+            message: `Root volume too small: ${small.map((entry) => `${entry.item.image.id} has a ${entry.snapshot} GiB root snapshot on ${entry.item.image.rootDeviceName}, the NodeClass asks for ${entry.volumeSize} (${entry.requested} GiB)${defaults ? " (Karpenter's default mapping)" : ''}`).join('; ')}. EC2 rejects the launch with InvalidBlockDeviceMapping.`,
+            evidence: {
+              images: small.map((entry) => ({
+                id: entry.item.image.id,
+                rootDeviceName: entry.item.image.rootDeviceName,
+                snapshotGiB: entry.snapshot,
+                requestedGiB: entry.requested,
+              })),
+              defaultMappings: defaults,
+            },
+            ...(first && !defaults
+              ? { location: { path: `spec.blockDeviceMappings[${first.index}].ebs.volumeSize` } }
+              : {}),
+          },
+        ];
+      });
     }),
 });

@@ -1,7 +1,12 @@
 // Shared plumbing of the AWS-backed (group B) checks: find a NodeClass's facts and turn a slice
 // that could not be read into an `error` finding naming the reason.
 import type { FindingDraft, NodeClassTarget } from '../../check.js';
-import type { AwsNodeClassFacts } from '../../facts/aws.js';
+import type {
+  AmiFacts,
+  AwsNodeClassFacts,
+  ImageSelection,
+  SelectedImage,
+} from '../../facts/aws.js';
 import type { Slice } from '../../facts/slice.js';
 import { nodeClassKey } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
@@ -48,4 +53,35 @@ export function withSlice<T>(
 export function list(items: readonly string[], max = 5): string {
   const shown = items.slice(0, max).join(', ');
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+/** Runs `evaluate` on Karpenter's selection (its `state=available` queries), or an `error`. */
+export function withAvailableImages(
+  target: NodeClassTarget,
+  evaluate: (selection: ImageSelection, amis: AmiFacts) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  const { resource } = target;
+  return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
+    withSlice(resource, 'images (DescribeImages)', amis.available, (selection) =>
+      evaluate(selection, amis)
+    )
+  );
+}
+
+/** Like `withAvailableImages`, `not-applicable` when nothing is selected (ami-selector-resolves fails). */
+export function withSelectedImages(
+  target: NodeClassTarget,
+  evaluate: (selected: readonly SelectedImage[]) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  return withAvailableImages(target, (selection) =>
+    selection.selected.length === 0
+      ? [
+          {
+            status: 'not-applicable',
+            resource: target.resource,
+            message: 'No image is selected (see ami-selector-resolves).',
+          },
+        ]
+      : evaluate(selection.selected)
+  );
 }
