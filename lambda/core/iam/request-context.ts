@@ -74,7 +74,7 @@ export const INSTANCE_PROFILE_ACTIONS = [
 
 /** `AllowRegionalReadActions` of Karpenter's reference policy, by the release that added each. */
 const DESCRIBE_ACTIONS: readonly (readonly [string, string | undefined])[] = [
-  ['ec2:DescribeCapacityReservations', undefined],
+  ['ec2:DescribeCapacityReservations', '1.3.0'],
   ['ec2:DescribeImages', undefined],
   ['ec2:DescribeInstances', undefined],
   ['ec2:DescribeInstanceStatus', '1.12.0'],
@@ -88,12 +88,13 @@ const DESCRIBE_ACTIONS: readonly (readonly [string, string | undefined])[] = [
 ];
 
 /**
- * Describe actions the controller calls. Actions added in later releases are required only when the
- * running version is known to need them, so an older install with its matching policy passes.
+ * Describe actions the controller calls. Actions added in later releases are required only from
+ * those releases, so an older install with its matching policy passes; an unknown version is the
+ * worst case (the newest release needs them all).
  */
 export function describeActions(version: KarpenterVersion | undefined): string[] {
   return DESCRIBE_ACTIONS.filter(
-    ([, since]) => since === undefined || (version !== undefined && isAtLeast(version, since))
+    ([, since]) => since === undefined || version === undefined || isAtLeast(version, since)
   ).map(([action]) => action);
 }
 

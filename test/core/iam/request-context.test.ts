@@ -254,6 +254,16 @@ describe('buildSimulations', () => {
     expect(describeActions(parseKarpenterVersion('1.12.0'))).toEqual(
       expect.arrayContaining(['ec2:DescribePlacementGroups', 'ec2:DescribeInstanceStatus'])
     );
-    expect(describeActions(undefined)).not.toContain('ec2:DescribeInstanceStatus');
+    // Unknown version: the worst case, every action of the newest release.
+    expect(describeActions(undefined)).toContain('ec2:DescribeInstanceStatus');
+  });
+
+  it('does not require ec2:DescribeCapacityReservations before v1.3.0, which added it (#7726)', () => {
+    expect(describeActions(parseKarpenterVersion('1.2.2'))).not.toContain(
+      'ec2:DescribeCapacityReservations'
+    );
+    expect(describeActions(parseKarpenterVersion('1.3.0'))).toContain(
+      'ec2:DescribeCapacityReservations'
+    );
   });
 });
