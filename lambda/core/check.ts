@@ -103,10 +103,10 @@ export function effectiveCluster(
   nodeClass: EC2NodeClass
 ): { cluster: ClusterContext; overrides: ContextOverride[] } {
   const overrides = contextOverridesOf(nodeClass).filter((override) => override.valid);
-  const valueOf = (annotation: ContextOverride['annotation']) =>
+  const annotationValue = (annotation: ContextOverride['annotation']) =>
     overrides.find((override) => override.annotation === annotation)?.value;
-  const region = valueOf(REGION_ANNOTATION);
-  const karpenterVersion = parseKarpenterVersion(valueOf(KARPENTER_VERSION_ANNOTATION));
+  const region = annotationValue(REGION_ANNOTATION);
+  const karpenterVersion = parseKarpenterVersion(annotationValue(KARPENTER_VERSION_ANNOTATION));
   return {
     cluster: {
       ...cluster,

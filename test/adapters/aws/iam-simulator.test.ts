@@ -419,16 +419,14 @@ describe('iam-simulator adapter', () => {
   });
 
   it('turns throttling into a SourceUnavailableError with reason throttled', async () => {
-    iamMock
-      .on(SimulatePrincipalPolicyCommand)
-      .rejects(
-        new IAMServiceException({
-          name: 'Throttling',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 400 },
-          message: 'Rate exceeded',
-        })
-      );
+    iamMock.on(SimulatePrincipalPolicyCommand).rejects(
+      new IAMServiceException({
+        name: 'Throttling',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+        message: 'Rate exceeded',
+      })
+    );
 
     const error = await createIamSimulator(new IAMClient({}))
       .simulate(request)
