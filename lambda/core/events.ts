@@ -2,6 +2,7 @@
 // does not parse is dropped by the caller with a reason, never retried.
 import { z } from 'zod';
 
+/** The AMI states EC2 emits (`pending` is never emitted, deprecation has no event). */
 export const AMI_STATES_OF_INTEREST = ['available', 'failed', 'deregistered', 'disabled'] as const;
 export type AmiStateOfInterest = (typeof AMI_STATES_OF_INTEREST)[number];
 

@@ -1,7 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TABLE_SCHEMA } from '../../infra/constructs/node-class-scanner.js';
-import { AMI_STATES, IAM_EVENT_NAMES } from '../../infra/event-patterns.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import { CONFIG_ENV_KEYS, HANDLER_ENV_KEYS, HANDLER_NAMES } from '../../lambda/shared/config.js';
 import { buildApp, FULL_CONTEXT, logicalIdOf, resourcesOf } from './support.js';
@@ -169,7 +168,6 @@ describe('ScannerStack: EventBridge rules', () => {
         detail: { State: ['available', 'failed', 'deregistered', 'disabled'] },
       },
     });
-    expect(AMI_STATES).not.toContain('pending');
   });
 
   it('matches successful IAM role and instance-profile changes delivered through CloudTrail', () => {
@@ -199,7 +197,6 @@ describe('ScannerStack: EventBridge rules', () => {
         },
       },
     });
-    expect(IAM_EVENT_NAMES).toHaveLength(14);
   });
 
   it('targets each rule at its handler with a DLQ and bounded retries', () => {
