@@ -22,6 +22,7 @@ import {
 } from '../core/iam/request-context.js';
 import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
+import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
 
 export interface PermissionsEnricherOptions {
@@ -43,24 +44,6 @@ const ALL_GROUPS = ['launch', 'pass-node-role', 'manage-instance-profile', 'disc
 
 const defaultSleep = (milliseconds: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping input order in the output. */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-}
 
 async function simulateWithBackoff(
   simulator: PolicySimulatorPort,
@@ -204,7 +187,7 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
           if (!unique.has(request.key)) unique.set(request.key, request);
       }
       const requests = [...unique.values()];
-      const outcomes = await mapBounded(requests, options.concurrency ?? 4, (request) =>
+      const outcomes = await mapLimited(requests, options.concurrency ?? 4, (request) =>
         simulateWithBackoff(options.simulator, request, retry)
       );
       const resultsByKey = new Map(

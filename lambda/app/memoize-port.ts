@@ -2,6 +2,7 @@
 // filters and values) share one promise, and at most `concurrency` calls run at a time so a scan
 // never bursts through the account's shared EC2/IAM rate buckets.
 import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports-aws.js';
+import { createLimiter } from '../shared/concurrency.js';
 
 export interface MemoizeOptions {
   /** Underlying calls in flight at once. */
@@ -34,28 +35,6 @@ function compareJson(a: unknown, b: unknown): number {
   const left = JSON.stringify(a);
   const right = JSON.stringify(b);
   return left < right ? -1 : left > right ? 1 : 0;
-}
-
-/** A FIFO limiter: `run` starts the task when fewer than `limit` are running. */
-export function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
-  }
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const release = (): void => {
-    running--;
-    waiting.shift()?.();
-  };
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      release();
-    }
-  };
 }
 
 /**

@@ -25,6 +25,7 @@ import type {
   NotificationPublisher,
   ServiceMetrics,
 } from '../core/service-ports.js';
+import { mapLimited } from '../shared/concurrency.js';
 import { collectInventory, evaluateInventory, type ScanPlan } from './run-scan.js';
 
 /** Builds the plan that scans one cluster (live EKS + AWS in production). */
@@ -98,18 +99,6 @@ function unreadClusters(inventory: Inventory, cluster: string, inputErrors: numb
   return inputErrors > 0 ? [...unread, cluster] : unread;
 }
 
-async function mapBounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < items.length; start += limit) {
-    results.push(...(await Promise.all(items.slice(start, start + limit).map(run))));
-  }
-  return results;
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
@@ -149,7 +138,7 @@ async function scanCluster(
   });
 
   // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
-  const claims = await mapBounded(diff.changes, CLAIM_CONCURRENCY, async (change) =>
+  const claims = await mapLimited(diff.changes, CLAIM_CONCURRENCY, async (change) =>
     (await deps.store.claim(change)) ? change : undefined
   );
   const claimed = claims.filter((change): change is LifecycleChange => change !== undefined);
@@ -164,7 +153,7 @@ async function scanCluster(
     .filter((m) => failedIds.has(m.message.id))
     .map((m) => m.change);
   // Undo the claims whose message did not go out, so the retry notifies them.
-  await mapBounded(unpublished, CLAIM_CONCURRENCY, (change) => deps.store.release(change));
+  await mapLimited(unpublished, CLAIM_CONCURRENCY, (change) => deps.store.release(change));
   const published = claimed.filter((change) => !unpublished.includes(change));
   await deps.store.touch(diff.touched);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPermissionsEnricher, mapBounded } from '../../lambda/app/collect-permissions.js';
+import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
 import type { DryRunLaunch, PolicySimulatorPort } from '../../lambda/core/iam/ports.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
@@ -171,12 +171,5 @@ describe('permissions enricher', () => {
       ['gpu', 'ami-0fedcba9876543210', 'subnet-ccc', 'GpuNodeProfile'],
     ]);
     expect(inventory.permissions.get(nodeClassKey('demo', 'gpu'))?.dryRun).toHaveLength(1);
-  });
-});
-
-describe('mapBounded', () => {
-  it('keeps input order', async () => {
-    expect(await mapBounded([3, 1, 2], 2, async (value) => value * 2)).toEqual([6, 2, 4]);
-    expect(await mapBounded([], 4, async (value: number) => value)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, memoizeAwsFactsPort, queryKey } from '../../lambda/app/memoize-port.js';
+import { memoizeAwsFactsPort, queryKey } from '../../lambda/app/memoize-port.js';
 import { anImage, InMemoryAwsFacts, throttling } from '../support/aws-builders.js';
 
 describe('queryKey', () => {
@@ -54,25 +54,5 @@ describe('memoizeAwsFactsPort', () => {
     await expect(port.getRole('r')).rejects.toMatchObject({ reason: 'throttled' });
     await expect(port.getRole('r')).rejects.toMatchObject({ reason: 'throttled' });
     expect(account.callsTo('getRole')).toHaveLength(1);
-  });
-});
-
-describe('createLimiter', () => {
-  it('never runs more than the limit at once', async () => {
-    const limit = createLimiter(2);
-    let running = 0;
-    let peak = 0;
-    const task = async () => {
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      running--;
-    };
-    await Promise.all(Array.from({ length: 10 }, () => limit(task)));
-    expect(peak).toBe(2);
-  });
-
-  it('rejects a non-positive limit', () => {
-    expect(() => createLimiter(0)).toThrow(RangeError);
   });
 });

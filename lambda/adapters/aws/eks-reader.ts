@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-eks';
 import type { AccessEntry } from '../../core/facts/aws.js';
 import type { EndpointAccess, PodIdentityAssociation } from '../../core/facts/cluster.js';
+import { mapLimited } from '../../shared/concurrency.js';
 import { toSourceUnavailable } from './aws-errors.js';
 
 export const eksReaderActions = [
@@ -62,24 +63,6 @@ export function matchesTags(tags: Readonly<Record<string, string>>, filter: Clus
   return Object.entries(filter).every(
     ([key, value]) => tags[key] !== undefined && (value === '*' || tags[key] === value)
   );
-}
-
-/** Maps over items with at most `limit` calls in flight, keeping order; rejects on the first failure. */
-export async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 function accountOf(arn: string | undefined): string | undefined {

@@ -14,13 +14,9 @@ import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
 import { partitionOf } from '../../core/region.js';
 import type { InputError } from '../../core/report.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../../core/version.js';
+import { mapLimited } from '../../shared/concurrency.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
-import {
-  type ClusterTagFilter,
-  type EksCluster,
-  type EksReader,
-  mapLimited,
-} from '../aws/eks-reader.js';
+import type { ClusterTagFilter, EksCluster, EksReader } from '../aws/eks-reader.js';
 import type { EksTokenProvider } from '../aws/eks-token.js';
 import { addObject, type ParsedManifests } from '../files/kube-objects.js';
 import {
