@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/client-sns';
 import type { OutgoingMessage } from '../../core/notify/message.js';
 import { utf8Length } from '../../core/notify/sanitize.js';
-import type { NotificationPublisher, PublishFailure } from '../../core/service-ports.js';
+import type { NotificationPublisher } from '../../core/service-ports.js';
 import { classifyAwsError } from './aws-errors.js';
+import { type BatchSender, sendBatches } from './batch-send.js';
 
 export const snsPublisherActions = ['sns:Publish'] as const;
 
@@ -18,10 +19,6 @@ export type SnsSender = Pick<SNSClient, 'send'>;
 
 export const MAX_BATCH_ENTRIES = 10;
 export const MAX_BATCH_BYTES = 256 * 1024;
-
-interface EntryFailure extends PublishFailure {
-  readonly retryable: boolean;
-}
 
 export function toBatchEntry(message: OutgoingMessage): PublishBatchRequestEntry {
   return {
@@ -75,55 +72,22 @@ export function planBatches(
 }
 
 export function createSnsPublisher(sns: SnsSender, topicArn: string): NotificationPublisher {
-  async function send(batch: readonly PublishBatchRequestEntry[]): Promise<EntryFailure[]> {
-    try {
-      const response = await sns.send(
-        new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: [...batch] })
-      );
-      const succeeded = new Set((response.Successful ?? []).map((entry) => entry.Id));
-      const failed = new Map((response.Failed ?? []).map((entry) => [entry.Id, entry]));
-      return batch
-        .filter((entry) => !succeeded.has(entry.Id))
-        .map((entry) => {
-          const failure = failed.get(entry.Id);
-          return {
-            id: entry.Id ?? '',
-            code: failure?.Code ?? 'NotAcknowledged',
-            message: failure?.Message ?? 'SNS did not report this entry',
-            // Sender faults (bad input) will fail again; everything else is worth one retry.
-            retryable: failure?.SenderFault !== true,
-          };
-        });
-    } catch (error) {
-      const code = (error as { name?: string }).name ?? 'Error';
-      const message = error instanceof Error ? error.message : String(error);
+  const sender: BatchSender<PublishBatchRequestEntry> = {
+    service: 'SNS',
+    send: (entries) =>
+      sns.send(
+        new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries })
+      ),
+    isRetryableError: (error) => {
       const reason = classifyAwsError(error);
-      return batch.map((entry) => ({
-        id: entry.Id ?? '',
-        code,
-        message,
-        retryable: reason === 'throttled' || reason === 'unreachable' || reason === 'timeout',
-      }));
-    }
-  }
+      return reason === 'throttled' || reason === 'unreachable' || reason === 'timeout';
+    },
+  };
 
   return {
     async publish(messages) {
       const entries = messages.map(toBatchEntry);
-      const byId = new Map(entries.map((entry) => [entry.Id, entry]));
-      const failures: PublishFailure[] = [];
-      for (const batch of planBatches(entries)) {
-        const firstTry = await send(batch);
-        const retry = firstTry.filter((failure) => failure.retryable);
-        failures.push(...firstTry.filter((failure) => !failure.retryable));
-        if (retry.length > 0) {
-          const again = await send(
-            retry.map((failure) => byId.get(failure.id)).filter((e) => e !== undefined)
-          );
-          failures.push(...again);
-        }
-      }
-      return { failed: failures.map(({ id, code, message }) => ({ id, code, message })) };
+      return { failed: await sendBatches(sender, planBatches(entries)) };
     },
   };
 }
