@@ -98,6 +98,14 @@ export function describeActions(version: KarpenterVersion | undefined): string[]
   ).map(([action]) => action);
 }
 
+/** The tags that mark a resource as created by this cluster's Karpenter. */
+function clusterOwnershipTags(scope: PermissionScope): Record<string, string> {
+  return {
+    [`kubernetes.io/cluster/${scope.clusterName}`]: 'owned',
+    'eks:eks-cluster-name': scope.clusterName,
+  };
+}
+
 /** Tags Karpenter puts on every EC2 resource it creates for this class (karpenter-validations §1.4). */
 export function karpenterEc2Tags(
   scope: PermissionScope,
@@ -107,8 +115,7 @@ export function karpenterEc2Tags(
 ): Record<string, string> {
   return {
     ...specTags,
-    [`kubernetes.io/cluster/${scope.clusterName}`]: 'owned',
-    'eks:eks-cluster-name': scope.clusterName,
+    ...clusterOwnershipTags(scope),
     'karpenter.sh/nodepool': nodePool,
     'karpenter.k8s.aws/ec2nodeclass': nodeClassName,
   };
@@ -122,8 +129,7 @@ export function karpenterInstanceProfileTags(
 ): Record<string, string> {
   return {
     ...specTags,
-    [`kubernetes.io/cluster/${scope.clusterName}`]: 'owned',
-    'eks:eks-cluster-name': scope.clusterName,
+    ...clusterOwnershipTags(scope),
     'karpenter.k8s.aws/ec2nodeclass': nodeClassName,
     'topology.kubernetes.io/region': scope.region,
   };
