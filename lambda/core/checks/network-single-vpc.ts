@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, list, unreadable } from './support/aws-facts.js';
+import { awsFactsOf, list, SECURITY_GROUPS, SUBNETS, unreadable } from './support/aws-facts.js';
 
 /** Matched subnets and security groups share one VPC, the cluster's. */
 export const networkSingleVpc = defineCheck({
@@ -15,12 +15,9 @@ export const networkSingleVpc = defineCheck({
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource, cluster } = target;
       const facts = awsFactsOf(target);
-      if (facts.subnets?.status !== 'ok')
-        return [unreadable(resource, 'subnets (DescribeSubnets)', facts.subnets)];
+      if (facts.subnets?.status !== 'ok') return [unreadable(resource, SUBNETS, facts.subnets)];
       if (facts.securityGroups?.status !== 'ok') {
-        return [
-          unreadable(resource, 'security groups (DescribeSecurityGroups)', facts.securityGroups),
-        ];
+        return [unreadable(resource, SECURITY_GROUPS, facts.securityGroups)];
       }
       const members = [
         ...facts.subnets.value.subnets.map((subnet) => ({ id: subnet.id, vpcId: subnet.vpcId })),

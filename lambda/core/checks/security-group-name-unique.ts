@@ -1,7 +1,7 @@
 import type { FindingDraft } from '../check.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import { securityGroupMatchesTerm } from '../selectors/security-groups.js';
-import { awsFactsOf, withSlice } from './support/aws-facts.js';
+import { withSecurityGroups } from './support/aws-facts.js';
 
 /** A `name` term matches groups of one VPC only (Karpenter's query has no VPC filter, #8175). */
 export const securityGroupNameUnique = defineCheck({
@@ -22,37 +22,33 @@ export const securityGroupNameUnique = defineCheck({
       if (nameTerms.length === 0) {
         return [{ status: 'not-applicable', resource, message: 'No name term.' }];
       }
-      return withSlice(
-        resource,
-        'security groups (DescribeSecurityGroups)',
-        awsFactsOf(target).securityGroups,
-        (facts) =>
-          nameTerms.map(({ term, index }): FindingDraft => {
-            const path = `spec.securityGroupSelectorTerms[${index}].name`;
-            const groups = facts.securityGroups.filter((group) =>
-              securityGroupMatchesTerm(group, term)
-            );
-            const vpcs = [...new Set(groups.map((group) => group.vpcId ?? 'unknown'))];
-            if (vpcs.length <= 1) {
-              return {
-                status: 'pass',
-                resource,
-                discriminator: path,
-                message: `Name "${term.name}" matches ${groups.length} group(s)${vpcs[0] ? ` in ${vpcs[0]}` : ''}.`,
-              };
-            }
+      return withSecurityGroups(target, (facts) =>
+        nameTerms.map(({ term, index }): FindingDraft => {
+          const path = `spec.securityGroupSelectorTerms[${index}].name`;
+          const groups = facts.securityGroups.filter((group) =>
+            securityGroupMatchesTerm(group, term)
+          );
+          const vpcs = [...new Set(groups.map((group) => group.vpcId ?? 'unknown'))];
+          if (vpcs.length <= 1) {
             return {
-              status: 'fail',
+              status: 'pass',
               resource,
               discriminator: path,
-              location: { path },
-              message: `Name "${term.name}" matches groups in ${vpcs.length} VPCs (${groups.map((group) => `${group.id} in ${group.vpcId ?? 'unknown'}`).join(', ')}): Karpenter attaches all of them.`,
-              evidence: {
-                name: term.name,
-                groups: groups.map((group) => ({ id: group.id, vpcId: group.vpcId })),
-              },
+              message: `Name "${term.name}" matches ${groups.length} group(s)${vpcs[0] ? ` in ${vpcs[0]}` : ''}.`,
             };
-          })
+          }
+          return {
+            status: 'fail',
+            resource,
+            discriminator: path,
+            location: { path },
+            message: `Name "${term.name}" matches groups in ${vpcs.length} VPCs (${groups.map((group) => `${group.id} in ${group.vpcId ?? 'unknown'}`).join(', ')}): Karpenter attaches all of them.`,
+            evidence: {
+              name: term.name,
+              groups: groups.map((group) => ({ id: group.id, vpcId: group.vpcId })),
+            },
+          };
+        })
       );
     }),
 });

@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+import { list, withSecurityGroups } from './support/aws-facts.js';
 
 /** At least one security group matches the securityGroupSelectorTerms. */
 export const securityGroupsResolve = defineCheck({
@@ -14,32 +14,27 @@ export const securityGroupsResolve = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
-      return withSlice(
-        resource,
-        'security groups (DescribeSecurityGroups)',
-        awsFactsOf(target).securityGroups,
-        (facts) => {
-          if (facts.securityGroups.length > 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `${facts.securityGroups.length} security group(s) match: ${list(facts.securityGroups.map((group) => group.id))}.`,
-                evidence: { securityGroups: facts.securityGroups.map((group) => group.id) },
-              },
-            ];
-          }
+      return withSecurityGroups(target, (facts) => {
+        if (facts.securityGroups.length > 0) {
           return [
             {
-              status: 'fail',
+              status: 'pass',
               resource,
-              message:
-                'No security group matches spec.securityGroupSelectorTerms (Karpenter: SecurityGroupsReady=False, SecurityGroupsNotFound).',
-              evidence: { queries: facts.queries },
-              location: { path: 'spec.securityGroupSelectorTerms' },
+              message: `${facts.securityGroups.length} security group(s) match: ${list(facts.securityGroups.map((group) => group.id))}.`,
+              evidence: { securityGroups: facts.securityGroups.map((group) => group.id) },
             },
           ];
         }
-      );
+        return [
+          {
+            status: 'fail',
+            resource,
+            message:
+              'No security group matches spec.securityGroupSelectorTerms (Karpenter: SecurityGroupsReady=False, SecurityGroupsNotFound).',
+            evidence: { queries: facts.queries },
+            location: { path: 'spec.securityGroupSelectorTerms' },
+          },
+        ];
+      });
     }),
 });

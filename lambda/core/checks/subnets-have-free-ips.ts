@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+import { list, withSubnets } from './support/aws-facts.js';
 
 /** Below this many free addresses a subnet is reported (Karpenter itself never checks, #5234). */
 export const FREE_IP_THRESHOLD = 16;
@@ -17,57 +17,52 @@ export const subnetsHaveFreeIps = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
-      return withSlice(
-        resource,
-        'subnets (DescribeSubnets)',
-        awsFactsOf(target).subnets,
-        (facts) => {
-          if (facts.subnets.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: 'No subnet matches (see subnets-resolve).',
-              },
-            ];
-          }
-          const low = facts.subnets.filter(
-            (subnet) =>
-              subnet.availableIpAddressCount !== undefined &&
-              subnet.availableIpAddressCount < FREE_IP_THRESHOLD
-          );
-          if (low.length === 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `Every matched subnet has at least ${FREE_IP_THRESHOLD} free IP addresses.`,
-              },
-            ];
-          }
-          const all = low.length === facts.subnets.length;
-          const exhausted = all && low.every((subnet) => subnet.availableIpAddressCount === 0);
-          const consequence = !all
-            ? ''
-            : exhausted
-              ? ' Launches fail with InsufficientFreeAddressesInSubnet.'
-              : ' Launches will fail with InsufficientFreeAddressesInSubnet once the last addresses are used.';
+      return withSubnets(target, (facts) => {
+        if (facts.subnets.length === 0) {
           return [
             {
-              status: 'fail',
+              status: 'not-applicable',
               resource,
-              severity: all ? 'high' : 'medium',
-              message: `${all ? 'All' : `${low.length} of ${facts.subnets.length}`} matched subnet(s) have fewer than ${FREE_IP_THRESHOLD} free IP addresses: ${list(low.map((subnet) => `${subnet.id} (${subnet.availableIpAddressCount})`))}.${consequence}`,
-              evidence: {
-                threshold: FREE_IP_THRESHOLD,
-                subnets: low.map((subnet) => ({
-                  id: subnet.id,
-                  free: subnet.availableIpAddressCount,
-                })),
-              },
+              message: 'No subnet matches (see subnets-resolve).',
             },
           ];
         }
-      );
+        const low = facts.subnets.filter(
+          (subnet) =>
+            subnet.availableIpAddressCount !== undefined &&
+            subnet.availableIpAddressCount < FREE_IP_THRESHOLD
+        );
+        if (low.length === 0) {
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `Every matched subnet has at least ${FREE_IP_THRESHOLD} free IP addresses.`,
+            },
+          ];
+        }
+        const all = low.length === facts.subnets.length;
+        const exhausted = all && low.every((subnet) => subnet.availableIpAddressCount === 0);
+        const consequence = !all
+          ? ''
+          : exhausted
+            ? ' Launches fail with InsufficientFreeAddressesInSubnet.'
+            : ' Launches will fail with InsufficientFreeAddressesInSubnet once the last addresses are used.';
+        return [
+          {
+            status: 'fail',
+            resource,
+            severity: all ? 'high' : 'medium',
+            message: `${all ? 'All' : `${low.length} of ${facts.subnets.length}`} matched subnet(s) have fewer than ${FREE_IP_THRESHOLD} free IP addresses: ${list(low.map((subnet) => `${subnet.id} (${subnet.availableIpAddressCount})`))}.${consequence}`,
+            evidence: {
+              threshold: FREE_IP_THRESHOLD,
+              subnets: low.map((subnet) => ({
+                id: subnet.id,
+                free: subnet.availableIpAddressCount,
+              })),
+            },
+          },
+        ];
+      });
     }),
 });

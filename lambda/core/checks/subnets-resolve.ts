@@ -1,5 +1,5 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
+import { list, withSubnets } from './support/aws-facts.js';
 
 /** At least one subnet matches the subnetSelectorTerms. */
 export const subnetsResolve = defineCheck({
@@ -14,32 +14,27 @@ export const subnetsResolve = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
-      return withSlice(
-        resource,
-        'subnets (DescribeSubnets)',
-        awsFactsOf(target).subnets,
-        (facts) => {
-          if (facts.subnets.length > 0) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `${facts.subnets.length} subnet(s) match: ${list(facts.subnets.map((subnet) => subnet.id))}.`,
-                evidence: { subnets: facts.subnets.map((subnet) => subnet.id) },
-              },
-            ];
-          }
+      return withSubnets(target, (facts) => {
+        if (facts.subnets.length > 0) {
           return [
             {
-              status: 'fail',
+              status: 'pass',
               resource,
-              message:
-                'No subnet matches spec.subnetSelectorTerms (Karpenter: SubnetsReady=False, SubnetsNotFound).',
-              evidence: { queries: facts.queries },
-              location: { path: 'spec.subnetSelectorTerms' },
+              message: `${facts.subnets.length} subnet(s) match: ${list(facts.subnets.map((subnet) => subnet.id))}.`,
+              evidence: { subnets: facts.subnets.map((subnet) => subnet.id) },
             },
           ];
         }
-      );
+        return [
+          {
+            status: 'fail',
+            resource,
+            message:
+              'No subnet matches spec.subnetSelectorTerms (Karpenter: SubnetsReady=False, SubnetsNotFound).',
+            evidence: { queries: facts.queries },
+            location: { path: 'spec.subnetSelectorTerms' },
+          },
+        ];
+      });
     }),
 });

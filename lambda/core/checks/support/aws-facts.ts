@@ -5,11 +5,17 @@ import type {
   AmiFacts,
   AwsNodeClassFacts,
   ImageSelection,
+  SecurityGroupFacts,
   SelectedImage,
+  SubnetFacts,
 } from '../../facts/aws.js';
 import type { Slice } from '../../facts/slice.js';
 import { nodeClassKey } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
+
+/** How an `error` finding names each slice: what it holds and the call that reads it. */
+export const SUBNETS = 'subnets (DescribeSubnets)';
+export const SECURITY_GROUPS = 'security groups (DescribeSecurityGroups)';
 
 export function awsFactsOf(target: NodeClassTarget): AwsNodeClassFacts {
   return target.inventory.awsFacts.get(nodeClassKey(target.entry.cluster, target.entry.name)) ?? {};
@@ -48,6 +54,22 @@ export function withSlice<T>(
     return [unreadable(resource, what, slice)];
   }
   return evaluate(slice.value);
+}
+
+/** Runs `evaluate` on the NodeClass's matched subnets, or returns the `error` finding. */
+export function withSubnets(
+  target: NodeClassTarget,
+  evaluate: (facts: SubnetFacts) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  return withSlice(target.resource, SUBNETS, awsFactsOf(target).subnets, evaluate);
+}
+
+/** Runs `evaluate` on the NodeClass's matched security groups, or returns the `error` finding. */
+export function withSecurityGroups(
+  target: NodeClassTarget,
+  evaluate: (facts: SecurityGroupFacts) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  return withSlice(target.resource, SECURITY_GROUPS, awsFactsOf(target).securityGroups, evaluate);
 }
 
 export function list(items: readonly string[], max = 5): string {
