@@ -11,8 +11,8 @@ import {
   imageQueriesForTerms,
   withoutStateFilter,
 } from '../lambda/core/ami/queries.js';
-import { bareIamName } from '../lambda/core/checks/instance-profile-is-name.js';
 import type { Ec2Filter } from '../lambda/core/facts/aws.js';
+import { bareIamName } from '../lambda/core/iam/arns.js';
 import { resolveControllerRole } from '../lambda/core/iam/controller-role.js';
 import { permissionScopeOf, simulationInputOf } from '../lambda/core/iam/nodeclass-inputs.js';
 import { buildSimulations } from '../lambda/core/iam/request-context.js';

@@ -10,7 +10,6 @@ import {
   withoutStateFilter,
 } from '../core/ami/queries.js';
 import { selectImages } from '../core/ami/select.js';
-import { bareIamName } from '../core/checks/instance-profile-is-name.js';
 import type {
   AliasResolution,
   AmiFacts,
@@ -25,6 +24,7 @@ import type {
   SubnetFacts,
 } from '../core/facts/aws.js';
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
+import { bareIamName } from '../core/iam/arns.js';
 import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { AwsFactsPort, ImageQuery } from '../core/ports-aws.js';

@@ -1,7 +1,6 @@
 // InventoryEnricher 'permissions': finds each cluster's Karpenter controller role and simulates,
 // per NodeClass, exactly what Karpenter will ask AWS for. Identical simulations across NodeClasses
 // run once; IAM's rate limits are unpublished, so calls are bounded and back off on throttling.
-import { bareIamName } from '../core/checks/instance-profile-is-name.js';
 import type {
   ControllerRoleResolution,
   DryRunOutcome,
@@ -12,6 +11,7 @@ import type {
   SimulationResult,
 } from '../core/facts/permissions.js';
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
+import { bareIamName } from '../core/iam/arns.js';
 import { resolveControllerRole } from '../core/iam/controller-role.js';
 import { permissionScopeOf, simulationInputOf } from '../core/iam/nodeclass-inputs.js';
 import type { DryRunLaunch, DryRunPort, PolicySimulatorPort } from '../core/iam/ports.js';

@@ -2,6 +2,7 @@
 // NodeClass, its AMI selector terms (and the AMIs Karpenter last resolved), its node role or
 // instance profile, and its cluster's controller role.
 import type { Image } from './facts/aws.js';
+import { bareIamName } from './iam/arns.js';
 import { resolveControllerRole } from './iam/controller-role.js';
 import type { Inventory } from './inventory.js';
 import { clusterOf } from './inventory.js';
@@ -89,13 +90,7 @@ export function affectedByImage(
 
 /** Last path segment of an IAM name, path or ARN, lower-cased (IAM names are case-insensitive). */
 export function iamNameKey(value: string): string {
-  const resource = value.startsWith('arn:') ? value.split(':').slice(5).join(':') : value;
-  return (
-    resource
-      .split('/')
-      .filter((part) => part !== '')
-      .at(-1) ?? value
-  ).toLowerCase();
+  return bareIamName(value).toLowerCase();
 }
 
 /**

@@ -1,9 +1,6 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
 import { bareIamName, isIamPathOrArn } from '../iam/arns.js';
 
-// Kept for importers outside core/ (app, bench); new code imports it from iam/arns.js.
-export { bareIamName } from '../iam/arns.js';
-
 /** `spec.instanceProfile` is a bare instance profile name (Karpenter passes it verbatim as `IamInstanceProfile.Name`). */
 export const instanceProfileIsName = defineCheck({
   id: 'instance-profile-is-name',

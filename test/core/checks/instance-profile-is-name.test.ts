@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bareIamName,
-  instanceProfileIsName,
-} from '../../../lambda/core/checks/instance-profile-is-name.js';
+import { instanceProfileIsName } from '../../../lambda/core/checks/instance-profile-is-name.js';
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
@@ -41,10 +38,5 @@ describe('instance-profile-is-name', () => {
     const raw = aNodeClassObject({ spec: { subnetSelectorTerms: 'oops' } });
     const [finding] = instanceProfileIsName.evaluate(anInventory([raw]), { now });
     expect(finding?.status).toBe('error');
-  });
-
-  it('extracts the bare name from ARNs and paths', () => {
-    expect(bareIamName('arn:aws:iam::1:instance-profile/a/b')).toBe('b');
-    expect(bareIamName('plain')).toBe('plain');
   });
 });

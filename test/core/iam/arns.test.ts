@@ -39,6 +39,7 @@ describe('iam/arns', () => {
     expect(arnResource('plain')).toBe('plain');
     expect(bareIamName('arn:aws:iam::1:instance-profile/a/b')).toBe('b');
     expect(bareIamName('/team/Role')).toBe('Role');
+    expect(bareIamName('plain')).toBe('plain');
     expect(isIamPathOrArn('arn:aws:iam::1:role/x')).toBe(true);
     expect(isIamPathOrArn('team/x')).toBe(true);
     expect(isIamPathOrArn('x')).toBe(false);
