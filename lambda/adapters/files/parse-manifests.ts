@@ -14,6 +14,8 @@ export const MAX_POSITIONS = 20_000;
  * the outcome never depends on how much stack the caller happened to use; real manifests nest < 20.
  */
 export const MAX_NESTING = 200;
+/** Raw flow-collection depth refused before parsing (the YAML parser fails on a few thousand). */
+export const MAX_FLOW_NESTING = 1_000;
 
 /** True when `value` nests arrays/objects more than `limit` levels deep (iterative: no recursion). */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
@@ -25,6 +27,39 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
     for (const child of Object.values(current)) pending.push([child, depth + 1]);
   }
   return false;
+}
+
+/**
+ * The line where flow collections (`[`, `{`) first nest deeper than `limit`, or undefined. Checked
+ * on the raw text because the YAML parser itself runs out of memory on a few thousand levels of
+ * flow nesting; quoted strings and comments are skipped, so real manifests never trip it.
+ */
+export function flowNestingTooDeep(text: string, limit: number): number | undefined {
+  let depth = 0;
+  let line = 1;
+  let quote: '"' | "'" | undefined;
+  let comment = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '\n') {
+      line += 1;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote !== undefined) {
+      if (char === '\\' && quote === '"') index += 1;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    else if (char === '#' && (index === 0 || /\s/.test(text[index - 1] ?? ''))) comment = true;
+    else if (char === '[' || char === '{') {
+      depth += 1;
+      if (depth > limit) return line;
+    } else if ((char === ']' || char === '}') && depth > 0) depth -= 1;
+  }
+  return undefined;
 }
 
 /** Dotted JSON path → 1-based position of every key and sequence item, within the bounds above. */
@@ -69,6 +104,14 @@ function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): P
 export function parseManifestText(text: string, file: string, cluster = ''): ParsedManifests {
   const result: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
   const lineCounter = new LineCounter();
+  const tooDeepAt = flowNestingTooDeep(text, MAX_FLOW_NESTING);
+  if (tooDeepAt !== undefined) {
+    result.errors.push({
+      source: `${file}:${tooDeepAt}`,
+      message: `brackets nest more than ${MAX_FLOW_NESTING} levels deep; not parsed`,
+    });
+    return result;
+  }
   let documents: ReturnType<typeof parseAllDocuments>;
   try {
     documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  flowNestingTooDeep,
+  MAX_FLOW_NESTING,
   MAX_NESTING,
   MAX_POSITIONS,
   parseManifestText,
@@ -178,6 +180,25 @@ describe('parseManifestText', () => {
     const parsed = parseManifestText(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'deep.yaml');
     expect(parsed.errors).toHaveLength(1);
     expect(parsed.errors[0]?.source).toBe('deep.yaml:1');
+  });
+
+  it('refuses flow nesting the YAML parser cannot survive before parsing it (found by fuzzing)', () => {
+    // 4,000 nested arrays made the parser's regex compiler run out of memory and kill the process.
+    const text = `{"apiVersion":"karpenter.k8s.aws/v1","kind":"EC2NodeClass","metadata":{"name":"deep"},\n"spec":{"kubelet":${'['.repeat(4_000)}${']'.repeat(4_000)}}}`;
+    const parsed = parseManifestText(text, 'deep.json');
+    expect(parsed.nodeClasses).toEqual([]);
+    expect(parsed.errors).toEqual([
+      {
+        source: 'deep.json:2',
+        message: `brackets nest more than ${MAX_FLOW_NESTING} levels deep; not parsed`,
+      },
+    ]);
+  });
+
+  it('counts brackets only outside quoted strings and comments', () => {
+    const deepInStrings = `a: "${'['.repeat(2_000)}"\nb: '${'{'.repeat(2_000)}'\nc: 1 # ${'['.repeat(2_000)}\n`;
+    expect(flowNestingTooDeep(deepInStrings, MAX_FLOW_NESTING)).toBeUndefined();
+    expect(flowNestingTooDeep(`x: ${'['.repeat(3)}`, 2)).toBe(1);
   });
 
   it('refuses documents nested deeper than the limit, whatever the stack depth', () => {
