@@ -77,6 +77,7 @@ interface ScanFlags {
   aws?: boolean;
   profile?: string;
   karpenterVersion?: string;
+  kubernetesVersion?: string;
   format: OutputFormat;
   failOn: Severity | 'none';
   only?: string[];
@@ -95,6 +96,10 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .option('--aws', 'use live AWS (default credential chain)')
     .option('--profile <profile>', 'use live AWS with this named profile')
     .option('--karpenter-version <version>', 'Karpenter version for version-aware checks')
+    .option(
+      '--kubernetes-version <version>',
+      'cluster Kubernetes version for alias terms when scanning manifests with --aws/--profile'
+    )
     .addOption(
       new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table')
     )
@@ -125,6 +130,9 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
         ...(flags.world === undefined ? {} : { world: flags.world }),
         aws: flags.aws === true,
         ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+        ...(flags.kubernetesVersion === undefined
+          ? {}
+          : { kubernetesVersion: flags.kubernetesVersion }),
         ...(flags.karpenterVersion === undefined
           ? {}
           : { karpenterVersion: flags.karpenterVersion }),

@@ -1,11 +1,13 @@
-// `scan --aws|--profile P [--region R] paths…`: manifests evaluated against live AWS facts (no
-// cluster: alias terms then lack the Kubernetes version and report that as an error finding).
+// `scan --aws|--profile P [--region R] [--kubernetes-version V] paths…`: manifests evaluated against
+// live AWS facts. No cluster is read, so alias terms resolve for `--kubernetes-version`; without
+// it they report the missing version as an error finding.
 
 import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import type { ScanPlan } from '../app/run-scan.js';
+import { ok } from '../core/facts/slice.js';
 import type { ClusterContext } from '../core/inventory.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
@@ -17,6 +19,7 @@ export interface LiveManifestPlanOptions {
   readonly profile?: string;
   /** Context from the flags (`--karpenter-version`); its region is replaced by the resolved one. */
   readonly cluster: ClusterContext;
+  readonly kubernetesVersion?: string;
   readonly environment: 'production' | 'non-production';
   readonly readStdin: () => Promise<string>;
   readonly now: Date;
@@ -37,20 +40,34 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
       ...(options.profile === undefined ? {} : { profile: options.profile }),
     });
   const region = await resolveRegion(clients, options.region);
+  const { kubernetesVersion } = options;
+  if (kubernetesVersion !== undefined && !/^\d+\.\d+$/.test(kubernetesVersion)) {
+    throw new ConfigError(
+      `--kubernetes-version "${kubernetesVersion}" is not a version such as 1.33`
+    );
+  }
   return {
     environment: options.environment,
     objects: createManifestSource({
       paths: options.paths,
-      cluster: { ...options.cluster, region, partition: partitionOf(region) },
+      cluster: {
+        ...options.cluster,
+        region,
+        partition: partitionOf(region),
+        ...(kubernetesVersion === undefined ? {} : { aws: ok({ kubernetesVersion }) }),
+      },
       readStdin: options.readStdin,
     }),
     enrichers: [
       createAwsFactsEnricher({
-        port: createLiveAwsFacts({
-          ec2: clients.ec2(region),
-          ssm: clients.ssm(region),
-          iam: clients.iam(region),
-        }),
+        port: createLiveAwsFacts(
+          {
+            ec2: clients.ec2(region),
+            ssm: clients.ssm(region),
+            iam: clients.iam(region),
+          },
+          { limiter: clients.limiter }
+        ),
         now: options.now,
       }),
     ],

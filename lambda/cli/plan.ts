@@ -17,6 +17,8 @@ export interface ScanCliOptions {
   readonly aws: boolean;
   readonly profile?: string;
   readonly karpenterVersion?: string;
+  /** `--kubernetes-version`: the cluster version alias terms resolve for, when no cluster is read. */
+  readonly kubernetesVersion?: string;
   readonly environment: 'production' | 'non-production';
   readonly readStdin: () => Promise<string>;
   /** Scan time (AMI deprecation, selection); the CLI passes its clock. */
@@ -47,12 +49,15 @@ function buildClusterPlan(options: ScanCliOptions): ScanPlan {
     throw new ConfigError('--cluster needs --region (the region of the EKS clusters)');
   }
   const { karpenterVersion } = manifestClusterContext(options);
+  const controllerRoles = parseControllerRoles(options.controllerRoles);
   return createLivePlan({
     region: options.region,
     clusters: options.clusters,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
-    now: () => new Date(),
+    now: () => options.now ?? new Date(),
     ...(karpenterVersion ? { karpenterVersion } : {}),
+    ...(Object.keys(controllerRoles).length === 0 ? {} : { controllerRoles }),
+    ...(options.dryRunRole === undefined ? {} : { dryRunRole: options.dryRunRole }),
     environment: options.environment,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
@@ -146,8 +151,16 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
   }
   if (mode === 'live' && options.clusters.length > 0) return buildClusterPlan(options);
   if (mode === 'live') {
+    if (options.dryRunRole !== undefined || (options.controllerRoles ?? []).length > 0) {
+      throw new ConfigError(
+        '--dry-run-role and --controller-role need clusters: use --cluster NAME (or --world)'
+      );
+    }
     return buildLiveManifestPlan({
       paths: options.paths,
+      ...(options.kubernetesVersion === undefined
+        ? {}
+        : { kubernetesVersion: options.kubernetesVersion }),
       ...(options.region === undefined ? {} : { region: options.region }),
       ...(options.profile === undefined ? {} : { profile: options.profile }),
       cluster: manifestClusterContext(options),

@@ -6,7 +6,7 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../lambda/cli/main.js';
@@ -122,5 +122,63 @@ describe('scan --aws with manifests', () => {
     // Assess
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('give manifest paths');
+  });
+
+  it('resolves alias terms for --kubernetes-version, since no cluster is read', async () => {
+    // Prepare
+    ssm.on(GetParameterCommand).resolves({ Parameter: { Value: 'ami-0aaaaaaaaaaaaaaaa' } });
+    ec2.on(DescribeImagesCommand).resolves({ Images: [] });
+    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
+    ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
+    iam.on(GetRoleCommand).resolves({});
+    const aliasManifest = MANIFEST.replace(
+      '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
+      '  amiSelectorTerms: [{ alias: al2023@latest }]'
+    );
+    const tree = tempTree({ 'edge.yaml': aliasManifest });
+    try {
+      // Act
+      const run = await cli([
+        'scan',
+        '--aws',
+        '--region',
+        'us-east-1',
+        '--kubernetes-version',
+        '1.33',
+        '--format',
+        'json',
+        join(tree.dir, 'edge.yaml'),
+      ]);
+
+      // Assess
+      const names = ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name);
+      expect(names).toContain(
+        '/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/standard/recommended/image_id'
+      );
+      const report = JSON.parse(run.stdout) as ScanReport;
+      const alias = report.findings.find((finding) => finding.checkId === 'ami-alias-resolves');
+      expect(alias?.status).not.toBe('error');
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('refuses a malformed --kubernetes-version', async () => {
+    const tree = tempTree({ 'edge.yaml': MANIFEST });
+    try {
+      const run = await cli([
+        'scan',
+        '--aws',
+        '--region',
+        'us-east-1',
+        '--kubernetes-version',
+        'latest',
+        join(tree.dir, 'edge.yaml'),
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--kubernetes-version "latest"');
+    } finally {
+      tree.cleanup();
+    }
   });
 });
