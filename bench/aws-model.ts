@@ -3,7 +3,8 @@
 // DEFAULT_MAX_ATTEMPTS attempts, throttling backoff base 500 ms with full jitter, retry quota 500,
 // cost 5 per throttled retry, refunded on success — aws-facts §6.6). All waiting is on `clock`.
 import { DEFAULT_MAX_ATTEMPTS } from '../lambda/adapters/aws/clients.js';
-import { type Clock, TokenBucket } from './token-bucket.js';
+import { TokenBucket } from '../lambda/shared/token-bucket.js';
+import type { Clock } from './virtual-clock.js';
 import { type AwsService, type Interceptor, sdkError } from './world-sdk.js';
 
 export interface BucketSpec {
@@ -98,7 +99,13 @@ export class SimulatedAws {
             : key === 'iam:simulate'
               ? this.limits.iamSimulate
               : this.limits.iam;
-      bucket = new TokenBucket(spec.capacity, spec.refillPerSecond, this.options.clock);
+      const clock = this.options.clock;
+      bucket = new TokenBucket({
+        ratePerSecond: spec.refillPerSecond,
+        burst: spec.capacity,
+        now: () => clock.now(),
+        sleep: (ms) => clock.sleep(ms),
+      });
       this.buckets.set(key, bucket);
     }
     return bucket;

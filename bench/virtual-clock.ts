@@ -1,12 +1,17 @@
 // A discrete-event clock: `sleep` resolves in virtual time, so a scan that would spend an hour
 // waiting on AWS rate limits is simulated in seconds, deterministically. Time advances only when
 // every promise chain is idle (after a macrotask turn), to the earliest pending timer.
-import type { Clock } from './token-bucket.js';
 
 interface Timer {
   readonly at: number;
   readonly seq: number;
   readonly resolve: () => void;
+}
+
+/** Time as the benchmarks see it: virtual (VirtualClock) so rate-limit waits cost no real time. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
 }
 
 const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));

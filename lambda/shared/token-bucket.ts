@@ -1,5 +1,6 @@
 // A token bucket (EC2's own throttling model): `ratePerSecond` refill up to `burst`. Concurrent
 // `take` calls queue, so the rate holds however many callers wait. Clock and sleep are injected.
+// The benchmarks model AWS's server side with the same bucket (`tryTake`: admit or throttle).
 
 export interface TokenBucketOptions {
   /** Tokens added per second. */
@@ -25,6 +26,15 @@ export class TokenBucket {
     this.last = options.now();
   }
 
+  /** Takes a token if one is there, without waiting or queueing; false means none is left. */
+  public tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** Waits its turn behind earlier `take` calls, then for a token. */
   public take(): Promise<void> {
     const turn = this.queue.then(() => this.acquire());
     this.queue = turn.catch(() => undefined);
@@ -38,11 +48,8 @@ export class TokenBucket {
   }
 
   private async acquire(): Promise<void> {
-    this.refill();
-    while (this.tokens < 1) {
+    while (!this.tryTake()) {
       await this.options.sleep(Math.ceil(((1 - this.tokens) / this.rate) * 1000));
-      this.refill();
     }
-    this.tokens -= 1;
   }
 }
