@@ -7,12 +7,16 @@ import { type AwsFactsClients, createLiveAwsFacts } from '../adapters/aws/aws-fa
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
 import { createEksReader } from '../adapters/aws/eks-reader.js';
 import { createEksTokenProvider } from '../adapters/aws/eks-token.js';
+import { createIamSimulator } from '../adapters/aws/iam-simulator.js';
 import { createClusterSource } from '../adapters/kube/cluster-source.js';
 import { buildWorld } from '../adapters/world/build-world.js';
+import { createRecordingSimulator } from '../adapters/world/permissions.js';
 import { createAwsRecorder } from '../adapters/world/recorder.js';
 import type { World } from '../adapters/world/schema.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import { collectInventory } from '../app/run-scan.js';
+import type { PolicySimulatorPort } from '../core/iam/ports.js';
 import type { ObjectSource } from '../core/ports.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
@@ -24,16 +28,20 @@ export interface SnapshotInput {
   readonly objects: ObjectSource;
   /** Live SDK senders; the recorder wraps them. */
   readonly aws: AwsFactsClients;
+  /** Live policy simulator; its results are recorded as `iam.permissions` rows. */
+  readonly simulator?: PolicySimulatorPort;
   readonly now: Date;
 }
 
 /** Collects what a scan of `objects` reads from AWS and returns it as a world file. */
 export async function recordSnapshot(input: SnapshotInput): Promise<World> {
   const recorder = createAwsRecorder(input.aws);
+  const simulations = input.simulator ? createRecordingSimulator(input.simulator) : undefined;
   const { inventory } = await collectInventory({
     objects: input.objects,
     enrichers: [
       createAwsFactsEnricher({ port: createLiveAwsFacts(recorder.clients), now: input.now }),
+      ...(simulations ? [createPermissionsEnricher({ simulator: simulations.simulator })] : []),
     ],
   });
   return buildWorld({
@@ -42,6 +50,7 @@ export async function recordSnapshot(input: SnapshotInput): Promise<World> {
     partition: partitionOf(input.region),
     recordedAt: input.now,
     recorded: recorder.recorded(),
+    ...(simulations ? { permissions: simulations.rows() } : {}),
     loaded: inventory,
   });
 }
@@ -137,6 +146,7 @@ export function registerSnapshotCommand(
         region,
         objects: deps.liveObjects({ region, clusters, clients, now: io.now }),
         aws: { ec2: clients.ec2(region), ssm: clients.ssm(region), iam: clients.iam(region) },
+        simulator: createIamSimulator(clients.iam(region), { limiter: clients.limiter }),
         now: io.now(),
       });
       const text = `${JSON.stringify(world, null, 2)}\n`;

@@ -18,6 +18,8 @@ import {
   IAMClient,
   ListAttachedRolePoliciesCommand,
   NoSuchEntityException,
+  SimulatePrincipalPolicyCommand,
+  type SimulatePrincipalPolicyCommandInput,
 } from '@aws-sdk/client-iam';
 import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
@@ -26,13 +28,16 @@ import { Command } from 'commander';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLiveAwsFacts } from '../../lambda/adapters/aws/aws-facts-adapter.js';
 import { createAwsClients } from '../../lambda/adapters/aws/clients.js';
+import { createIamSimulator } from '../../lambda/adapters/aws/iam-simulator.js';
 import { REDACTED_USER_DATA } from '../../lambda/adapters/world/build-world.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
+import { createWorldPolicySimulator } from '../../lambda/adapters/world/permissions.js';
 import { REDACTED_PARAMETER_VALUE } from '../../lambda/adapters/world/recorder.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { createWorldAwsFacts } from '../../lambda/adapters/world/world-facts.js';
 import { createWorldObjectSource } from '../../lambda/adapters/world/world-objects.js';
 import { createAwsFactsEnricher } from '../../lambda/app/collect-aws-facts.js';
+import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.js';
 import { collectInventory, evaluateInventory } from '../../lambda/app/run-scan.js';
 import { type CliIo, runCli } from '../../lambda/cli/main.js';
 import { registerSnapshotCommand, type SnapshotDeps } from '../../lambda/cli/snapshot.js';
@@ -111,6 +116,37 @@ function serve(account: World): void {
         ...(input.CapacityReservationIds ? { ids: input.CapacityReservationIds } : {}),
       });
       return { CapacityReservations: found.map((reservation) => reservations.get(reservation.id)) };
+    });
+  // IAM's simulator, answered from the account's permission table (SDK response shape).
+  const simulator = createWorldPolicySimulator(account);
+  iam
+    .on(SimulatePrincipalPolicyCommand)
+    .callsFake(async (input: SimulatePrincipalPolicyCommandInput) => {
+      const results = await simulator.simulate({
+        principalArn: input.PolicySourceArn ?? '',
+        actions: input.ActionNames ?? [],
+        resourceArns: input.ResourceArns ?? ['*'],
+        context: [],
+      } as never);
+      return {
+        IsTruncated: false,
+        EvaluationResults: results.map((result) => ({
+          EvalActionName: result.action,
+          EvalResourceName: result.resource,
+          EvalDecision: result.decision,
+          ...(result.allowedByOrganizations === false
+            ? { OrganizationsDecisionDetail: { AllowedByOrganizations: false } }
+            : {}),
+          ...(result.allowedByPermissionsBoundary === false
+            ? { PermissionsBoundaryDecisionDetail: { AllowedByPermissionsBoundary: false } }
+            : {}),
+          MatchedStatements: result.matchedStatements.map((statement) => ({
+            SourcePolicyId: statement.sourcePolicyId,
+            SourcePolicyType: 'IAM Policy',
+          })),
+          MissingContextValues: [...result.missingContextValues],
+        })),
+      };
     });
   ssm.on(GetParameterCommand).callsFake(async (input: { Name: string }) => {
     if (input.Name === '/platform/ami/golden-al2023') {
@@ -201,7 +237,6 @@ async function snapshot(
 
 function comparable(findings: readonly Finding[]): string[] {
   return findings
-    .filter((finding) => !finding.checkId.startsWith('controller-'))
     .map(
       (finding) =>
         `${finding.resource.cluster}/${finding.resource.name} ${finding.checkId} ${finding.status} ${finding.severity}`
@@ -235,6 +270,7 @@ describe('nodeclass-scan snapshot', () => {
             }),
             now: NOW,
           }),
+          createPermissionsEnricher({ simulator: createIamSimulator(new IAMClient({})) }),
         ],
       });
       const liveReport = evaluateInventory(live.inventory, { now: NOW });
@@ -259,6 +295,10 @@ describe('nodeclass-scan snapshot', () => {
       expect(replay.summary.inputErrors).toEqual([]);
       expect(comparable(replay.findings)).toEqual(comparable(liveReport.findings));
       expect(comparable(replay.findings).some((line) => line.includes(' fail '))).toBe(true);
+      // The PassRole denial was recorded as a permission row and replays as the same failure.
+      expect(comparable(replay.findings)).toContain(
+        'prod-use1/analytics controller-can-pass-node-role fail critical'
+      );
     } finally {
       tree.cleanup();
     }

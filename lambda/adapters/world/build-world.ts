@@ -4,7 +4,7 @@ import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/i
 import type { LoadedObjects } from '../../core/ports.js';
 import type { Partition } from '../../core/region.js';
 import type { RecordedAws } from './recorder.js';
-import { type World, WorldSchema } from './schema.js';
+import { type World, type WorldPermission, WorldSchema } from './schema.js';
 
 export const REDACTED_USER_DATA = '<redacted by nodeclass-scan snapshot>';
 
@@ -130,6 +130,8 @@ function clusterRecord(cluster: ClusterContext, loaded: ScannedObjects): Record<
 export type ScannedObjects = Pick<LoadedObjects, 'clusters' | 'nodeClasses' | 'nodePools'>;
 
 export interface BuildWorldInput {
+  /** Recorded permission simulations (snapshot); none: every simulation replays as allowed. */
+  readonly permissions?: readonly WorldPermission[];
   readonly account: string;
   readonly region: string;
   readonly partition: Partition;
@@ -157,8 +159,9 @@ export function buildWorld(input: BuildWorldInput): World {
     iam: {
       instanceProfiles: recorded.instanceProfiles,
       roles: recorded.roles,
-      permissions: [],
-      permissionsDefault: 'allowed',
+      permissions: input.permissions ?? [],
+      // Recorded simulations cover what a replay asks; anything else was never shown allowed.
+      permissionsDefault: (input.permissions ?? []).length > 0 ? 'implicitDeny' : 'allowed',
     },
     eks: {
       clusters: input.loaded.clusters

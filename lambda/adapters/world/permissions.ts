@@ -74,3 +74,49 @@ export function createWorldPolicySimulator(world: World): PolicySimulatorPort {
     },
   };
 }
+
+/** A simulation result as a world `iam.permissions` row: replaying the row gives the same verdict. */
+export function permissionRowOf(principalArn: string, result: SimulationResult): WorldPermission {
+  const deniedBy =
+    result.decision === 'allowed'
+      ? undefined
+      : result.allowedByOrganizations === false
+        ? 'scp'
+        : result.allowedByPermissionsBoundary === false
+          ? 'permissions-boundary'
+          : result.matchedStatements[0]?.sourcePolicyId;
+  return {
+    principal: principalArn,
+    action: result.action,
+    resource: result.resource,
+    decision: result.decision,
+    ...(deniedBy === undefined ? {} : { deniedBy }),
+    ...(result.missingContextValues.length === 0
+      ? {}
+      : { missingContextValues: [...result.missingContextValues] }),
+  };
+}
+
+/**
+ * Wraps a live simulator for `snapshot`: every result it returns is kept as a permission row (one
+ * per principal, action and resource; the first wins, as the world simulator's first match does).
+ */
+export function createRecordingSimulator(inner: PolicySimulatorPort): {
+  readonly simulator: PolicySimulatorPort;
+  rows(): WorldPermission[];
+} {
+  const rows = new Map<string, WorldPermission>();
+  return {
+    simulator: {
+      async simulate(request) {
+        const results = await inner.simulate(request);
+        for (const result of results) {
+          const key = `${request.principalArn}\u0000${result.action}\u0000${result.resource}`;
+          if (!rows.has(key)) rows.set(key, permissionRowOf(request.principalArn, result));
+        }
+        return results;
+      },
+    },
+    rows: () => [...rows.values()],
+  };
+}

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  createRecordingSimulator,
   createWorldPolicySimulator,
+  permissionRowOf,
   wildcardMatches,
 } from '../../../lambda/adapters/world/permissions.js';
 import { WorldSchema } from '../../../lambda/adapters/world/schema.js';
@@ -139,5 +141,59 @@ describe('examples/world.json', () => {
       Action: ['iam:PassRole'],
       Resource: ['arn:aws:iam::111122223333:role/KarpenterNodeRole-analytics'],
     });
+  });
+});
+
+describe('recording simulations for snapshot', () => {
+  it('turns each result into a row that replays the same verdict, denier included', async () => {
+    // Prepare
+    const world = WorldSchema.parse({
+      version: 1,
+      account: '111122223333',
+      region: 'us-east-1',
+      iam: {
+        permissions: [
+          {
+            principal: '*',
+            action: 'iam:PassRole',
+            resource: '*',
+            decision: 'explicitDeny',
+            deniedBy: 'scp',
+          },
+          {
+            principal: '*',
+            action: 'ec2:RunInstances',
+            resource: '*',
+            decision: 'implicitDeny',
+            deniedBy: 'permissions-boundary',
+          },
+        ],
+        permissionsDefault: 'allowed',
+      },
+    });
+    const recording = createRecordingSimulator(createWorldPolicySimulator(world));
+    const request = {
+      principalArn: 'arn:aws:iam::111122223333:role/Controller',
+      actions: ['iam:PassRole', 'ec2:RunInstances', 'ec2:CreateFleet'],
+      resourceArns: ['arn:aws:iam::111122223333:role/Node'],
+      context: [],
+    } as unknown as SimulationRequest;
+
+    // Act
+    const live = await recording.simulator.simulate(request);
+    await recording.simulator.simulate(request);
+    const replayWorld = WorldSchema.parse({
+      version: 1,
+      account: '111122223333',
+      region: 'us-east-1',
+      iam: { permissions: recording.rows(), permissionsDefault: 'implicitDeny' },
+    });
+    const replay = await createWorldPolicySimulator(replayWorld).simulate(request);
+
+    // Assess
+    expect(recording.rows()).toHaveLength(3);
+    expect(recording.rows()[0]).toMatchObject({ decision: 'explicitDeny', deniedBy: 'scp' });
+    expect(replay).toEqual(live);
+    expect(permissionRowOf(request.principalArn, live[2] as never)).not.toHaveProperty('deniedBy');
   });
 });
