@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../lambda/adapters/files/parse-manifests.js';
-import { type CliIo, EXIT_FINDINGS, runCli } from '../lambda/cli/main.js';
+import { EXIT_FINDINGS } from '../lambda/cli/main.js';
 import type { Finding } from '../lambda/core/model.js';
 import type { ScanReport } from '../lambda/core/report.js';
+import { runCliCaptured } from './cli/support/run-cli.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', 'examples', 'nodeclasses');
 
@@ -54,23 +55,10 @@ function nodeClassNames(file: string): string[] {
 }
 
 async function scanExamples(): Promise<{ exitCode: number; report: ScanReport; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    env: {},
-    now: () => new Date('2026-11-01T00:00:00Z'),
-  };
-  const exitCode = await runCli(['scan', EXAMPLES, '--format', 'json'], io);
-  return { exitCode, report: JSON.parse(stdout) as ScanReport, stderr };
+  const run = await runCliCaptured(['scan', EXAMPLES, '--format', 'json'], {
+    now: new Date('2026-11-01T00:00:00Z'),
+  });
+  return { exitCode: run.code, report: JSON.parse(run.stdout) as ScanReport, stderr: run.stderr };
 }
 
 function findingsFor(report: ScanReport, name: string): Finding[] {

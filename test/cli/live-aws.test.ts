@@ -9,9 +9,8 @@ import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../lambda/cli/main.js';
 import type { ScanReport } from '../../lambda/core/report.js';
-import { tempTree } from './support/run-cli.js';
+import { runCliCaptured, tempTree } from './support/run-cli.js';
 
 const ec2 = mockClient(EC2Client);
 const ssm = mockClient(SSMClient);
@@ -30,26 +29,8 @@ const MANIFEST = [
   '',
 ].join('\n');
 
-async function cli(
-  argv: readonly string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    env: {},
-    now: () => new Date('2026-11-22T12:00:00Z'),
-  };
-  return { code: await runCli(argv, io), stdout, stderr };
-}
+const cli = (argv: readonly string[]) =>
+  runCliCaptured(argv, { now: new Date('2026-11-22T12:00:00Z') });
 
 beforeEach(() => {
   ec2.reset();

@@ -9,7 +9,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CliIo, EXIT_FINDINGS, EXIT_USAGE, runCli } from '../../lambda/cli/main.js';
+import { EXIT_FINDINGS, EXIT_USAGE } from '../../lambda/cli/main.js';
 import { formatClusterProgress } from '../../lambda/cli/plan.js';
 import type { ScanReport } from '../../lambda/core/report.js';
 import {
@@ -20,6 +20,7 @@ import {
   type TestApiServer,
 } from '../adapters/kube/tls-fixtures.js';
 import { aNodeClassObject } from '../support/builders.js';
+import { runCliCaptured } from './support/run-cli.js';
 
 const eksMock = mockClient(EKSClient);
 // The live plan's AWS-facts and permission enrichers also run: keep them off the network.
@@ -33,25 +34,7 @@ const denied = Object.assign(new Error('denied in tests'), {
 let server: TestApiServer;
 let caPem: string;
 
-async function run(argv: string[], stderrIsTty: boolean) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    stdoutIsTty: false,
-    stderrIsTty,
-    env: {},
-    now: () => new Date('2026-11-01T12:00:00Z'),
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], stderrTty: boolean) => runCliCaptured(argv, { stderrTty });
 
 beforeAll(async () => {
   const pki = generatePki();

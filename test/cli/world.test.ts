@@ -1,34 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../lambda/cli/main.js';
 import type { ScanReport } from '../../lambda/core/report.js';
-import { tempTree } from './support/run-cli.js';
+import { runCliCaptured, tempTree } from './support/run-cli.js';
 
 const WORLD = join(import.meta.dirname, '../../examples/world.json');
 /** Shortly after the example world was recorded (its capacity reservation ends three days later). */
 const NOW = new Date('2026-11-22T12:00:00Z');
 
-async function cli(
-  argv: readonly string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => '',
-    stdoutIsTty: false,
-    stderrIsTty: false,
-    env: {},
-    now: () => NOW,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+const cli = (argv: readonly string[]) => runCliCaptured(argv, { now: NOW });
 
 function failures(report: ScanReport, checkId: string): string[] {
   return report.findings

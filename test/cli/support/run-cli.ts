@@ -14,7 +14,14 @@ export const SCAN_TIME = new Date('2026-11-01T12:00:00Z');
 /** Runs the real CLI in-process with captured output. */
 export async function runCliCaptured(
   argv: readonly string[],
-  options: { stdin?: string; tty?: boolean; env?: Record<string, string>; cwd?: string } = {}
+  options: {
+    stdin?: string;
+    tty?: boolean;
+    stderrTty?: boolean;
+    env?: Record<string, string>;
+    cwd?: string;
+    now?: Date;
+  } = {}
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -27,9 +34,9 @@ export async function runCliCaptured(
     },
     readStdin: async () => options.stdin ?? '',
     stdoutIsTty: options.tty ?? false,
-    stderrIsTty: false,
+    stderrIsTty: options.stderrTty ?? false,
     env: options.env ?? {},
-    now: () => SCAN_TIME,
+    now: () => options.now ?? SCAN_TIME,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   };
   const code = await runCli(argv, io);
