@@ -168,6 +168,11 @@ export function someAwsFacts(overrides: Partial<AwsNodeClassFacts> = {}): AwsNod
   };
 }
 
+/** Healthy facts whose AMI queries (any state) matched exactly `images`. */
+export function awsFactsWithImages(images: readonly Image[]): AwsNodeClassFacts {
+  return someAwsFacts({ amis: ok(anAmiFacts({ images })) });
+}
+
 export function throttled<T>(what = 'ec2:DescribeImages'): Slice<T> {
   return unavailable('throttled', `${what}: Rate exceeded (RequestLimitExceeded)`);
 }

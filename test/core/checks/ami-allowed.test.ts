@@ -5,6 +5,7 @@ import {
   anAmiFacts,
   anAwsInventory,
   anImage,
+  awsFactsWithImages,
   SCAN_TIME,
   someAwsFacts,
 } from '../../support/aws-builders.js';
@@ -15,7 +16,7 @@ const nodeClass = aNodeClassObject();
 
 function evaluateWith(imageAllowed: boolean | undefined) {
   const image = anImage(imageAllowed === undefined ? {} : { imageAllowed });
-  const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [image] })) });
+  const facts = awsFactsWithImages([image]);
   return amiAllowed.evaluate(anAwsInventory([nodeClass], facts), { now });
 }
 

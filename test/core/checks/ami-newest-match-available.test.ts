@@ -6,6 +6,7 @@ import {
   anAmiFacts,
   anAwsInventory,
   anImage,
+  awsFactsWithImages,
   SCAN_TIME,
   someAwsFacts,
   throttled,
@@ -16,7 +17,7 @@ const now = SCAN_TIME;
 const nodeClass = aNodeClassObject({ spec: { amiSelectorTerms: [{ name: 'team-node-*' }] } });
 const current = anImage({ id: 'ami-0old', creationDate: '2026-10-01T00:00:00Z' });
 const pending = anImage({ id: 'ami-0new', state: 'pending', creationDate: '2026-10-30T00:00:00Z' });
-const withPending = someAwsFacts({ amis: ok(anAmiFacts({ images: [current, pending] })) });
+const withPending = awsFactsWithImages([current, pending]);
 
 function evaluate(version: string | undefined) {
   const karpenterVersion = parseKarpenterVersion(version);
@@ -29,7 +30,7 @@ function evaluate(version: string | undefined) {
 describe('ami-newest-match-available', () => {
   it('passes when the newest matching image is available', () => {
     const [finding] = amiNewestMatchAvailable.evaluate(
-      anAwsInventory([nodeClass], someAwsFacts({ amis: ok(anAmiFacts({ images: [current] })) })),
+      anAwsInventory([nodeClass], awsFactsWithImages([current])),
       { now }
     );
     expect(finding?.status).toBe('pass');
@@ -82,7 +83,7 @@ describe('ami-newest-match-available', () => {
       state: 'failed',
       creationDate: '2026-10-30T00:00:00Z',
     });
-    const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [current, failed] })) });
+    const facts = awsFactsWithImages([current, failed]);
     const karpenterVersion = parseKarpenterVersion('1.6.2');
     const [finding] = amiNewestMatchAvailable.evaluate(
       anAwsInventory([nodeClass], facts, karpenterVersion ? { karpenterVersion } : {}),

@@ -5,6 +5,7 @@ import {
   anAmiFacts,
   anAwsInventory,
   anImage,
+  awsFactsWithImages,
   SCAN_TIME,
   someAwsFacts,
   throttled,
@@ -16,7 +17,7 @@ const nodeClass = aNodeClassObject();
 
 function evaluateWith(deprecationTime: string | undefined) {
   const image = anImage(deprecationTime ? { deprecationTime } : {});
-  const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [image] })) });
+  const facts = awsFactsWithImages([image]);
   return amiNotDeprecated.evaluate(anAwsInventory([nodeClass], facts), { now });
 }
 
@@ -39,7 +40,7 @@ describe('ami-not-deprecated', () => {
   });
 
   it('is not applicable when nothing is selected', () => {
-    const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [] })) });
+    const facts = awsFactsWithImages([]);
     expect(amiNotDeprecated.evaluate(anAwsInventory([nodeClass], facts), { now })[0]?.status).toBe(
       'not-applicable'
     );

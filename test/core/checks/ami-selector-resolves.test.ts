@@ -5,6 +5,7 @@ import {
   anAmiFacts,
   anAwsInventory,
   anImage,
+  awsFactsWithImages,
   SCAN_TIME,
   someAwsFacts,
   throttled,
@@ -26,7 +27,7 @@ describe('ami-selector-resolves', () => {
   });
 
   it('fails when no available image matches', () => {
-    const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [] })) });
+    const facts = awsFactsWithImages([]);
     const [finding] = amiSelectorResolves.evaluate(anAwsInventory([nodeClass], facts), { now });
     expect(finding?.status).toBe('fail');
     expect(finding?.message).toContain('AMINotFound');
@@ -34,7 +35,7 @@ describe('ami-selector-resolves', () => {
 
   it('fails when images match but none has a supported architecture', () => {
     const images = [anImage({ architecture: 'i386' })];
-    const facts = someAwsFacts({ amis: ok(anAmiFacts({ images })) });
+    const facts = awsFactsWithImages(images);
     const [finding] = amiSelectorResolves.evaluate(anAwsInventory([nodeClass], facts), { now });
     expect(finding?.status).toBe('fail');
     expect(finding?.message).toContain('none is x86_64 or arm64');

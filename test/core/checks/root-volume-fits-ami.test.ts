@@ -8,6 +8,7 @@ import {
   anAmiFacts,
   anAwsInventory,
   anImage,
+  awsFactsWithImages,
   SCAN_TIME,
   someAwsFacts,
   throttled,
@@ -16,7 +17,7 @@ import { aNodeClassObject } from '../../support/builders.js';
 
 const now = SCAN_TIME;
 const image = anImage({ rootDeviceName: '/dev/xvda', rootVolumeSizeGiB: 30 });
-const facts = someAwsFacts({ amis: ok(anAmiFacts({ images: [image] })) });
+const facts = awsFactsWithImages([image]);
 
 function evaluateWith(spec: Record<string, unknown>) {
   return rootVolumeFitsAmi.evaluate(anAwsInventory([aNodeClassObject({ spec })], facts), { now });
