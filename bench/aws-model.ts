@@ -4,6 +4,7 @@
 // cost 5 per throttled retry, refunded on success — aws-facts §6.6). All waiting is on `clock`.
 import { DEFAULT_MAX_ATTEMPTS } from '../lambda/adapters/aws/clients.js';
 import { TokenBucket } from '../lambda/shared/token-bucket.js';
+import { mulberry32 } from './prng.js';
 import type { Clock } from './virtual-clock.js';
 import { type AwsService, type Interceptor, sdkError } from './world-sdk.js';
 
@@ -54,18 +55,6 @@ export interface SimulatedAwsOptions {
   readonly rateLimited?: boolean;
 }
 
-/** mulberry32: deterministic jitter. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class SimulatedAws {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly quota = new Map<AwsService, number>();
@@ -76,7 +65,7 @@ export class SimulatedAws {
   private readonly maxAttempts: number;
 
   public constructor(private readonly options: SimulatedAwsOptions) {
-    this.random = prng(options.seed ?? 7);
+    this.random = mulberry32(options.seed ?? 7);
     this.latencyMs = options.latencyMs ?? DEFAULT_LATENCY_MS;
     this.limits = options.limits ?? RATE_LIMITS;
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;

@@ -1,6 +1,7 @@
 // Synthetic fleets for benchmarks: a world-state file (WorldSchema shape) with C clusters × N
 // NodeClasses and realistic selector sharing — most classes reuse their cluster's discovery tags
 // and a few account-wide AMI aliases; about one in ten has a unique AMI name selector.
+import { mulberry32 } from './prng.js';
 
 const ACCOUNT = '111122223333';
 const REGION = 'us-east-1';
@@ -11,18 +12,6 @@ const ARCHES = ['x86_64', 'arm64'] as const;
 export interface FleetSize {
   readonly clusters: number;
   readonly nodeClassesPerCluster: number;
-}
-
-/** Deterministic PRNG (mulberry32) so every run benchmarks the same fleet. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function hex(n: number, width = 17): string {
@@ -62,7 +51,7 @@ function aliasParameters(
 }
 
 export function buildFleetWorld(size: FleetSize, seed = 42): Record<string, unknown> {
-  const rand = random(seed);
+  const rand = mulberry32(seed);
   let counter = 1;
   const nextId = (prefix: string) => `${prefix}-${hex(counter++)}`;
   const images: Record<string, unknown>[] = [];
