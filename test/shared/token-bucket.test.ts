@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucket } from '../../lambda/shared/token-bucket.js';
-
-/** A fake clock whose sleep advances time: no wall-clock waits, no timing assertions. */
-function fakeClock() {
-  let now = 0;
-  return {
-    now: () => now,
-    sleep: async (milliseconds: number) => {
-      now += milliseconds;
-    },
-    advance: (milliseconds: number) => {
-      now += milliseconds;
-    },
-  };
-}
+import { fakeClock } from '../support/fake-clock.js';
 
 describe('TokenBucket', () => {
   it('admits the burst, throttles the next call, and refills at the rate', () => {

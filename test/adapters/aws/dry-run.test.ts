@@ -20,6 +20,7 @@ import {
 } from '../../../lambda/adapters/aws/dry-run.js';
 import type { DryRunLaunch } from '../../../lambda/core/iam/ports.js';
 import { SourceUnavailableError } from '../../../lambda/shared/errors.js';
+import { fakeClock } from '../../support/fake-clock.js';
 
 const ec2Mock = mockClient(EC2Client);
 const stsMock = mockClient(STSClient);
@@ -45,17 +46,6 @@ const LAUNCH: DryRunLaunch = {
   instanceProfile: 'KarpenterNodeProfile',
   tags: { 'karpenter.sh/nodepool': '' },
 };
-
-/** A fake clock whose sleep advances time: no wall-clock waits, no timing assertions. */
-function fakeClock() {
-  let now = 0;
-  return {
-    now: () => now,
-    sleep: async (milliseconds: number) => {
-      now += milliseconds;
-    },
-  };
-}
 
 function probe(observer = { sourceError: vi.fn(), warn: vi.fn() }) {
   const clock = fakeClock();

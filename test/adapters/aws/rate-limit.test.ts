@@ -2,17 +2,7 @@ import { DescribeImagesCommand, DescribeSubnetsCommand, EC2Client } from '@aws-s
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiRateLimiter, rateLimited } from '../../../lambda/adapters/aws/rate-limit.js';
-
-/** A fake clock whose sleep advances time: no wall-clock waits, no timing assertions. */
-function fakeClock() {
-  let now = 0;
-  return {
-    now: () => now,
-    sleep: async (milliseconds: number) => {
-      now += milliseconds;
-    },
-  };
-}
+import { fakeClock } from '../../support/fake-clock.js';
 
 const ec2 = mockClient(EC2Client);
 
