@@ -110,22 +110,28 @@ const IMAGE = (id: string, name: string) => ({
   CreationDate: '2026-11-01T00:00:00.000Z',
 });
 
+/** Each image-id query finds its image; every other query finds the platform image. */
+function imagesAnswer(input: DescribeImagesCommandInput) {
+  const ids = input.Filters?.find((filter) => filter.Name === 'image-id')?.Values ?? [];
+  return {
+    Images:
+      ids.length > 0
+        ? ids.map((id) => IMAGE(id, id))
+        : [IMAGE('ami-0000000000000c001', 'platform-al2023-1')],
+  };
+}
+
+const SUBNETS_ANSWER = {
+  Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-a', AvailableIpAddressCount: 500 }],
+};
+const SECURITY_GROUPS_ANSWER = {
+  SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'karpenter-nodes', VpcId: 'vpc-a' }],
+};
+
 function answerEverything(): void {
-  ec2.on(DescribeImagesCommand).callsFake((input: DescribeImagesCommandInput) => {
-    const ids = input.Filters?.find((filter) => filter.Name === 'image-id')?.Values ?? [];
-    return {
-      Images:
-        ids.length > 0
-          ? ids.map((id) => IMAGE(id, id))
-          : [IMAGE('ami-0000000000000c001', 'platform-al2023-1')],
-    };
-  });
-  ec2.on(DescribeSubnetsCommand).resolves({
-    Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-a', AvailableIpAddressCount: 500 }],
-  });
-  ec2.on(DescribeSecurityGroupsCommand).resolves({
-    SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'karpenter-nodes', VpcId: 'vpc-a' }],
-  });
+  ec2.on(DescribeImagesCommand).callsFake(imagesAnswer);
+  ec2.on(DescribeSubnetsCommand).resolves(SUBNETS_ANSWER);
+  ec2.on(DescribeSecurityGroupsCommand).resolves(SECURITY_GROUPS_ANSWER);
   ec2.on(DescribeCapacityReservationsCommand).resolves({
     CapacityReservations: [
       { CapacityReservationId: 'cr-0123456789abcdef0', State: 'active', OwnerId: ACCOUNT },
@@ -264,29 +270,17 @@ describe('live adapter at fleet scale', () => {
       return false;
     };
     const ec2Throttled = throttleSome('ec2');
-    const subnetAnswer = {
-      Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-a', AvailableIpAddressCount: 500 }],
-    };
     ec2.on(DescribeSubnetsCommand).callsFake(async (input: unknown) => {
       if (ec2Throttled(input)) throw ec2Throttle();
-      return subnetAnswer;
+      return SUBNETS_ANSWER;
     });
-    const groupsAnswer = {
-      SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'karpenter-nodes', VpcId: 'vpc-a' }],
-    };
     ec2.on(DescribeSecurityGroupsCommand).callsFake(async (input: unknown) => {
       if (ec2Throttled(input)) throw ec2Throttle();
-      return groupsAnswer;
+      return SECURITY_GROUPS_ANSWER;
     });
     ec2.on(DescribeImagesCommand).callsFake(async (input: DescribeImagesCommandInput) => {
       if (ec2Throttled(input)) throw ec2Throttle();
-      const ids = input.Filters?.find((filter) => filter.Name === 'image-id')?.Values ?? [];
-      return {
-        Images:
-          ids.length > 0
-            ? ids.map((id) => IMAGE(id, id))
-            : [IMAGE('ami-0000000000000c001', 'platform-al2023-1')],
-      };
+      return imagesAnswer(input);
     });
     const iamThrottled = throttleSome('iam');
     iam.on(GetRoleCommand).callsFake(async (input: { RoleName: string }) => {
