@@ -81,6 +81,26 @@ function withType(item: unknown, apiVersion: string, kind: string): unknown {
   return { apiVersion, kind, ...item };
 }
 
+/** Adds a list's items, each named by its place in the list (`<cluster>/<plural>[i]`). */
+function addListItems(
+  objects: ParsedManifests,
+  items: readonly unknown[],
+  cluster: string,
+  apiVersion: string,
+  kind: string,
+  plural: string
+): void {
+  items.forEach((item, index) => {
+    addObject(
+      objects,
+      withType(item, apiVersion, kind),
+      cluster,
+      undefined,
+      `${cluster}/${plural}[${index}]`
+    );
+  });
+}
+
 function awsFactsOf(cluster: EksCluster, accessEntries: Slice<readonly AccessEntry[]>) {
   const facts: AwsClusterFacts = {
     ...(cluster.accountId ? { accountId: cluster.accountId } : {}),
@@ -229,27 +249,11 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
         const state = readFailureState(error, name);
         return finish({ ...state, ...endpointState }, objects, undefined, undefined);
       }
-      items.forEach((item, index) => {
-        addObject(
-          objects,
-          withType(item, 'karpenter.k8s.aws/v1', 'EC2NodeClass'),
-          name,
-          undefined,
-          `${name}/ec2nodeclasses[${index}]`
-        );
-      });
+      addListItems(objects, items, name, 'karpenter.k8s.aws/v1', 'EC2NodeClass', 'ec2nodeclasses');
       let nodePools: Slice<{ nodePoolCount: number }>;
       try {
         const poolItems = await kube.list(NODEPOOLS_PATH);
-        poolItems.forEach((item, index) => {
-          addObject(
-            objects,
-            withType(item, 'karpenter.sh/v1', 'NodePool'),
-            name,
-            undefined,
-            `${name}/nodepools[${index}]`
-          );
-        });
+        addListItems(objects, poolItems, name, 'karpenter.sh/v1', 'NodePool', 'nodepools');
         nodePools = ok({ nodePoolCount: objects.nodePools.length });
       } catch (error) {
         nodePools = sliceFromError(error);
