@@ -58,6 +58,20 @@ function simulatedAccount(world: World, rateLimited = true) {
   return { clock, aws, sdk, limiter, answeringMs: () => answeringMs };
 }
 
+/** The production enrichers (AWS facts, then permissions) over a simulated account, fresh per scan. */
+function enrichersFor(account: ReturnType<typeof simulatedAccount>) {
+  return [
+    createAwsFactsEnricher({
+      port: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
+      now: SCAN_TIME,
+    }),
+    createPermissionsEnricher({
+      simulator: createIamSimulator(account.sdk.iam, { limiter: account.limiter }),
+      sleep: (ms) => account.clock.sleep(ms),
+    }),
+  ] as const;
+}
+
 function sum(values: Iterable<number>): number {
   let total = 0;
   for (const value of values) total += value;
@@ -91,23 +105,18 @@ function errorReasons(inventory: Inventory): Record<string, number> {
 async function measureSize(size: FleetSize, rateLimited: boolean) {
   const world = WorldSchema.parse(buildFleetWorld(size));
   const account = simulatedAccount(world, rateLimited);
-  const { clock, aws, sdk } = account;
+  const { clock, aws } = account;
   const realStart = performance.now();
   const phases: Record<string, number> = {};
   const result = await clock.run(async () => {
     const objects = createWorldObjectSource({ world, file: 'fleet' });
     const { inventory: loaded, inputErrors } = await collectInventory({ objects });
+    const [awsFacts, permissions] = enrichersFor(account);
     let started = clock.now();
-    const withFacts = await createAwsFactsEnricher({
-      port: createLiveAwsFacts(sdk, { limiter: account.limiter }),
-      now: SCAN_TIME,
-    }).enrich(loaded);
+    const withFacts = await awsFacts.enrich(loaded);
     phases.awsFacts = clock.now() - started;
     started = clock.now();
-    const inventory = await createPermissionsEnricher({
-      simulator: createIamSimulator(sdk.iam, { limiter: account.limiter }),
-      sleep: (ms) => clock.sleep(ms),
-    }).enrich(withFacts);
+    const inventory = await permissions.enrich(withFacts);
     phases.permissions = clock.now() - started;
     const report = evaluateInventory(inventory, { now: SCAN_TIME }, inputErrors);
     return { inventory, report };
@@ -196,16 +205,7 @@ async function measureEvents(size: FleetSize) {
   const { inventory, report } = await setup.clock.run(async () => {
     const { inventory: loaded, inputErrors } = await collectInventory({
       objects: createWorldObjectSource({ world, file: 'fleet' }),
-      enrichers: [
-        createAwsFactsEnricher({
-          port: createLiveAwsFacts(setup.sdk, { limiter: setup.limiter }),
-          now: SCAN_TIME,
-        }),
-        createPermissionsEnricher({
-          simulator: createIamSimulator(setup.sdk.iam, { limiter: setup.limiter }),
-          sleep: (ms) => setup.clock.sleep(ms),
-        }),
-      ],
+      enrichers: enrichersFor(setup),
     });
     return {
       inventory: loaded,
@@ -234,16 +234,7 @@ async function measureEvents(size: FleetSize) {
         const scoped = perCluster.get(cluster) ?? world;
         return {
           objects: createWorldObjectSource({ world: scoped, file: 'fleet' }),
-          enrichers: [
-            createAwsFactsEnricher({
-              port: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
-              now: SCAN_TIME,
-            }),
-            createPermissionsEnricher({
-              simulator: createIamSimulator(account.sdk.iam, { limiter: account.limiter }),
-              sleep: (ms) => account.clock.sleep(ms),
-            }),
-          ],
+          enrichers: enrichersFor(account),
         };
       },
       store,
