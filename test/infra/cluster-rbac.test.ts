@@ -18,21 +18,14 @@ const objects = parseAllDocuments(
 ).map((document) => document.toJS() as RbacObject);
 
 describe('infra/cluster-rbac.yaml', () => {
-  it('grants read-only access to exactly what the scanner reads', () => {
-    // Act
+  it('grants read-only verbs only', () => {
+    // Act (the exact rules are asserted once, on scannerRbacYaml, in test/core/scanner-access.test.ts)
     const role = objects.find((object) => object.kind === 'ClusterRole');
+    const verbs = new Set(role?.rules?.flatMap((rule) => rule.verbs));
 
     // Assess
-    expect(role?.rules).toEqual([
-      {
-        apiGroups: ['karpenter.k8s.aws'],
-        resources: ['ec2nodeclasses'],
-        verbs: ['get', 'list', 'watch'],
-      },
-      { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] },
-    ]);
+    expect(role?.rules?.length).toBeGreaterThan(0);
+    expect([...verbs].sort()).toEqual(['get', 'list', 'watch']);
   });
 
   it('is the same RBAC the scanner-can-read-cluster finding tells users to apply', () => {
