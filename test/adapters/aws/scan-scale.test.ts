@@ -128,6 +128,19 @@ const SECURITY_GROUPS_ANSWER = {
   SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'karpenter-nodes', VpcId: 'vpc-a' }],
 };
 
+/** Every role exists, named as asked. */
+function roleAnswer(input: { RoleName: string }) {
+  return {
+    Role: {
+      RoleName: input.RoleName,
+      Arn: `arn:aws:iam::${ACCOUNT}:role/${input.RoleName}`,
+      Path: '/',
+      RoleId: 'AROAEXAMPLE',
+      CreateDate: new Date('2025-01-01T00:00:00Z'),
+    },
+  };
+}
+
 function answerEverything(): void {
   ec2.on(DescribeImagesCommand).callsFake(imagesAnswer);
   ec2.on(DescribeSubnetsCommand).resolves(SUBNETS_ANSWER);
@@ -146,15 +159,7 @@ function answerEverything(): void {
   ssm.on(GetParameterCommand, { Name: '/platform/ami' }).resolves({
     Parameter: { Name: '/platform/ami', Value: 'ami-0000000000000c004', Type: 'String' },
   });
-  iam.on(GetRoleCommand).callsFake((input: { RoleName: string }) => ({
-    Role: {
-      RoleName: input.RoleName,
-      Arn: `arn:aws:iam::${ACCOUNT}:role/${input.RoleName}`,
-      Path: '/',
-      RoleId: 'AROAEXAMPLE',
-      CreateDate: new Date('2025-01-01T00:00:00Z'),
-    },
-  }));
+  iam.on(GetRoleCommand).callsFake(roleAnswer);
   iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [], IsTruncated: false });
   iam.on(GetInstanceProfileCommand).resolves({
     InstanceProfile: {
@@ -292,15 +297,7 @@ describe('live adapter at fleet scale', () => {
           message: 'Rate exceeded',
         });
       }
-      return {
-        Role: {
-          RoleName: input.RoleName,
-          Arn: `arn:aws:iam::${ACCOUNT}:role/${input.RoleName}`,
-          Path: '/',
-          RoleId: 'AROAEXAMPLE',
-          CreateDate: new Date('2025-01-01T00:00:00Z'),
-        },
-      };
+      return roleAnswer(input);
     });
     const { clusters, objects } = fleet();
 
