@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,5 +46,23 @@ describe('nodeclass-scan bin (child process)', () => {
     expect(
       report.findings.find((finding) => finding.checkId === 'instance-profile-is-name')
     ).toMatchObject({ status: 'fail', severity: 'critical', resource: { name: 'arn-profile' } });
+  });
+
+  it('exits quietly with the scan exit code when the reader closes the pipe early (| head)', async () => {
+    // Prepare
+    const world = join(import.meta.dirname, '..', '..', 'examples', 'world.json');
+    const child = spawn('node', [BIN, 'scan', '--world', world, '--format', 'json'], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    // Act: read one chunk, then close our end as `head -1` would.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Assess
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(1);
   });
 });
