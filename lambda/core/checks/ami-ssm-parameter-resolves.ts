@@ -48,8 +48,9 @@ export const amiSsmParameterResolves = defineCheck({
             return {
               ...base,
               status: 'fail',
-              message: `SSM parameter ${lookup.name} holds "${value.slice(0, 64)}", not an ami- id: Karpenter skips the term silently.`,
-              evidence: { parameter: lookup.name, value: value.slice(0, 64) },
+              // Not echoed: any parameter the scanner can read may be named, secrets included.
+              message: `SSM parameter ${lookup.name} holds a value that is not an ami- id (${value.length} characters, not shown): Karpenter skips the term silently.`,
+              evidence: { parameter: lookup.name, valueLength: value.length },
             };
           }
           const outside = !ssmParameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);

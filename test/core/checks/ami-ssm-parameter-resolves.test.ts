@@ -50,6 +50,12 @@ describe('ami-ssm-parameter-resolves', () => {
     expect(finding?.message).toContain('not an ami- id');
   });
 
+  it('never repeats a value that is not an AMI id: the parameter may hold a secret', () => {
+    const [finding] = evaluateWith('/prod/db/password', ok('hunter2-db-password'));
+    expect(finding?.status).toBe('fail');
+    expect(JSON.stringify(finding)).not.toContain('hunter2');
+  });
+
   it('reports an error when the parameter could not be read', () => {
     const [finding] = evaluateWith('/team/ami/node', throttled('ssm:GetParameter'));
     expect(finding?.status).toBe('error');
