@@ -72,9 +72,14 @@ function kubernetesVersionOf(cluster: ClusterContext): Slice<string> {
   }
   const version = cluster.aws?.value.kubernetesVersion;
   if (version === undefined) {
+    // No cluster is read for manifests (`scan --aws paths…`): only the flag can supply the version.
+    const why =
+      cluster.name === ''
+        ? 'no cluster is read for manifests; give --kubernetes-version'
+        : 'EKS DescribeCluster not read';
     return unavailable(
       'unknown',
-      `Kubernetes version of ${label} unknown (EKS DescribeCluster not read); alias terms cannot be resolved.`
+      `Kubernetes version of ${label} unknown (${why}); alias terms cannot be resolved.`
     );
   }
   return ok(version);

@@ -144,6 +144,39 @@ describe('scan --aws with manifests', () => {
     }
   });
 
+  it('names --kubernetes-version when alias terms cannot resolve without it', async () => {
+    // Prepare
+    ec2.on(DescribeImagesCommand).resolves({ Images: [] });
+    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
+    ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
+    iam.on(GetRoleCommand).resolves({});
+    const aliasManifest = MANIFEST.replace(
+      '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
+      '  amiSelectorTerms: [{ alias: al2023@latest }]'
+    );
+    const tree = tempTree({ 'edge.yaml': aliasManifest });
+    try {
+      // Act
+      const run = await cli([
+        'scan',
+        '--aws',
+        '--region',
+        'us-east-1',
+        '--format',
+        'json',
+        join(tree.dir, 'edge.yaml'),
+      ]);
+
+      // Assess
+      const report = JSON.parse(run.stdout) as ScanReport;
+      const alias = report.findings.find((finding) => finding.checkId === 'ami-alias-resolves');
+      expect(alias?.status).toBe('error');
+      expect(alias?.message).toContain('--kubernetes-version');
+    } finally {
+      tree.cleanup();
+    }
+  });
+
   it('refuses a malformed --kubernetes-version', async () => {
     const tree = tempTree({ 'edge.yaml': MANIFEST });
     try {
