@@ -98,6 +98,15 @@ export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPla
       `--region ${options.region} does not match the world file's region ${world.region}`
     );
   }
+  // A misspelt cluster would silently fall back to the discovered controller role.
+  const worldClusters = world.eks.clusters.map((cluster) => cluster.name);
+  for (const cluster of Object.keys(options.controllerRoles ?? {})) {
+    if (!worldClusters.includes(cluster)) {
+      throw new ConfigError(
+        `--controller-role "${cluster}" is not a cluster of the world file (clusters: ${worldClusters.join(', ') || 'none'})`
+      );
+    }
+  }
   return {
     environment: options.environment,
     objects: objectSourceFor(world, options),

@@ -120,6 +120,11 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
         'nothing to scan: give manifest paths, `-` for stdin, --world FILE or --cluster NAME'
       );
     }
+    if (options.dryRunRole !== undefined || (options.controllerRoles ?? []).length > 0) {
+      throw new ConfigError(
+        '--dry-run-role and --controller-role need permission checks: add --world FILE or --cluster NAME'
+      );
+    }
     return {
       environment: options.environment,
       objects: createManifestSource({

@@ -94,6 +94,22 @@ describe('nodeclass-scan scan: exit codes', () => {
     expect(run.stdout).toBe('');
   });
 
+  it.each([
+    ['--controller-role', 'prod=arn:aws:iam::111122223333:role/KarpenterController'],
+    ['--dry-run-role', 'arn:aws:iam::111122223333:role/DryRun'],
+  ])(
+    'exits 2 for %s on manifests alone (no permission check would use it)',
+    async (flag, value) => {
+      // Prepare
+      const dir = tree({ 'good.yaml': GOOD });
+      // Act
+      const run = await runCliCaptured(['scan', dir, flag, value]);
+      // Assess
+      expect(run.code).toBe(EXIT_USAGE);
+      expect(run.stderr).toContain(flag);
+    }
+  );
+
   it('exits 2 when there is nothing to scan', async () => {
     const run = await runCliCaptured(['scan']);
     expect(run.code).toBe(EXIT_USAGE);

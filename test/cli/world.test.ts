@@ -185,6 +185,21 @@ describe('scan --world examples/world.json', () => {
     }
   });
 
+  it('rejects a --controller-role for a cluster the world does not hold', async () => {
+    // Act
+    const run = await cli([
+      'scan',
+      '--world',
+      WORLD,
+      '--controller-role',
+      'prod-use2=arn:aws:iam::111122223333:role/KarpenterControllerRole-prod-use1',
+    ]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--controller-role "prod-use2"');
+  });
+
   it('rejects a --cluster that the world does not hold', async () => {
     // Act
     const run = await cli(['scan', '--world', WORLD, '--cluster', 'nope']);
