@@ -50,6 +50,14 @@ function buildClusterPlan(options: ScanCliOptions): ScanPlan {
   }
   const { karpenterVersion } = manifestClusterContext(options);
   const controllerRoles = parseControllerRoles(options.controllerRoles);
+  const unknown = Object.keys(controllerRoles).filter(
+    (cluster) => !options.clusters.includes(cluster)
+  );
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `--controller-role names ${unknown.join(', ')}, which is not a --cluster of this scan`
+    );
+  }
   return createLivePlan({
     region: options.region,
     clusters: options.clusters,
@@ -114,6 +122,12 @@ export function manifestClusterContext(options: ScanCliOptions): ClusterContext 
 
 export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
   const mode = scanModeOf(options);
+  if (options.kubernetesVersion !== undefined && (mode !== 'live' || options.clusters.length > 0)) {
+    // Elsewhere the version comes from the cluster (live or recorded): refuse rather than ignore.
+    throw new ConfigError(
+      '--kubernetes-version applies to manifests scanned with --aws or --profile only'
+    );
+  }
   if (mode === 'manifests') {
     if (options.paths.length === 0) {
       throw new ConfigError(

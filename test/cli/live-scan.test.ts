@@ -139,6 +139,23 @@ describe('nodeclass-scan scan --cluster', () => {
     expect(result.stderr).toContain('not both');
   });
 
+  it('refuses a --controller-role for a cluster that is not scanned', async () => {
+    const result = await run(
+      [
+        'scan',
+        '--cluster',
+        'prod',
+        '--region',
+        'eu-west-1',
+        '--controller-role',
+        'prdo=arn:aws:iam::111122223333:role/KarpenterController',
+      ],
+      false
+    );
+    expect(result.code).toBe(EXIT_USAGE);
+    expect(result.stderr).toContain('--controller-role names prdo');
+  });
+
   it('formats progress for clusters that could not be read', () => {
     expect(
       formatClusterProgress({

@@ -86,6 +86,11 @@ describe('nodeclass-scan scan: exit codes', () => {
       ['--karpenter-version', 'banana'],
       /--karpenter-version "banana"/,
     ],
+    [
+      '--kubernetes-version without --aws (the version would be ignored)',
+      ['--kubernetes-version', '1.33'],
+      /--kubernetes-version applies to manifests scanned with --aws or --profile only/,
+    ],
   ])('exits 2 on %s, explaining on stderr and printing no report', async (_, flags, message) => {
     const dir = tree({ 'good.yaml': GOOD });
     const run = await runCliCaptured(['scan', dir, ...flags]);

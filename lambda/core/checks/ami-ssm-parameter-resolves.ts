@@ -5,6 +5,7 @@ import { awsFactsOf, withSlice } from './support/aws-facts.js';
 
 /** Karpenter's default controller policy allows `ssm:GetParameter` only under this prefix. */
 const PUBLIC_PARAMETER_PREFIX = '/aws/service/';
+const AMI_ID = /^ami-[0-9a-f]{8,17}$/;
 
 /** Every custom `ssmParameter` term holds an `ami-` id (Karpenter silently skips the others). */
 export const amiSsmParameterResolves = defineCheck({
@@ -53,14 +54,22 @@ export const amiSsmParameterResolves = defineCheck({
               evidence: { parameter: lookup.name, valueLength: value.length },
             };
           }
+          // Only a well-formed image id is echoed; anything else could be someone's secret.
+          const shown = AMI_ID.test(value)
+            ? value
+            : `an ami- value (${value.length} characters, not shown)`;
           const outside = !ssmParameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);
           return {
             ...base,
             status: 'pass',
             message: outside
-              ? `SSM parameter ${lookup.name} holds ${value}. It is outside ${PUBLIC_PARAMETER_PREFIX}: Karpenter's controller needs its own ssm:GetParameter grant for it (see controller-can-discover).`
-              : `SSM parameter ${lookup.name} holds ${value}.`,
-            evidence: { parameter: lookup.name, value, needsExtraPermission: outside },
+              ? `SSM parameter ${lookup.name} holds ${shown}. It is outside ${PUBLIC_PARAMETER_PREFIX}: Karpenter's controller needs its own ssm:GetParameter grant for it (see controller-can-discover).`
+              : `SSM parameter ${lookup.name} holds ${shown}.`,
+            evidence: {
+              parameter: lookup.name,
+              ...(AMI_ID.test(value) ? { value } : { valueLength: value.length }),
+              needsExtraPermission: outside,
+            },
           };
         })
       );

@@ -25,7 +25,7 @@ function evaluateWith(name: string, value: SsmParameterTermLookup['value']) {
 
 describe('ami-ssm-parameter-resolves', () => {
   it('passes for an ami- value and notes the extra permission outside /aws/service/', () => {
-    const [finding] = evaluateWith('/team/ami/node', ok('ami-0123'));
+    const [finding] = evaluateWith('/team/ami/node', ok('ami-0123456789abcdef0'));
     expect(finding?.status).toBe('pass');
     expect(finding?.evidence).toMatchObject({ needsExtraPermission: true });
   });
@@ -33,7 +33,7 @@ describe('ami-ssm-parameter-resolves', () => {
   it('needs no extra permission for a public parameter ARN under /aws/service/', () => {
     const [finding] = evaluateWith(
       'arn:aws:ssm:us-east-1::parameter/aws/service/eks/optimized-ami/1.32/amazon-linux-2023/x86_64/standard/recommended/image_id',
-      ok('ami-0123')
+      ok('ami-0123456789abcdef0')
     );
     expect(finding?.evidence).toMatchObject({ needsExtraPermission: false });
   });
@@ -54,6 +54,15 @@ describe('ami-ssm-parameter-resolves', () => {
     const [finding] = evaluateWith('/prod/db/password', ok('hunter2-db-password'));
     expect(finding?.status).toBe('fail');
     expect(JSON.stringify(finding)).not.toContain('hunter2');
+  });
+
+  it('shows a well-formed image id, but not an ami- prefixed value that is not one', () => {
+    const [shown] = evaluateWith('/team/ami/node', ok('ami-0123456789abcdef0'));
+    expect(shown?.message).toContain('ami-0123456789abcdef0');
+    const [hidden] = evaluateWith('/team/ami/node', ok('ami-but-really-a-secret-token'));
+    expect(hidden?.status).toBe('pass');
+    expect(JSON.stringify(hidden)).not.toContain('secret-token');
+    expect(hidden?.evidence).toMatchObject({ valueLength: 29 });
   });
 
   it('reports an error when the parameter could not be read', () => {
