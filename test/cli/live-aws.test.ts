@@ -32,6 +32,40 @@ const MANIFEST = [
 const cli = (argv: readonly string[]) =>
   runCliCaptured(argv, { now: new Date('2026-11-22T12:00:00Z') });
 
+const ALIAS_MANIFEST = MANIFEST.replace(
+  '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
+  '  amiSelectorTerms: [{ alias: al2023@latest }]'
+);
+
+/** An account where every query finds nothing (the alias tests only look at SSM). */
+function answerEmptyAccount(): void {
+  ec2.on(DescribeImagesCommand).resolves({ Images: [] });
+  ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
+  ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
+  iam.on(GetRoleCommand).resolves({});
+}
+
+/** `scan --aws --region us-east-1 <flags> <manifest file>`, with the manifest in a temp dir. */
+async function scanManifest(manifest: string, flags: readonly string[]) {
+  const tree = tempTree({ 'edge.yaml': manifest });
+  try {
+    return await cli([
+      'scan',
+      '--aws',
+      '--region',
+      'us-east-1',
+      ...flags,
+      join(tree.dir, 'edge.yaml'),
+    ]);
+  } finally {
+    tree.cleanup();
+  }
+}
+
+function findingOf(stdout: string, checkId: string) {
+  return (JSON.parse(stdout) as ScanReport).findings.find((finding) => finding.checkId === checkId);
+}
+
 beforeEach(() => {
   ec2.reset();
   ssm.reset();
@@ -107,92 +141,42 @@ describe('scan --aws with manifests', () => {
 
   it('resolves alias terms for --kubernetes-version, since no cluster is read', async () => {
     // Prepare
+    answerEmptyAccount();
     ssm.on(GetParameterCommand).resolves({ Parameter: { Value: 'ami-0aaaaaaaaaaaaaaaa' } });
-    ec2.on(DescribeImagesCommand).resolves({ Images: [] });
-    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
-    ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
-    iam.on(GetRoleCommand).resolves({});
-    const aliasManifest = MANIFEST.replace(
-      '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
-      '  amiSelectorTerms: [{ alias: al2023@latest }]'
-    );
-    const tree = tempTree({ 'edge.yaml': aliasManifest });
-    try {
-      // Act
-      const run = await cli([
-        'scan',
-        '--aws',
-        '--region',
-        'us-east-1',
-        '--kubernetes-version',
-        '1.33',
-        '--format',
-        'json',
-        join(tree.dir, 'edge.yaml'),
-      ]);
 
-      // Assess
-      const names = ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name);
-      expect(names).toContain(
-        '/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/standard/recommended/image_id'
-      );
-      const report = JSON.parse(run.stdout) as ScanReport;
-      const alias = report.findings.find((finding) => finding.checkId === 'ami-alias-resolves');
-      expect(alias?.status).not.toBe('error');
-    } finally {
-      tree.cleanup();
-    }
+    // Act
+    const run = await scanManifest(ALIAS_MANIFEST, [
+      '--kubernetes-version',
+      '1.33',
+      '--format',
+      'json',
+    ]);
+
+    // Assess
+    const names = ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name);
+    expect(names).toContain(
+      '/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/standard/recommended/image_id'
+    );
+    const alias = findingOf(run.stdout, 'ami-alias-resolves');
+    expect(alias?.status).not.toBe('error');
   });
 
   it('names --kubernetes-version when alias terms cannot resolve without it', async () => {
     // Prepare
-    ec2.on(DescribeImagesCommand).resolves({ Images: [] });
-    ec2.on(DescribeSubnetsCommand).resolves({ Subnets: [] });
-    ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
-    iam.on(GetRoleCommand).resolves({});
-    const aliasManifest = MANIFEST.replace(
-      '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
-      '  amiSelectorTerms: [{ alias: al2023@latest }]'
-    );
-    const tree = tempTree({ 'edge.yaml': aliasManifest });
-    try {
-      // Act
-      const run = await cli([
-        'scan',
-        '--aws',
-        '--region',
-        'us-east-1',
-        '--format',
-        'json',
-        join(tree.dir, 'edge.yaml'),
-      ]);
+    answerEmptyAccount();
 
-      // Assess
-      const report = JSON.parse(run.stdout) as ScanReport;
-      const alias = report.findings.find((finding) => finding.checkId === 'ami-alias-resolves');
-      expect(alias?.status).toBe('error');
-      expect(alias?.message).toContain('--kubernetes-version');
-    } finally {
-      tree.cleanup();
-    }
+    // Act
+    const run = await scanManifest(ALIAS_MANIFEST, ['--format', 'json']);
+
+    // Assess
+    const alias = findingOf(run.stdout, 'ami-alias-resolves');
+    expect(alias?.status).toBe('error');
+    expect(alias?.message).toContain('--kubernetes-version');
   });
 
   it('refuses a malformed --kubernetes-version', async () => {
-    const tree = tempTree({ 'edge.yaml': MANIFEST });
-    try {
-      const run = await cli([
-        'scan',
-        '--aws',
-        '--region',
-        'us-east-1',
-        '--kubernetes-version',
-        'latest',
-        join(tree.dir, 'edge.yaml'),
-      ]);
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain('--kubernetes-version "latest"');
-    } finally {
-      tree.cleanup();
-    }
+    const run = await scanManifest(MANIFEST, ['--kubernetes-version', 'latest']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--kubernetes-version "latest"');
   });
 });
