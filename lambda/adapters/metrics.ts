@@ -6,18 +6,9 @@ import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
 import { SEVERITIES } from '../core/model.js';
 import type { ServiceMetrics } from '../core/service-ports.js';
 
-export const METRICS_NAMESPACE = 'NodeClassScanner';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/telemetry.js';
 
-export const METRIC_NAMES = [
-  'OpenFindings',
-  'ScanDuration',
-  'ClustersScanned',
-  'NodeClassesScanned',
-  'SourceErrors',
-  'AwsApiCalls',
-  'EventsIgnored',
-  'NotificationsSent',
-] as const;
+export { METRIC_NAMES, METRICS_NAMESPACE } from '../shared/telemetry.js';
 
 export interface EmfMetrics extends ServiceMetrics {
   /** Writes the stored (dimensionless) metrics; call once at the end of each invocation. */
@@ -25,7 +16,7 @@ export interface EmfMetrics extends ServiceMetrics {
 }
 
 export function createMetrics(
-  metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'nodeclass-scanner' })
+  metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })
 ): EmfMetrics {
   /** A metric with its own dimension set is written as its own EMF document, immediately. */
   function single(
@@ -63,6 +54,9 @@ export function createMetrics(
     },
     notificationsSent(count) {
       metrics.addMetric('NotificationsSent', MetricUnit.Count, count);
+    },
+    scanFailed(cluster) {
+      single('ScanFailures', MetricUnit.Count, 1, { Cluster: cluster });
     },
     flush() {
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();

@@ -72,6 +72,8 @@ export interface ServiceMetrics {
   apiCalls(count: number): void;
   eventIgnored(reason: string): void;
   notificationsSent(count: number): void;
+  /** A cluster scan that did not complete: thrown, or some notifications not published. */
+  scanFailed(cluster: string): void;
 }
 
 /** The IAM lookups that map a changed policy or role to the roles and profiles it affects. */

@@ -116,6 +116,10 @@ export class RecordingMetrics implements ServiceMetrics {
     this.records.push({ name: 'NotificationsSent', value: count, dimensions: {} });
   }
 
+  public scanFailed(cluster: string): void {
+    this.records.push({ name: 'ScanFailures', value: 1, dimensions: { Cluster: cluster } });
+  }
+
   public total(name: string): number {
     return this.records.filter((r) => r.name === name).reduce((sum, r) => sum + r.value, 0);
   }
