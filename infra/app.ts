@@ -82,6 +82,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
           },
     logRetention: config.logRetentionDays as RetentionDays,
     scanConcurrency: config.scanConcurrency,
+    reservedScanConcurrency: config.reservedScanConcurrency,
     accessEntries: config.accessEntries,
     eksAdminViewPolicy: config.eksAdminViewPolicy,
   };

@@ -80,7 +80,10 @@ export const scannerConfigSchema = z
         message: `expected one of CloudWatch Logs' retention values: ${RETENTION_DAYS.join(', ')}`,
       })
       .default(30),
+    /** Concurrent cluster scans: the scan queue's maximum concurrency. */
     scanConcurrency: integer(2, 100).default(4),
+    /** Also reserve concurrency for the scan worker; off by default (see NodeClassScannerProps). */
+    reservedScanConcurrency: integer(1, 1000).optional(),
     accessEntries: flag.default(false),
     eksAdminViewPolicy: flag.default(false),
     iamEvents: flag.default(true),

@@ -35,7 +35,7 @@ export interface ScannerFunctionProps {
   /** Path of the handler file (exports `handler`). */
   readonly entry: string;
   readonly description: string;
-  /** The execution role, shared by the scanning functions so one access entry covers them. */
+  /** The function's own execution role. */
   readonly role: IRole;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;

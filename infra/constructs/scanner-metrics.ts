@@ -1,0 +1,75 @@
+// The only way infrastructure refers to the scanner's own EMF metrics: names come from the
+// Lambdas' telemetry module, so a widget or alarm on a metric nobody emits cannot be written.
+import type { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  type MetricName,
+  SERVICE_NAME,
+} from '../../lambda/shared/telemetry.js';
+
+export type Aggregate = 'SUM' | 'MAX' | 'AVG';
+
+export interface QueryOptions {
+  readonly label: string;
+  readonly period: Duration;
+  /** Equality filters on dimensions, e.g. `{ Severity: 'critical' }`. */
+  readonly where?: Readonly<Record<string, string>>;
+  readonly groupBy?: readonly string[];
+}
+
+function checked(name: MetricName): MetricName {
+  if (!(METRIC_NAMES as readonly string[]).includes(name)) {
+    throw new Error(`${name} is not one of the scanner's metrics (lambda/shared/telemetry.ts)`);
+  }
+  return name;
+}
+
+const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * Metrics Insights over every dimension set of a metric: for metrics whose dimensions (Cluster,
+ * Severity, Reason) are only known at run time.
+ */
+export function metricQuery(
+  aggregate: Aggregate,
+  name: MetricName,
+  options: QueryOptions
+): MathExpression {
+  const filters = Object.entries(options.where ?? {}).map(([dimension, value]) => {
+    if (!IDENTIFIER.test(dimension) || value.includes("'")) {
+      throw new Error(`unsupported Metrics Insights filter ${dimension}=${value}`);
+    }
+    return `${dimension} = '${value}'`;
+  });
+  const query = [
+    `SELECT ${aggregate}(${checked(name)}) FROM ${METRICS_NAMESPACE}`,
+    ...(filters.length > 0 ? [`WHERE ${filters.join(' AND ')}`] : []),
+    ...(options.groupBy?.length ? [`GROUP BY ${options.groupBy.join(', ')}`] : []),
+  ].join(' ');
+  return new MathExpression({
+    label: options.label,
+    expression: query,
+    period: options.period,
+    usingMetrics: {},
+  });
+}
+
+/**
+ * A metric written with Powertools' default dimensions only (`service`): an ordinary metric, so
+ * alarms on it may span more than the three hours Metrics Insights alarms evaluate.
+ */
+export function serviceMetric(
+  name: MetricName,
+  options: { readonly label: string; readonly period: Duration; readonly statistic: 'Sum' }
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: checked(name),
+    dimensionsMap: { service: SERVICE_NAME },
+    statistic: options.statistic,
+    period: options.period,
+    label: options.label,
+  });
+}
