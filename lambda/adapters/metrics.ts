@@ -1,8 +1,10 @@
 // CloudWatch metrics as Embedded Metric Format log lines through Powertools Metrics: no
-// PutMetricData calls, no IAM permission, no throttling (aws-facts §8.4). Namespace
-// `NodeClassScanner`. Dimensions stay low-cardinality: cluster, severity, reason — never resource ids.
+// PutMetricData calls, no IAM permission, no throttling. Namespace `NodeClassScanner`.
+// Dimensions stay low-cardinality: cluster, severity, reason — never resource ids.
+// Metrics without their own dimensions are stored on the Powertools instance and written by its
+// `logMetrics` middleware after each invocation (see `lambda/handlers/service.ts`).
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
+import type { MetricsOptions, MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
 import { SEVERITIES } from '../core/model.js';
 import type { ServiceMetrics } from '../core/service-ports.js';
 
@@ -10,14 +12,17 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/telemetry.js';
 
 export { METRIC_NAMES, METRICS_NAMESPACE } from '../shared/telemetry.js';
 
-export interface EmfMetrics extends ServiceMetrics {
-  /** Writes the stored (dimensionless) metrics; call once at the end of each invocation. */
-  flush(): void;
+/** The Powertools instance the handlers' `logMetrics` middleware flushes. */
+export function createPowertoolsMetrics(logger?: MetricsOptions['logger']): Metrics {
+  return new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: SERVICE_NAME,
+    ...(logger === undefined ? {} : { logger }),
+  });
 }
 
-export function createMetrics(
-  metrics: Metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME })
-): EmfMetrics {
+/** The scan's metrics port over a Powertools instance (which the caller flushes). */
+export function createMetrics(metrics: Metrics = createPowertoolsMetrics()): ServiceMetrics {
   /** A metric with its own dimension set is written as its own EMF document, immediately. */
   function single(
     name: string,
@@ -57,9 +62,6 @@ export function createMetrics(
     },
     scanFailed(cluster) {
       single('ScanFailures', MetricUnit.Count, 1, { Cluster: cluster });
-    },
-    flush() {
-      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     },
   };
 }

@@ -2,14 +2,15 @@
 // on its own so this bundle carries only the SQS and EKS clients, not the scanning stack.
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { ScheduledEvent } from 'aws-lambda';
 import { DEFAULT_MAX_ATTEMPTS } from '../adapters/aws/client-defaults.js';
 import { createEksReader } from '../adapters/aws/eks-reader.js';
 import { createScanQueue } from '../adapters/aws/queue.js';
 import { type ClusterLister, discoverTargets, dispatchScans } from '../app/dispatch.js';
 import { loadConfig } from '../shared/config.js';
 import { ScannerError } from '../shared/errors.js';
-import { appLogger, logger, setCorrelationId } from '../shared/logger.js';
+import { appLogger, setCorrelationId } from '../shared/logger.js';
+import { withPowertools } from './service.js';
 
 export interface DispatchOverrides {
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -39,8 +40,8 @@ function build(overrides: DispatchOverrides) {
 
 export function createHandler(overrides: DispatchOverrides = {}) {
   let service: ReturnType<typeof build> | undefined;
-  return async (event: Partial<ScheduledEvent>, context?: Context) => {
-    if (context) logger.addContext(context);
+  // No metrics middleware: this function writes no metrics (its failures are Lambda errors).
+  return withPowertools(async (event: Partial<ScheduledEvent>) => {
     setCorrelationId(typeof event.id === 'string' ? event.id : undefined);
     service ??= build(overrides);
     const { config, lister, queue, clock } = service;
@@ -63,7 +64,7 @@ export function createHandler(overrides: DispatchOverrides = {}) {
       );
     }
     return { enqueued: requests.length };
-  };
+  });
 }
 
 export const handler = createHandler();

@@ -1,9 +1,15 @@
 // Shared composition for the Lambda handlers: config, SDK clients (created on first use and kept
-// for warm invocations, each counted for `AwsApiCalls`), adapters, and the scan use case.
+// for warm invocations, each counted for `AwsApiCalls`), adapters, the scan use case, and the
+// Powertools middleware every handler runs under.
+
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { apiCallCounterPlugin } from '../adapters/aws/api-call-counter.js';
 import {
@@ -15,7 +21,7 @@ import { createFindingStore } from '../adapters/aws/finding-store.js';
 import { createScanQueue } from '../adapters/aws/queue.js';
 import { createSnsPublisher } from '../adapters/aws/sns-publisher.js';
 import { createLivePlan } from '../adapters/live-plan.js';
-import { createMetrics, type EmfMetrics } from '../adapters/metrics.js';
+import { createMetrics, createPowertoolsMetrics } from '../adapters/metrics.js';
 import {
   type PlanFactory,
   type ScanAndPublishDeps,
@@ -23,9 +29,14 @@ import {
   type ScanResult,
   scanAndPublish,
 } from '../app/scan-and-publish.js';
-import type { FindingStore, NotificationPublisher, ScanQueue } from '../core/service-ports.js';
+import type {
+  FindingStore,
+  NotificationPublisher,
+  ScanQueue,
+  ServiceMetrics,
+} from '../core/service-ports.js';
 import { type Config, type HandlerName, loadConfig } from '../shared/config.js';
-import { appLogger, logger, setCorrelationId } from '../shared/logger.js';
+import { appLogger, logger } from '../shared/logger.js';
 
 /** What tests (and only tests) replace: the live plan needs EKS and the Kubernetes API. */
 export interface ServiceOverrides {
@@ -40,12 +51,12 @@ export interface Service {
   readonly store: FindingStore;
   readonly publisher: NotificationPublisher;
   readonly queue: ScanQueue;
-  readonly metrics: EmfMetrics;
+  readonly metrics: ServiceMetrics;
   readonly clock: () => Date;
   scan(request: ScanRequest): Promise<ScanResult>;
 }
 
-function build(handler: HandlerName, overrides: ServiceOverrides): Service {
+function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics): Service {
   const config = loadConfig(overrides.env ?? process.env, handler);
   const clock = overrides.clock ?? (() => new Date());
   const clients = createAwsClients({ region: config.region });
@@ -75,7 +86,7 @@ function build(handler: HandlerName, overrides: ServiceOverrides): Service {
     now: clock,
   });
   const publisher = createSnsPublisher(sns, config.findingsTopicArn);
-  const metrics = createMetrics();
+  const metrics = createMetrics(emf);
   const planFor: PlanFactory =
     overrides.planFor ??
     (({ cluster, region }) =>
@@ -113,10 +124,14 @@ function build(handler: HandlerName, overrides: ServiceOverrides): Service {
 }
 
 /** The service, built on the first invocation (never at import time) and reused while warm. */
-export function lazyService(handler: HandlerName, overrides: ServiceOverrides = {}): () => Service {
+export function lazyService(
+  handler: HandlerName,
+  overrides: ServiceOverrides,
+  emf: Metrics
+): () => Service {
   let service: Service | undefined;
   return () => {
-    service ??= build(handler, overrides);
+    service ??= build(handler, overrides, emf);
     return service;
   };
 }
@@ -127,19 +142,29 @@ export function eventIdOf(event: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** Per-invocation logging context and a metrics flush, whatever the outcome. */
-export async function invoke<T>(
-  service: () => Service,
-  context: Context | undefined,
-  correlationId: string | undefined,
-  run: (service: Service) => Promise<T>
-): Promise<T> {
-  if (context) logger.addContext(context);
-  setCorrelationId(correlationId);
-  const current = service();
-  try {
-    return await run(current);
-  } finally {
-    current.metrics.flush();
-  }
+/**
+ * A Lambda handler under the Powertools middleware: the Lambda context on every log line (keys
+ * reset after each invocation) and, when `emf` is given, its stored metrics written as EMF after
+ * each invocation, whether it returned or threw.
+ */
+export function withPowertools<TEvent, TResult>(
+  handler: (event: TEvent, context: Context) => Promise<TResult>,
+  emf?: Metrics
+) {
+  const wrapped = middy(handler).use(injectLambdaContext(logger, { resetKeys: true }));
+  return emf === undefined ? wrapped : wrapped.use(logMetrics(emf));
+}
+
+/** A handler over the lazily built service, with its own metrics instance flushed per invocation. */
+export function serviceHandler<TEvent, TResult>(
+  name: HandlerName,
+  overrides: ServiceOverrides,
+  run: (service: Service, event: TEvent, context: Context) => Promise<TResult>
+) {
+  const emf = createPowertoolsMetrics(logger);
+  const service = lazyService(name, overrides, emf);
+  return withPowertools<TEvent, TResult>(
+    async (event, context) => run(service(), event, context),
+    emf
+  );
 }

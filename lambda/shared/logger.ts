@@ -3,6 +3,7 @@
 // CloudWatch Logs.
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { AppLogger } from '../core/service-ports.js';
+import { SERVICE_NAME } from './telemetry.js';
 
 const SECRET_KEY =
   /token|secret|password|passwd|authorization|credential|session|signature|x-amz-security|accesskey|privatekey/i;
@@ -22,7 +23,7 @@ export function redactSecrets(key: string, value: unknown): unknown {
 }
 
 export const logger = new Logger({
-  serviceName: 'nodeclass-scanner',
+  serviceName: SERVICE_NAME,
   jsonReplacerFn: redactSecrets,
 });
 

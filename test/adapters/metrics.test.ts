@@ -1,6 +1,11 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMetrics, METRICS_NAMESPACE } from '../../lambda/adapters/metrics.js';
+import {
+  createMetrics,
+  createPowertoolsMetrics,
+  METRICS_NAMESPACE,
+} from '../../lambda/adapters/metrics.js';
+import { SERVICE_NAME } from '../../lambda/shared/telemetry.js';
 
 interface EmfDocument {
   _aws: {
@@ -35,9 +40,8 @@ describe('createMetrics', () => {
   it('writes OpenFindings per Severity and Cluster, and scan metrics, as EMF', () => {
     // Prepare
     const documents = captureEmf();
-    const metrics = createMetrics(
-      new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' })
-    );
+    const powertools = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' });
+    const metrics = createMetrics(powertools);
     // Act
     metrics.clusterScanned({
       cluster: 'prod',
@@ -49,7 +53,7 @@ describe('createMetrics', () => {
     metrics.apiCalls(42);
     metrics.eventIgnored('malformed-event');
     metrics.notificationsSent(2);
-    metrics.flush();
+    powertools.publishStoredMetrics();
     // Assess
     const open = documents.filter((d) => 'OpenFindings' in d);
     expect(open.map((d) => [d.Severity, d.Cluster, d.OpenFindings])).toEqual([
@@ -85,14 +89,29 @@ describe('createMetrics', () => {
     });
   });
 
-  it('writes no OpenFindings when the open counts are unknown, and nothing on an empty flush', () => {
+  it('writes no OpenFindings when the open counts are unknown', () => {
     const documents = captureEmf();
     const metrics = createMetrics(
       new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' })
     );
-    metrics.flush();
-    expect(documents).toEqual([]);
     metrics.clusterScanned({ cluster: 'prod', durationMs: 1, nodeClasses: 0 });
     expect(documents.some((d) => 'OpenFindings' in d)).toBe(false);
+  });
+
+  it('builds the Powertools instance under the service name and namespace', () => {
+    // Prepare
+    const documents = captureEmf();
+    const powertools = createPowertoolsMetrics();
+    // Act
+    createMetrics(powertools).apiCalls(3);
+    powertools.publishStoredMetrics();
+    // Assess
+    expect(documents).toMatchObject([
+      {
+        AwsApiCalls: 3,
+        service: SERVICE_NAME,
+        _aws: { CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE }] },
+      },
+    ]);
   });
 });

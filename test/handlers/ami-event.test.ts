@@ -10,6 +10,7 @@ import {
   objectsPlan,
   SERVICE_ENV,
 } from '../support/handler-fixtures.js';
+import { lambdaContext } from './lambda-context.js';
 
 const IMAGE_ID = 'ami-0123456789abcdef0';
 const CHECK = 'instance-profile-is-name';
@@ -87,7 +88,10 @@ beforeEach(() => {
 describe('ami-event handler', () => {
   it('looks up the image, rescans the matching NodeClass only, publishes and stores the finding', async () => {
     // Act
-    const outcome = await handler()(exampleEvent('ami-state-change-deregistered.json'));
+    const outcome = await handler()(
+      exampleEvent('ami-state-change-deregistered.json'),
+      lambdaContext()
+    );
     // Assess
     expect(outcome).toMatchObject({
       status: 'scanned',
@@ -106,7 +110,7 @@ describe('ami-event handler', () => {
   });
 
   it('neutralises a hostile value in the JSON, email and Chatbot formats', async () => {
-    await handler()(exampleEvent('ami-state-change-deregistered.json'));
+    await handler()(exampleEvent('ami-state-change-deregistered.json'), lambdaContext());
     const message = sns.published().find((m) => m.attributes.checkId === CHECK);
     const strings = [
       ...allStrings(JSON.parse(message?.bodies.default ?? '{}')),
@@ -125,16 +129,19 @@ describe('ami-event handler', () => {
 
   it('sends no duplicate when the same event is delivered twice', async () => {
     const event = exampleEvent('ami-state-change-deregistered.json');
-    await handler()(event);
+    await handler()(event, lambdaContext());
     const first = sns.published().length;
-    await handler()(event);
+    await handler()(event, lambdaContext());
     expect(first).toBeGreaterThan(0);
     expect(sns.published().length).toBe(first);
   });
 
   it('drops an event with odd fields without calling AWS', async () => {
     const event = exampleEvent('ami-state-change-available.json');
-    const outcome = await handler()({ ...event, detail: { State: 'available', ImageId: 42 } });
+    const outcome = await handler()(
+      { ...event, detail: { State: 'available', ImageId: 42 } },
+      lambdaContext()
+    );
     expect(outcome).toEqual({ status: 'ignored', reason: 'malformed-event' });
     expect(ec2.calls()).toHaveLength(0);
   });

@@ -5,6 +5,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createHandler } from '../../lambda/handlers/dispatch.js';
 import { ConfigError } from '../../lambda/shared/errors.js';
 import { exampleEvent } from '../support/handler-fixtures.js';
+import { lambdaContext } from './lambda-context.js';
+
+const context = lambdaContext('NodeClassScanner-Dispatch');
 
 const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/111122223333/NodeClassScanner-ScanQueue';
 const sqs = mockClient(SQSClient);
@@ -30,7 +33,7 @@ describe('dispatch handler', () => {
       clock: () => new Date('2026-11-01T10:15:00.412Z'),
     });
     // Act
-    const result = await handler(exampleEvent('scheduled-event.json'));
+    const result = await handler(exampleEvent('scheduled-event.json'), context);
     // Assess
     expect(result).toEqual({ enqueued: 2 });
     const input = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input;
@@ -49,8 +52,10 @@ describe('dispatch handler', () => {
 
   it('fails with a ConfigError naming every missing variable', async () => {
     const handler = createHandler({ env: { AWS_REGION: 'eu-west-1' } });
-    await expect(handler(exampleEvent('scheduled-event.json'))).rejects.toThrow(ConfigError);
-    await expect(handler(exampleEvent('scheduled-event.json'))).rejects.toThrow(
+    await expect(handler(exampleEvent('scheduled-event.json'), context)).rejects.toThrow(
+      ConfigError
+    );
+    await expect(handler(exampleEvent('scheduled-event.json'), context)).rejects.toThrow(
       /SCAN_QUEUE_URL: missing; CLUSTERS: missing/
     );
   });
@@ -74,7 +79,7 @@ describe('dispatch handler', () => {
       clock: () => new Date('2026-11-01T10:15:00.000Z'),
     });
     // Act
-    const result = await handler(exampleEvent('scheduled-event.json'));
+    const result = await handler(exampleEvent('scheduled-event.json'), context);
     // Assess
     expect(result).toEqual({ enqueued: 2 });
     const input = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input;
@@ -89,13 +94,13 @@ describe('dispatch handler', () => {
     const discoverOnly = createHandler({
       env: { AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: QUEUE, CLUSTERS: '', DISCOVER_CLUSTERS: '*' },
     });
-    await expect(discoverOnly(exampleEvent('scheduled-event.json'))).resolves.toEqual({
+    await expect(discoverOnly(exampleEvent('scheduled-event.json'), context)).resolves.toEqual({
       enqueued: 0,
     });
     const neither = createHandler({
       env: { AWS_REGION: 'eu-west-1', SCAN_QUEUE_URL: QUEUE, CLUSTERS: '' },
     });
-    await expect(neither(exampleEvent('scheduled-event.json'))).rejects.toThrow(
+    await expect(neither(exampleEvent('scheduled-event.json'), context)).rejects.toThrow(
       /CLUSTERS: must list at least one cluster, or set DISCOVER_CLUSTERS/
     );
   });

@@ -14,6 +14,7 @@ import {
   objectsPlan,
   SERVICE_ENV,
 } from '../support/handler-fixtures.js';
+import { lambdaContext } from './lambda-context.js';
 
 const CHECK = 'instance-profile-is-name';
 const iam = mockClient(IAMClient);
@@ -74,7 +75,8 @@ describe('iam-event handler', () => {
   it('maps AttachRolePolicy to the role, its instance profile and the NodeClass using it', async () => {
     // Act
     const outcome = await createHandler({ env: SERVICE_ENV, planFor: objectsPlan(world) })(
-      exampleEvent('iam-attach-role-policy.json')
+      exampleEvent('iam-attach-role-policy.json'),
+      lambdaContext()
     );
     // Assess
     expect(outcome).toMatchObject({
@@ -97,10 +99,10 @@ describe('iam-event handler', () => {
 
   it('drops a failed IAM call (errorCode) without lookups or messages', async () => {
     const event = exampleEvent<{ detail: Record<string, unknown> }>('iam-put-role-policy.json');
-    const outcome = await createHandler({ env: SERVICE_ENV, planFor: objectsPlan(world) })({
-      ...event,
-      detail: { ...event.detail, errorCode: 'AccessDenied' },
-    });
+    const outcome = await createHandler({ env: SERVICE_ENV, planFor: objectsPlan(world) })(
+      { ...event, detail: { ...event.detail, errorCode: 'AccessDenied' } },
+      lambdaContext()
+    );
     expect(outcome).toEqual({ status: 'ignored', reason: 'iam-call-failed' });
     expect(iam.calls()).toHaveLength(0);
     expect(sns.published()).toEqual([]);

@@ -9,6 +9,7 @@ import {
   objectsPlan,
   SERVICE_ENV,
 } from '../support/handler-fixtures.js';
+import { lambdaContext } from './lambda-context.js';
 
 const CHECK = 'instance-profile-is-name';
 const brokenProfile = aNodeClassObject({
@@ -46,7 +47,7 @@ function handlerWith(failing: string[] = []) {
 describe('scan-cluster handler', () => {
   it('scans each cluster of the batch, publishes the findings and stores their state', async () => {
     // Act
-    const response = await handlerWith()(batch);
+    const response = await handlerWith()(batch, lambdaContext());
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
     const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
@@ -87,14 +88,14 @@ describe('scan-cluster handler', () => {
 
   it('publishes nothing new when the same batch is delivered again', async () => {
     const handler = handlerWith();
-    await handler(batch);
+    await handler(batch, lambdaContext());
     const before = sns.published().length;
-    await handler(batch);
+    await handler(batch, lambdaContext());
     expect(sns.published().length).toBe(before);
   });
 
   it('reports only the failed cluster’s message for retry; the other is still published', async () => {
-    const response = await handlerWith(['staging'])(batch);
+    const response = await handlerWith(['staging'])(batch, lambdaContext());
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: stagingRecord?.messageId }] });
     expect(
       sns
@@ -104,10 +105,20 @@ describe('scan-cluster handler', () => {
     ).toEqual(['prod']);
   });
 
+  it('reports every message for retry when every scan of the batch failed, without throwing', async () => {
+    const response = await handlerWith(['prod', 'staging'])(batch, lambdaContext());
+    expect(response).toEqual({
+      batchItemFailures: [
+        { itemIdentifier: prodRecord?.messageId },
+        { itemIdentifier: stagingRecord?.messageId },
+      ],
+    });
+  });
+
   it('drops a malformed message without failing the batch', async () => {
     const bad = { ...prodRecord, messageId: 'bad-1', body: '{"version":1,"cluster":"<!channel>"}' };
     const notJson = { ...prodRecord, messageId: 'bad-2', body: 'not json' };
-    const response = await handlerWith()({ Records: [bad, notJson] } as SQSEvent);
+    const response = await handlerWith()({ Records: [bad, notJson] } as SQSEvent, lambdaContext());
     expect(response).toEqual({ batchItemFailures: [] });
     expect(sns.published()).toEqual([]);
   });
