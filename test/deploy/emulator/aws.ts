@@ -1,0 +1,586 @@
+// Local AWS for the deployment simulation: one HTTP endpoint on loopback (the functions get it as
+// AWS_ENDPOINT_URL) that routes each signed request by its SigV4 credential scope, identifies the
+// calling function by its access key, authorizes the call against that function's role from the
+// synthesized template (and the implied KMS grant of SSE topics), records it, injects faults, and
+// answers: EC2/IAM/SSM from a world file, EKS with the emulated Kubernetes endpoints, SNS and SQS
+// in memory, DynamoDB through a real implementation (dynalite).
+import { createHash, randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as ec2 from '@aws-sdk/client-ec2';
+import * as iam from '@aws-sdk/client-iam';
+import * as ssm from '@aws-sdk/client-ssm';
+import { createWorldSdk, type WorldSdk } from '../../../bench/world-sdk.js';
+import type { World, WorldCluster } from '../../../lambda/adapters/world/schema.js';
+import type { Principal, TemplateAuthorizer } from '../authorize.js';
+import type { Account } from '../template.js';
+import {
+  operationSchemas,
+  type QueryService,
+  queryError,
+  queryResponse,
+  readQuery,
+  toJson,
+} from './wire.js';
+
+export interface CallRecord {
+  readonly principal: string;
+  readonly service: string;
+  /** The IAM action authorized (`sns:Publish` for PublishBatch). */
+  readonly action: string;
+  readonly resource: string;
+  readonly allowed: boolean;
+  readonly reason: string;
+}
+
+export interface PublishedMessage {
+  readonly topicArn: string;
+  readonly publisher: string;
+  readonly subject?: string;
+  readonly message: string;
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+export interface QueuedMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly queueArn: string;
+}
+
+export type FaultKind = 'throttle' | 'server-error' | 'reset';
+
+/** From the `fromCall`-th request to `service` on (counted since the fault was set), `count` times. */
+export interface Fault {
+  readonly kind: FaultKind;
+  readonly fromCall: number;
+  readonly count?: number;
+}
+
+class AwsError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+const denied = (action: string, resource: string, reason: string) =>
+  new AwsError(
+    'AccessDenied',
+    403,
+    `User is not authorized to perform: ${action} on resource: ${resource} (${reason})`
+  );
+
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, …` */
+function credentialScope(authorization: string | undefined) {
+  const match = authorization?.match(/Credential=([^/]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/);
+  return match
+    ? { accessKey: match[1] ?? '', region: match[2] ?? '', service: match[3] ?? '' }
+    : undefined;
+}
+
+const IAM_ACTION_OF: Readonly<Record<string, string>> = {
+  'sns:PublishBatch': 'sns:Publish',
+  'sqs:SendMessageBatch': 'sqs:SendMessage',
+  'sqs:DeleteMessageBatch': 'sqs:DeleteMessage',
+};
+
+export class AwsEmulator {
+  readonly calls: CallRecord[] = [];
+  readonly published: PublishedMessage[] = [];
+  readonly queued: QueuedMessage[] = [];
+  private readonly faults = new Map<string, Fault & { seen: number }>();
+  private readonly sdk: WorldSdk;
+  private readonly topicKeys: Map<string, string>;
+  private server: Server | undefined;
+  endpoint = '';
+
+  constructor(
+    private readonly options: {
+      readonly account: Account;
+      readonly world: World;
+      readonly now: Date;
+      readonly authorizer: TemplateAuthorizer;
+      readonly principalsByAccessKey: ReadonlyMap<string, Principal>;
+      readonly topics: ReadonlySet<string>;
+      readonly topicKeys: ReadonlyMap<string, string>;
+      readonly kubeEndpoints: ReadonlyMap<string, string>;
+      readonly kubeCaPem: string;
+      readonly dynamoEndpoint: string;
+      /** The emulator's TLS certificate (clients trust its CA through NODE_EXTRA_CA_CERTS). */
+      readonly tls: { readonly key: string; readonly cert: string };
+    }
+  ) {
+    this.sdk = createWorldSdk(options.world, { now: options.now });
+    this.topicKeys = new Map(options.topicKeys);
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer(this.options.tls, (req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        res.writeHead(500).end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.endpoint = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.endpoint;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  setFault(service: string, fault: Fault | undefined): void {
+    if (fault === undefined) this.faults.delete(service);
+    else this.faults.set(service, { ...fault, seen: 0 });
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** Authorizes a call as AWS would and records it. */
+  authorize(principal: Principal, service: string, action: string, resource: string): void {
+    const decision = this.options.authorizer.authorize(principal, action, resource, {
+      'aws:SourceAccount': this.options.account.id,
+    });
+    this.calls.push({
+      principal: principal.kind === 'role' ? principal.roleLogicalId : principal.service,
+      service,
+      action,
+      resource,
+      allowed: decision.allowed,
+      reason: decision.reason,
+    });
+    if (!decision.allowed) throw denied(action, resource, decision.reason);
+  }
+
+  /**
+   * Publishing to an SSE topic: SNS uses the topic's key on the publisher's behalf, so the
+   * publisher (or the service principal) needs kms:GenerateDataKey* and kms:Decrypt on it.
+   */
+  private authorizeTopicKey(principal: Principal, topicArn: string): void {
+    const key = this.topicKeys.get(topicArn);
+    if (key === undefined) return;
+    try {
+      this.authorize(principal, 'kms', 'kms:GenerateDataKey', key);
+      this.authorize(principal, 'kms', 'kms:Decrypt', key);
+    } catch (error) {
+      throw new AwsError(
+        'KMSAccessDenied',
+        400,
+        `KMS.AccessDeniedException: ${(error as Error).message}`
+      );
+    }
+  }
+
+  /** What a CloudWatch alarm action does: publish to the topic as cloudwatch.amazonaws.com. */
+  alarmPublish(topicArn: string, alarmName: string): void {
+    const principal: Principal = { kind: 'service', service: 'cloudwatch.amazonaws.com' };
+    this.authorize(principal, 'sns', 'sns:Publish', topicArn);
+    this.authorizeTopicKey(principal, topicArn);
+    this.published.push({
+      topicArn,
+      publisher: 'cloudwatch.amazonaws.com',
+      subject: `ALARM: "${alarmName}"`,
+      message: JSON.stringify({ AlarmName: alarmName, NewStateValue: 'ALARM' }),
+      attributes: {},
+    });
+  }
+
+  private injectedFault(service: string): Fault | undefined {
+    const fault = this.faults.get(service);
+    if (!fault) return undefined;
+    fault.seen += 1;
+    const last = fault.fromCall + (fault.count ?? Number.POSITIVE_INFINITY) - 1;
+    return fault.seen >= fault.fromCall && fault.seen <= last ? fault : undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await bodyOf(req);
+    const scope = credentialScope(req.headers.authorization);
+    const principal = scope && this.options.principalsByAccessKey.get(scope.accessKey);
+    const service = scope?.service ?? 'unknown';
+    const fault = this.injectedFault(service);
+    if (fault?.kind === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    try {
+      if (!principal) throw new AwsError('InvalidClientTokenId', 403, 'unknown access key');
+      if (fault) {
+        throw fault.kind === 'throttle'
+          ? new AwsError(
+              service === 'dynamodb' ? 'ThrottlingException' : 'Throttling',
+              400,
+              'Rate exceeded'
+            )
+          : new AwsError(
+              service === 'dynamodb' ? 'InternalServerError' : 'InternalFailure',
+              500,
+              'injected'
+            );
+      }
+      switch (service) {
+        case 'ec2':
+        case 'iam':
+        case 'sns':
+        case 'sts':
+          return await this.query(service, principal, new URLSearchParams(body.toString()), res);
+        case 'ssm':
+        case 'sqs':
+          return await this.json(service, principal, req, body, res);
+        case 'eks':
+          return this.eks(principal, req, res);
+        case 'dynamodb':
+          return await this.dynamodb(principal, req, body, res);
+        default:
+          throw new AwsError('UnknownService', 400, `service ${service} is not emulated`);
+      }
+    } catch (error) {
+      this.writeError(service, req, res, error);
+    }
+  }
+
+  private writeError(service: string, req: IncomingMessage, res: ServerResponse, error: unknown) {
+    const failure =
+      error instanceof AwsError
+        ? error
+        : new AwsError(
+            (error as { name?: string }).name ?? 'InternalFailure',
+            (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 500,
+            (error as Error).message
+          );
+    if (['ec2', 'iam', 'sns', 'sts'].includes(service)) {
+      res
+        .writeHead(failure.status, { 'content-type': 'text/xml' })
+        .end(queryError(service as QueryService, failure.code, failure.message));
+      return;
+    }
+    const isJson = req.headers['x-amz-target'] !== undefined;
+    res
+      .writeHead(failure.status, {
+        'content-type': isJson ? 'application/x-amz-json-1.0' : 'application/json',
+        'x-amzn-errortype': failure.code,
+      })
+      .end(JSON.stringify({ __type: failure.code, message: failure.message }));
+  }
+
+  private async query(
+    service: QueryService,
+    principal: Principal,
+    form: URLSearchParams,
+    res: ServerResponse
+  ): Promise<void> {
+    const action = form.get('Action') ?? '';
+    const { input: inputSchema } = operationSchemas(service, action);
+    const input = readQuery(inputSchema, form, service === 'ec2') as Record<string, unknown>;
+    const output = await this.answerQuery(service, principal, action, input);
+    res.writeHead(200, { 'content-type': 'text/xml' }).end(queryResponse(service, action, output));
+  }
+
+  private roleArnOf(name: string): string {
+    const role = this.options.world.iam.roles.find((entry) => entry.RoleName === name);
+    return (
+      role?.Arn ??
+      `arn:${this.options.account.partition}:iam::${this.options.account.id}:role/${name}`
+    );
+  }
+
+  private async answerQuery(
+    service: QueryService,
+    principal: Principal,
+    action: string,
+    input: Record<string, unknown>
+  ): Promise<unknown> {
+    const { id, partition } = this.options.account;
+    const iamAction = IAM_ACTION_OF[`${service}:${action}`] ?? `${service}:${action}`;
+    if (service === 'sts') {
+      if (action !== 'GetCallerIdentity') this.authorize(principal, service, iamAction, '*');
+      const arn = principal.kind === 'role' ? principal.arn : principal.service;
+      return { Account: id, Arn: arn, UserId: `AROAEMULATED:${principal.kind}` };
+    }
+    if (service === 'ec2') {
+      this.authorize(principal, service, iamAction, '*');
+      const Command = (ec2 as unknown as Record<string, new (input: unknown) => unknown>)[
+        `${action}Command`
+      ];
+      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      return this.sdk.ec2.send(new Command(input) as never);
+    }
+    if (service === 'iam') {
+      const resource =
+        typeof input.PolicySourceArn === 'string'
+          ? input.PolicySourceArn
+          : typeof input.PolicyArn === 'string'
+            ? input.PolicyArn
+            : typeof input.RoleName === 'string'
+              ? this.roleArnOf(input.RoleName)
+              : typeof input.InstanceProfileName === 'string'
+                ? `arn:${partition}:iam::${id}:instance-profile/${input.InstanceProfileName}`
+                : '*';
+      this.authorize(principal, service, iamAction, resource);
+      const Command = (iam as unknown as Record<string, new (input: unknown) => unknown>)[
+        `${action}Command`
+      ];
+      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      return this.sdk.iam.send(new Command(input) as never);
+    }
+    // SNS
+    const topicArn = String(input.TopicArn ?? '');
+    this.authorize(principal, service, iamAction, topicArn);
+    if (!this.options.topics.has(topicArn))
+      throw new AwsError('NotFound', 404, `Topic does not exist: ${topicArn}`);
+    this.authorizeTopicKey(principal, topicArn);
+    const publisher = principal.kind === 'role' ? principal.roleLogicalId : principal.service;
+    const attributesOf = (map: unknown) =>
+      Object.fromEntries(
+        Object.entries((map ?? {}) as Record<string, { StringValue?: string }>).map(
+          ([name, value]) => [name, value.StringValue ?? '']
+        )
+      );
+    if (action === 'Publish') {
+      this.published.push({
+        topicArn,
+        publisher,
+        ...(typeof input.Subject === 'string' ? { subject: input.Subject } : {}),
+        message: String(input.Message ?? ''),
+        attributes: attributesOf(input.MessageAttributes),
+      });
+      return { MessageId: randomUUID() };
+    }
+    if (action === 'PublishBatch') {
+      const entries = (input.PublishBatchRequestEntries ?? []) as Record<string, unknown>[];
+      for (const entry of entries) {
+        this.published.push({
+          topicArn,
+          publisher,
+          ...(typeof entry.Subject === 'string' ? { subject: entry.Subject } : {}),
+          message: String(entry.Message ?? ''),
+          attributes: attributesOf(entry.MessageAttributes),
+        });
+      }
+      return {
+        Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID() })),
+        Failed: [],
+      };
+    }
+    throw new AwsError('UnsupportedOperation', 400, `sns ${action}`);
+  }
+
+  private async json(
+    service: 'ssm' | 'sqs',
+    principal: Principal,
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse
+  ): Promise<void> {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const action = target.split('.').pop() ?? '';
+    const input = JSON.parse(body.toString() || '{}') as Record<string, unknown>;
+    const iamAction = IAM_ACTION_OF[`${service}:${action}`] ?? `${service}:${action}`;
+    const { id, region, partition } = this.options.account;
+    let output: unknown;
+    if (service === 'ssm') {
+      const names = action === 'GetParameters' ? (input.Names as string[]) : [String(input.Name)];
+      for (const name of names) {
+        const path = name.startsWith('/') ? name : `/${name}`;
+        const owner = path.startsWith('/aws/service/') ? '' : id;
+        this.authorize(
+          principal,
+          service,
+          iamAction,
+          `arn:${partition}:ssm:${region}:${owner}:parameter${path}`
+        );
+      }
+      const Command = (ssm as unknown as Record<string, new (input: unknown) => unknown>)[
+        `${action}Command`
+      ];
+      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      output = await this.sdk.ssm.send(new Command(input) as never);
+    } else {
+      const url = String(input.QueueUrl ?? '');
+      const queueArn = `arn:${partition}:sqs:${region}:${id}:${url.split('/').pop() ?? ''}`;
+      this.authorize(principal, service, iamAction, queueArn);
+      const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+      const enqueue = (messageBody: string) => {
+        const messageId = randomUUID();
+        this.queued.push({ messageId, body: messageBody, queueArn });
+        return { MessageId: messageId, MD5OfMessageBody: md5(messageBody) };
+      };
+      if (action === 'SendMessage') output = enqueue(String(input.MessageBody));
+      else if (action === 'SendMessageBatch') {
+        const entries = (input.Entries ?? []) as { Id: string; MessageBody: string }[];
+        output = {
+          Successful: entries.map((entry) => ({ Id: entry.Id, ...enqueue(entry.MessageBody) })),
+          Failed: [],
+        };
+      } else if (action === 'GetQueueAttributes') output = { Attributes: {} };
+      else throw new AwsError('UnsupportedOperation', 400, `sqs ${action}`);
+    }
+    const { output: schema } = operationSchemas(service, action);
+    res
+      .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
+      .end(JSON.stringify(toJson(schema, stripMetadata(output))));
+  }
+
+  private eksCluster(name: string): WorldCluster {
+    const cluster = this.options.world.eks.clusters.find((entry) => entry.name === name);
+    if (!cluster)
+      throw new AwsError('ResourceNotFoundException', 404, `No cluster found for name: ${name}.`);
+    return cluster;
+  }
+
+  private eks(principal: Principal, req: IncomingMessage, res: ServerResponse): void {
+    const { id, region, partition } = this.options.account;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const clusterArn = (name: string) => `arn:${partition}:eks:${region}:${id}:cluster/${name}`;
+    const reply = (body: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const [root, name, sub, item] = parts;
+    if (root !== 'clusters') throw new AwsError('NotFound', 404, url.pathname);
+    if (name === undefined) {
+      this.authorize(principal, 'eks', 'eks:ListClusters', '*');
+      return reply({ clusters: this.options.world.eks.clusters.map((cluster) => cluster.name) });
+    }
+    if (sub === undefined) {
+      this.authorize(principal, 'eks', 'eks:DescribeCluster', clusterArn(name));
+      const cluster = this.eksCluster(name);
+      const {
+        accessEntries: _entries,
+        podIdentityAssociations: _pods,
+        kubernetes: _kube,
+        ...rest
+      } = cluster;
+      return reply({
+        cluster: {
+          ...rest,
+          arn: cluster.arn ?? clusterArn(name),
+          status: cluster.status ?? 'ACTIVE',
+          endpoint: this.options.kubeEndpoints.get(name),
+          certificateAuthority: { data: Buffer.from(this.options.kubeCaPem).toString('base64') },
+        },
+      });
+    }
+    const cluster = this.eksCluster(name);
+    if (sub === 'access-entries' && item === undefined) {
+      this.authorize(principal, 'eks', 'eks:ListAccessEntries', clusterArn(name));
+      return reply({ accessEntries: cluster.accessEntries.map((entry) => entry.principalArn) });
+    }
+    if (sub === 'access-entries' && item !== undefined) {
+      const roleName = item.split('/').pop() ?? '';
+      this.authorize(
+        principal,
+        'eks',
+        'eks:DescribeAccessEntry',
+        `arn:${partition}:eks:${region}:${id}:access-entry/${name}/role/${id}/${roleName}/emulated`
+      );
+      const entry = cluster.accessEntries.find((candidate) => candidate.principalArn === item);
+      if (!entry) throw new AwsError('ResourceNotFoundException', 404, `no access entry ${item}`);
+      return reply({ accessEntry: { clusterName: name, ...entry } });
+    }
+    if (sub === 'pod-identity-associations' && item === undefined) {
+      this.authorize(principal, 'eks', 'eks:ListPodIdentityAssociations', clusterArn(name));
+      const namespace = url.searchParams.get('namespace');
+      const serviceAccount = url.searchParams.get('serviceAccount');
+      const associations = cluster.podIdentityAssociations
+        .filter((entry) => namespace === null || entry.namespace === namespace)
+        .filter((entry) => serviceAccount === null || entry.serviceAccount === serviceAccount)
+        .map((entry, index) => ({
+          clusterName: name,
+          namespace: entry.namespace,
+          serviceAccount: entry.serviceAccount,
+          associationId: entry.associationId ?? `a-emulated${index}`,
+        }));
+      return reply({ associations });
+    }
+    if (sub === 'pod-identity-associations' && item !== undefined) {
+      this.authorize(
+        principal,
+        'eks',
+        'eks:DescribePodIdentityAssociation',
+        `arn:${partition}:eks:${region}:${id}:podidentityassociation/${name}/${item}`
+      );
+      const entry = cluster.podIdentityAssociations.find(
+        (candidate, index) => (candidate.associationId ?? `a-emulated${index}`) === item
+      );
+      if (!entry) throw new AwsError('ResourceNotFoundException', 404, `no association ${item}`);
+      return reply({ association: { clusterName: name, associationId: item, ...entry } });
+    }
+    throw new AwsError('NotFound', 404, url.pathname);
+  }
+
+  /** Authorizes, then hands the signed request to dynalite unchanged. */
+  private async dynamodb(
+    principal: Principal,
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse
+  ): Promise<void> {
+    const action =
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
+    const input = JSON.parse(body.toString() || '{}') as {
+      TableName?: string;
+      RequestItems?: Record<string, unknown>;
+      TransactItems?: Record<string, { TableName?: string }>[];
+    };
+    const { id, region, partition } = this.options.account;
+    const tables = new Set<string>([
+      ...(input.TableName ? [input.TableName] : []),
+      ...Object.keys(input.RequestItems ?? {}),
+      ...(input.TransactItems ?? []).flatMap((entry) =>
+        Object.values(entry).flatMap((operation) =>
+          operation.TableName ? [operation.TableName] : []
+        )
+      ),
+    ]);
+    for (const table of tables) {
+      this.authorize(
+        principal,
+        'dynamodb',
+        `dynamodb:${action}`,
+        `arn:${partition}:dynamodb:${region}:${id}:table/${table}`
+      );
+    }
+    const target = new URL(this.options.dynamoEndpoint);
+    await new Promise<void>((resolve, reject) => {
+      const forward = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: target.host },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(res);
+          answer.on('end', resolve);
+        }
+      );
+      forward.on('error', reject);
+      forward.end(body);
+    });
+  }
+}
+
+function stripMetadata(output: unknown): unknown {
+  if (output === null || typeof output !== 'object') return output;
+  const { $metadata: _metadata, ...rest } = output as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,173 @@
+// One TLS Kubernetes API server per world cluster (certificate from a CA made for the test),
+// answering the reads the scanner makes from the world file. Every request must carry an EKS
+// bearer token: a presigned STS GetCallerIdentity URL (60 s, `x-k8s-aws-id` signed) whose
+// credential belongs to a principal with an access entry in that cluster.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { WorldCluster } from '../../../lambda/adapters/world/schema.js';
+import type { TestPki } from '../../adapters/kube/tls-fixtures.js';
+
+export interface KubeRequest {
+  readonly cluster: string;
+  readonly path: string;
+  readonly principalArn?: string;
+  readonly status: number;
+}
+
+/** Per-cluster knobs: a path answering with an HTTP status instead of the world's objects. */
+export type KubeFaults = Map<string, Map<string, number>>;
+
+export interface KubeEmulator {
+  readonly endpoints: ReadonlyMap<string, string>;
+  readonly requests: KubeRequest[];
+  readonly faults: KubeFaults;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function statusBody(code: number, reason: string, message: string) {
+  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}
+
+/** The principal a bearer token was presigned for, or why it is not a valid EKS token. */
+export function tokenPrincipal(
+  authorization: string | undefined,
+  principalsByAccessKey: ReadonlyMap<string, string>
+): { principalArn: string } | { problem: string } {
+  const token = authorization?.match(/^Bearer k8s-aws-v1\.([A-Za-z0-9_-]+)$/)?.[1];
+  if (token === undefined) return { problem: 'no k8s-aws-v1 bearer token' };
+  let url: URL;
+  try {
+    url = new URL(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return { problem: 'token is not a presigned URL' };
+  }
+  const query = url.searchParams;
+  if (!/^sts(\.[a-z0-9-]+)?\.amazonaws\.com$/.test(url.hostname))
+    return { problem: `token presigned for ${url.hostname}, not STS` };
+  if (query.get('Action') !== 'GetCallerIdentity') return { problem: 'not GetCallerIdentity' };
+  if (Number(query.get('X-Amz-Expires')) > 60) return { problem: 'token valid for over 60 s' };
+  if (!(query.get('X-Amz-SignedHeaders') ?? '').split(';').includes('x-k8s-aws-id'))
+    return { problem: 'x-k8s-aws-id is not signed' };
+  const accessKey = (query.get('X-Amz-Credential') ?? '').split('/')[0] ?? '';
+  const principalArn = principalsByAccessKey.get(accessKey);
+  return principalArn === undefined
+    ? { problem: `unknown access key ${accessKey}` }
+    : { principalArn };
+}
+
+function karpenterObjects(cluster: WorldCluster) {
+  const kube = cluster.kubernetes;
+  const namespace = kube?.karpenterNamespace ?? 'kube-system';
+  const serviceAccount = kube?.karpenterServiceAccount ?? 'karpenter';
+  const deployment = {
+    metadata: { name: 'karpenter', namespace, labels: { 'app.kubernetes.io/name': 'karpenter' } },
+    spec: {
+      template: {
+        spec: {
+          serviceAccountName: serviceAccount,
+          containers: [
+            {
+              name: 'controller',
+              image: `public.ecr.aws/karpenter/controller:${kube?.karpenterVersion ?? '1.6.2'}`,
+              env: [{ name: 'CLUSTER_NAME', value: cluster.name }],
+            },
+          ],
+        },
+      },
+    },
+  };
+  return { deployment, namespace };
+}
+
+function answer(cluster: WorldCluster, url: URL, res: ServerResponse): number {
+  const kube = cluster.kubernetes;
+  const { deployment } = karpenterObjects(cluster);
+  const list = (items: readonly unknown[]) => {
+    send(res, 200, { kind: 'List', apiVersion: 'v1', metadata: {}, items });
+    return 200;
+  };
+  if (url.pathname === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses')
+    return list(kube?.ec2NodeClasses ?? []);
+  if (url.pathname === '/apis/karpenter.sh/v1/nodepools') return list(kube?.nodePools ?? []);
+  if (url.pathname === '/apis/apps/v1/deployments') return list(kube ? [deployment] : []);
+  const account = url.pathname.match(/^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/);
+  if (account) {
+    const [, namespace, name] = account;
+    const found = kube?.serviceAccounts.find(
+      (entry) => entry.namespace === namespace && entry.name === name
+    );
+    if (found) {
+      send(res, 200, { metadata: { name, namespace, annotations: found.annotations ?? {} } });
+      return 200;
+    }
+  }
+  send(res, 404, statusBody(404, 'NotFound', `${url.pathname} not found`));
+  return 404;
+}
+
+export async function startKubeEmulator(options: {
+  readonly pki: TestPki;
+  readonly clusters: readonly WorldCluster[];
+  /** Principals allowed per cluster (access entries), by cluster name. */
+  readonly accessEntries: (cluster: string) => readonly string[];
+  readonly principalsByAccessKey: ReadonlyMap<string, string>;
+}): Promise<KubeEmulator> {
+  const requests: KubeRequest[] = [];
+  const faults: KubeFaults = new Map();
+  const servers: Server[] = [];
+  const endpoints = new Map<string, string>();
+  for (const cluster of options.clusters) {
+    const server = createServer(
+      { key: options.pki.serverKeyPem, cert: options.pki.serverCertPem },
+      (req: IncomingMessage, res: ServerResponse) => {
+        const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+        const identity = tokenPrincipal(req.headers.authorization, options.principalsByAccessKey);
+        const record = (status: number, principalArn?: string) =>
+          requests.push({
+            cluster: cluster.name,
+            path: url.pathname,
+            status,
+            ...(principalArn ? { principalArn } : {}),
+          });
+        if ('problem' in identity) {
+          send(res, 401, statusBody(401, 'Unauthorized', identity.problem));
+          return record(401);
+        }
+        if (!options.accessEntries(cluster.name).includes(identity.principalArn)) {
+          send(res, 401, statusBody(401, 'Unauthorized', 'no access entry for the principal'));
+          return record(401, identity.principalArn);
+        }
+        const injected = faults.get(cluster.name)?.get(url.pathname);
+        if (injected !== undefined) {
+          send(res, injected, statusBody(injected, 'Forbidden', `${url.pathname}: injected`));
+          return record(injected, identity.principalArn);
+        }
+        record(answer(cluster, url, res), identity.principalArn);
+      }
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    endpoints.set(cluster.name, `https://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+  return {
+    endpoints,
+    requests,
+    faults,
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            })
+        )
+      );
+    },
+  };
+}

@@ -1,0 +1,305 @@
+// The deployed stack on loopback: the synthesized template's functions, run from their bundles
+// against emulated AWS (authorization from the template) and one TLS Kubernetes API per cluster.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { parseWorld } from '../../lambda/adapters/world/load-world.js';
+import type { World } from '../../lambda/adapters/world/schema.js';
+import { generatePki } from '../adapters/kube/tls-fixtures.js';
+import { type Principal, TemplateAuthorizer } from './authorize.js';
+import { AwsEmulator, type PublishedMessage, type QueuedMessage } from './emulator/aws.js';
+import { type KubeEmulator, startKubeEmulator } from './emulator/kube.js';
+import { type Invocation, invokeFunction } from './lambda-runner.js';
+import { type Account, type DeployedFunction, DeployedTemplate } from './template.js';
+
+export const REPO_ROOT = join(import.meta.dirname, '../..');
+export const SCANNER_STACK = 'NodeClassScanner';
+export const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
+export const ALERT_EMAIL = 'oncall@example.com';
+
+/** The deployment the simulation synthesizes: the demo account's two clusters, email alerts. */
+export const SIMULATION_CONTEXT = {
+  homeRegion: 'us-east-1',
+  clusters: ['prod-use1', 'staging-use1'],
+  alertEmails: [ALERT_EMAIL],
+  alertMinSeverity: 'high',
+  accessEntries: true,
+  digest: 'on-change',
+  iamEvents: true,
+} as const;
+
+/** Synthesizes the app once (real esbuild bundles) into `outdir`; throws with the output on failure. */
+export function synthesize(outdir: string, repoRoot = REPO_ROOT): void {
+  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
+  }
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 240_000,
+    env: {
+      ...env,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({
+        ...cdkJson.context,
+        ...SIMULATION_CONTEXT,
+        'aws:cdk:enable-path-metadata': true,
+        'aws:cdk:enable-asset-metadata': true,
+      }),
+    },
+  });
+  if (result.status !== 0) {
+    throw new Error(`synth failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+export interface EmailDelivery {
+  readonly endpoint: string;
+  readonly message: PublishedMessage;
+}
+
+/** SNS subscription filter policies of the kind the stack writes (attribute lists, `exists`). */
+function filterMatches(policy: Record<string, unknown[]> | undefined, message: PublishedMessage) {
+  if (policy === undefined) return true;
+  return Object.entries(policy).every(([attribute, allowed]) => {
+    const value = message.attributes[attribute];
+    return allowed.some((rule) =>
+      typeof rule === 'object' && rule !== null && 'exists' in rule
+        ? (rule as { exists: boolean }).exists === (value !== undefined)
+        : value !== undefined && String(rule) === value
+    );
+  });
+}
+
+export class Simulation {
+  readonly functions: Map<string, DeployedFunction>;
+  readonly principals = new Map<string, Principal>();
+  private constructor(
+    readonly template: DeployedTemplate,
+    readonly world: World,
+    readonly aws: AwsEmulator,
+    readonly kube: KubeEmulator,
+    private readonly caFile: string,
+    private readonly dynamo: { close(): void; endpoint: string }
+  ) {
+    this.functions = template.functions();
+  }
+
+  static async start(assemblyDirectory: string): Promise<Simulation> {
+    const world = parseWorld(readFileSync(WORLD_FILE, 'utf8'), WORLD_FILE);
+    const account: Account = {
+      id: world.account,
+      region: world.region,
+      partition: world.partition ?? 'aws',
+    };
+    const template = new DeployedTemplate(assemblyDirectory, SCANNER_STACK, account);
+    const principalsByAccessKey = new Map<string, Principal>();
+    for (const fn of template.functions().values()) {
+      principalsByAccessKey.set(fn.roleLogicalId, {
+        kind: 'role',
+        roleLogicalId: fn.roleLogicalId,
+        arn: fn.roleArn,
+      });
+    }
+    const accessEntries = new Map<string, string[]>();
+    for (const [, entry] of template.ofType('AWS::EKS::AccessEntry')) {
+      const props = template.resolve(entry.Properties) as {
+        ClusterName: string;
+        PrincipalArn: string;
+      };
+      accessEntries.set(props.ClusterName, [
+        ...(accessEntries.get(props.ClusterName) ?? []),
+        props.PrincipalArn,
+      ]);
+    }
+    const pki = generatePki();
+    const kube = await startKubeEmulator({
+      pki,
+      clusters: world.eks.clusters,
+      accessEntries: (cluster) => accessEntries.get(cluster) ?? [],
+      principalsByAccessKey: new Map(
+        [...principalsByAccessKey].map(([key, principal]) => [
+          key,
+          principal.kind === 'role' ? principal.arn : principal.service,
+        ])
+      ),
+    });
+    const db = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    await new Promise<void>((resolve) => db.listen(0, '127.0.0.1', () => resolve()));
+    const dynamoEndpoint = `http://127.0.0.1:${(db.address() as AddressInfo).port}`;
+    const topics = new Set(template.ofType('AWS::SNS::Topic').map(([id]) => template.ref(id)));
+    const aws = new AwsEmulator({
+      account,
+      world,
+      now: new Date(),
+      authorizer: new TemplateAuthorizer(template),
+      principalsByAccessKey,
+      topics,
+      topicKeys: template.topicKeys(),
+      kubeEndpoints: kube.endpoints,
+      kubeCaPem: pki.caPem,
+      dynamoEndpoint,
+      tls: { key: pki.serverKeyPem, cert: pki.serverCertPem },
+    });
+    template.sqsOrigin = await aws.start();
+    const caFile = join(mkdtempSync(join(tmpdir(), 'deploy-sim-ca-')), 'ca.pem');
+    writeFileSync(caFile, pki.caPem);
+    const simulation = new Simulation(template, world, aws, kube, caFile, {
+      endpoint: dynamoEndpoint,
+      close: () => db.close(),
+    });
+    for (const [key, principal] of principalsByAccessKey) simulation.principals.set(key, principal);
+    await simulation.resetState();
+    return simulation;
+  }
+
+  async close(): Promise<void> {
+    await this.aws.close();
+    await this.kube.close();
+    this.dynamo.close();
+  }
+
+  private dynamoClient(): DynamoDBClient {
+    return new DynamoDBClient({
+      region: this.template.account.region,
+      endpoint: this.dynamo.endpoint,
+      credentials: { accessKeyId: 'simulation', secretAccessKey: 'simulation' },
+    });
+  }
+
+  /** A fresh table (from the template's key schema), no messages, no faults. */
+  async resetState(): Promise<void> {
+    const [[tableId, table]] = this.template.ofType('AWS::DynamoDB::Table') as [
+      [string, { Properties?: Record<string, unknown> }],
+    ];
+    const client = this.dynamoClient();
+    try {
+      await client.send(new DeleteTableCommand({ TableName: tableId })).catch(() => undefined);
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableId,
+          KeySchema: table.Properties?.KeySchema as never,
+          AttributeDefinitions: table.Properties?.AttributeDefinitions as never,
+          BillingMode: 'PAY_PER_REQUEST',
+        })
+      );
+    } finally {
+      client.destroy();
+    }
+    this.aws.published.length = 0;
+    this.aws.queued.length = 0;
+    this.aws.clearFaults();
+    this.kube.faults.clear();
+  }
+
+  /** Every item of the state table (the simulation's view of DynamoDB). */
+  async tableItems(): Promise<Record<string, unknown>[]> {
+    const [[tableId]] = this.template.ofType('AWS::DynamoDB::Table') as [[string, unknown]];
+    const client = this.dynamoClient();
+    try {
+      const { Items = [] } = await client.send(new ScanCommand({ TableName: tableId }));
+      return Items.map((item) =>
+        Object.fromEntries(
+          Object.entries(item).map(([key, value]) => [key, Object.values(value)[0]])
+        )
+      );
+    } finally {
+      client.destroy();
+    }
+  }
+
+  fn(name: string): DeployedFunction {
+    const fn = this.functions.get(name);
+    if (!fn) throw new Error(`no function ${name} in the template (${[...this.functions.keys()]})`);
+    return fn;
+  }
+
+  invoke(name: string, event: unknown): Promise<Invocation> {
+    return invokeFunction({
+      fn: this.fn(name),
+      event,
+      endpoint: this.aws.endpoint,
+      accountId: this.template.account.id,
+      region: this.template.account.region,
+      caFile: this.caFile,
+    });
+  }
+
+  /** One SQS record as the event source mapping delivers it. */
+  sqsEvent(message: QueuedMessage, receiveCount = 1) {
+    return {
+      Records: [
+        {
+          messageId: message.messageId,
+          receiptHandle: `emulated-${message.messageId}`,
+          body: message.body,
+          attributes: {
+            ApproximateReceiveCount: String(receiveCount),
+            SentTimestamp: String(Date.now()),
+            SenderId: 'AROAEMULATED',
+            ApproximateFirstReceiveTimestamp: String(Date.now()),
+          },
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: message.queueArn,
+          awsRegion: this.template.account.region,
+        },
+      ],
+    };
+  }
+
+  /**
+   * Delivers each queued message to the scan worker, once. Returns the messages the worker
+   * reported as failed (SQS would make them visible again).
+   */
+  async deliverQueued(messages: readonly QueuedMessage[] = [...this.aws.queued]) {
+    const failed: QueuedMessage[] = [];
+    const invocations: Invocation[] = [];
+    for (const message of messages) {
+      const invocation = await this.invoke('ScanCluster', this.sqsEvent(message));
+      invocations.push(invocation);
+      const failures =
+        (invocation.result as { batchItemFailures?: { itemIdentifier: string }[] } | undefined)
+          ?.batchItemFailures ?? [];
+      if (invocation.error || failures.some((f) => f.itemIdentifier === message.messageId)) {
+        failed.push(message);
+      }
+    }
+    return { failed, invocations };
+  }
+
+  /** What each email subscriber receives: topic messages through the subscription's filter. */
+  emailDeliveries(): EmailDelivery[] {
+    const deliveries: EmailDelivery[] = [];
+    for (const [, subscription] of this.template.ofType('AWS::SNS::Subscription')) {
+      const props = this.template.resolve(subscription.Properties) as {
+        Protocol: string;
+        Endpoint: string;
+        TopicArn: string;
+        FilterPolicy?: Record<string, unknown[]>;
+      };
+      if (props.Protocol !== 'email') continue;
+      for (const message of this.aws.published) {
+        if (message.topicArn === props.TopicArn && filterMatches(props.FilterPolicy, message)) {
+          deliveries.push({ endpoint: props.Endpoint, message });
+        }
+      }
+    }
+    return deliveries;
+  }
+}
