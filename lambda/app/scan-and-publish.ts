@@ -2,6 +2,18 @@
 // affect), diff the findings against stored state, claim each change with a conditional write,
 // publish the claimed ones, and record metrics. Partial-failure policy: each cluster is scanned
 // and published on its own, so one cluster throwing never stops the others.
+//
+// Store calls of one cluster scan, in order (a fault from any of them on fails the scan, and the
+// redelivery of the same scan finishes its work):
+//   1. nextScanSeq  (before the cluster is read: the sequence orders overlapping scans)
+//   2. loadFindings (with the claims still pending publish)
+//   3. adopt        one per pending publish this scan may take over (`adoptablePending`)
+//   4. latestScanSeq (a newer scan has started: this one is stale and writes no change)
+//   5. claim        one per change, most severe first; each claim carries its rendered message
+//      -- SNS publish of the adopted and claimed messages --
+//   6. clearPending the published ones (up to CLEAR_ATTEMPTS passes)
+//   7. release      one per message SNS refused
+//   8. touch, then the NodeClass index (loadIndex + batch write, or batch write)
 import {
   indexEntriesOf,
   type NodeClassIndexEntry,
@@ -9,12 +21,14 @@ import {
 } from '../core/event-index.js';
 import { type Inventory, unavailableSources } from '../core/inventory.js';
 import {
+  adoptablePending,
   applyChanges,
   type DiffScope,
   diffFindings,
   type FindingState,
   type LifecycleChange,
   openBySeverity,
+  type ScanStamp,
 } from '../core/lifecycle.js';
 import { renderDigest } from '../core/notify/digest.js';
 import { type OutgoingMessage, renderChangeMessage } from '../core/notify/message.js';
@@ -37,6 +51,8 @@ export type PlanFactory = (target: {
 export interface ScanSettings {
   readonly reminderIntervalMs: number;
   readonly digest: 'on-change' | 'always' | 'never';
+  /** How long a claim pending publish belongs to its scan (`DEFAULT_PENDING_LEASE_MS`). */
+  readonly pendingLeaseMs?: number;
 }
 
 export interface ScanAndPublishDeps {
@@ -66,6 +82,8 @@ export interface ClusterOutcome {
   readonly nodeClassesScanned: number;
   readonly changes: number;
   readonly published: number;
+  /** A newer scan of the cluster started first: this one published only pending claims. */
+  readonly superseded?: boolean;
   readonly error?: string;
 }
 
@@ -75,6 +93,12 @@ export interface ScanResult {
 }
 
 const CLAIM_CONCURRENCY = 10;
+/**
+ * Passes over the pending marks of published messages. The SDK has retried each write already;
+ * these extra passes exist because a mark left behind makes the next attempt send its message a
+ * second time.
+ */
+const CLEAR_ATTEMPTS = 3;
 
 /** The plan with its NodeClasses narrowed to `names` before any enricher looks at them. */
 export function restrictPlan(plan: ScanPlan, names: readonly string[]): ScanPlan {
@@ -110,6 +134,38 @@ interface ClusterRun {
   readonly states: readonly FindingState[];
 }
 
+function defined<T>(value: T | undefined): value is T {
+  return value !== undefined;
+}
+
+/**
+ * Clears the pending marks of messages SNS accepted. This is the one step where exactly-once
+ * cannot hold: if it fails after SNS took the messages, the redelivery publishes them again.
+ * It runs right after the publish, for all messages in one pass, and is retried here.
+ */
+async function clearPublished(
+  deps: ScanAndPublishDeps,
+  states: readonly FindingState[],
+  stamp: ScanStamp
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.store.clearPending(states, stamp);
+      return;
+    } catch (error) {
+      if (attempt >= CLEAR_ATTEMPTS) throw error;
+      deps.logger.warn('Pending marks not cleared, retrying', { attempt, error: errorText(error) });
+    }
+  }
+}
+
+interface Outgoing {
+  readonly change: LifecycleChange;
+  readonly message: OutgoingMessage;
+  /** Claimed by this scan (false: a pending publish taken over from an earlier attempt). */
+  readonly own: boolean;
+}
+
 async function scanCluster(
   deps: ScanAndPublishDeps,
   request: ScanRequest,
@@ -117,6 +173,12 @@ async function scanCluster(
 ): Promise<ClusterRun> {
   const { cluster } = target;
   const started = deps.clock();
+  // Taken before the cluster is read, so a higher sequence always holds a fresher view.
+  const stamp: ScanStamp = {
+    scanId: request.scanId,
+    scanSeq: await deps.store.nextScanSeq(cluster),
+    at: started.toISOString(),
+  };
   const names = request.restrictTo?.filter((ref) => ref.cluster === cluster).map((ref) => ref.name);
   const basePlan = await deps.planFor(target);
   const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
@@ -128,59 +190,99 @@ async function scanCluster(
     ...(names === undefined ? {} : { nodeClasses: names.map((name) => ({ cluster, name })) }),
   };
   const stored = await deps.store.loadFindings(cluster);
+
+  // Claims an earlier attempt wrote but never published go out with this scan's own.
+  const adoptable = adoptablePending(stored.pending, stamp, deps.settings.pendingLeaseMs);
+  const adopted = (
+    await mapLimited(adoptable, CLAIM_CONCURRENCY, async (pending) =>
+      (await deps.store.adopt(pending, stamp)) ? pending : undefined
+    )
+  ).filter(defined);
   const diff = diffFindings({
-    stored,
+    stored: stored.states,
     findings: report.findings,
     scope,
     unreadClusters: unread,
     now: started,
     reminderIntervalMs: deps.settings.reminderIntervalMs,
   });
+  // A newer scan of this cluster has started: its view wins, this one changes nothing. (The
+  // per-item `scanSeq` conditions cover a newer scan that starts after this check.)
+  const superseded = (await deps.store.latestScanSeq(cluster)) > stamp.scanSeq;
+  // A finding with a publish pending cannot be claimed again until that publish is done.
+  const pendingIds = new Set(stored.pending.map((pending) => pending.state.id));
+  const candidates = superseded
+    ? []
+    : diff.changes.filter((change) => !pendingIds.has(change.next.id));
 
   // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
-  const claims = await mapLimited(diff.changes, CLAIM_CONCURRENCY, async (change) =>
-    (await deps.store.claim(change)) ? change : undefined
-  );
-  const claimed = claims.filter((change): change is LifecycleChange => change !== undefined);
-  const messages = new Map<string, { change: LifecycleChange; message: OutgoingMessage }>();
-  for (const change of claimed) {
-    const message = renderChangeMessage(change);
-    messages.set(message.id, { change, message });
-  }
-  const { failed } = await deps.publisher.publish([...messages.values()].map((m) => m.message));
+  const claimed = (
+    await mapLimited(candidates, CLAIM_CONCURRENCY, async (change) => {
+      const message = renderChangeMessage(change);
+      return (await deps.store.claim(change, { stamp, message })) ? { change, message } : undefined;
+    })
+  ).filter(defined);
+  const outgoing: Outgoing[] = [
+    ...adopted.map((pending) => ({
+      change: { kind: pending.kind, next: pending.state },
+      message: pending.message,
+      own: false,
+    })),
+    ...claimed.map((claim) => ({ ...claim, own: true })),
+  ];
+  const { failed } = await deps.publisher.publish(outgoing.map((item) => item.message));
   const failedIds = new Set(failed.map((failure) => failure.id));
-  const unpublished = [...messages.values()]
-    .filter((m) => failedIds.has(m.message.id))
-    .map((m) => m.change);
-  // Undo the claims whose message did not go out, so the retry notifies them.
-  await mapLimited(unpublished, CLAIM_CONCURRENCY, (change) => deps.store.release(change));
-  const published = claimed.filter((change) => !unpublished.includes(change));
-  await deps.store.touch(diff.touched);
+  const sent = outgoing.filter((item) => !failedIds.has(item.message.id));
+  await clearPublished(
+    deps,
+    sent.map((item) => item.change.next),
+    stamp
+  );
+  // Undo this scan's claims that SNS refused, so the next attempt claims and notifies them again.
+  // A refused adopted message stays pending for the next attempt.
+  const refused = outgoing
+    .filter((item) => item.own && failedIds.has(item.message.id))
+    .map((item) => item.change);
+  await mapLimited(refused, CLAIM_CONCURRENCY, (change) => deps.store.release(change, stamp));
+  const published = sent.map((item) => item.change);
 
   const entries: NodeClassIndexEntry[] = indexEntriesOf(inventory);
-  if (names !== undefined) await deps.store.putIndexEntries(entries);
-  else if (!unread.includes(cluster)) await deps.store.replaceClusterIndex(cluster, entries);
+  if (!superseded) {
+    await deps.store.touch(diff.touched, stamp);
+    if (names !== undefined) await deps.store.putIndexEntries(entries);
+    else if (!unread.includes(cluster)) await deps.store.replaceClusterIndex(cluster, entries);
+  }
 
-  const states = applyChanges(stored, published);
+  const states = applyChanges(
+    stored.states,
+    sent.filter((item) => item.own).map((item) => item.change)
+  );
   const errors = unavailableSources(inventory).length + inputErrors.length;
-  deps.metrics.clusterScanned({
-    cluster,
-    durationMs: deps.clock().getTime() - started.getTime(),
-    nodeClasses: inventory.nodeClasses.length,
-    openBySeverity: openBySeverity(states),
-  });
+  const ok = failed.length === 0;
+  // Only a completed scan counts as scanned; a failed one is counted by `scanFailed`.
+  if (ok) {
+    deps.metrics.clusterScanned({
+      cluster,
+      durationMs: deps.clock().getTime() - started.getTime(),
+      nodeClasses: inventory.nodeClasses.length,
+      openBySeverity: openBySeverity(states),
+    });
+  } else deps.metrics.scanFailed(cluster);
   deps.metrics.sourceErrors(cluster, errors);
   deps.metrics.notificationsSent(published.length);
   deps.logger.info('Cluster scanned', {
     cluster,
     scanId: request.scanId,
+    scanSeq: stamp.scanSeq,
     nodeClasses: inventory.nodeClasses.length,
     changes: diff.changes.length,
+    adopted: adopted.length,
     claimed: claimed.length,
     published: published.length,
+    superseded,
     sourceErrors: errors,
   });
-  if (failed.length > 0) {
+  if (!ok) {
     deps.logger.error('Some notifications were not published', {
       cluster,
       failed: failed.map((failure) => ({ id: failure.id, code: failure.code })),
@@ -189,11 +291,12 @@ async function scanCluster(
   return {
     outcome: {
       cluster,
-      ok: failed.length === 0,
+      ok,
       nodeClassesScanned: inventory.nodeClasses.length,
       changes: diff.changes.length,
       published: published.length,
-      ...(failed.length > 0 ? { error: `${failed.length} notifications not published` } : {}),
+      ...(superseded ? { superseded } : {}),
+      ...(ok ? {} : { error: `${failed.length} notifications not published` }),
     },
     published,
     states,
@@ -216,6 +319,7 @@ export async function scanAndPublish(
       published.push(...run.published);
       states.push(...run.states);
     } catch (error) {
+      deps.metrics.scanFailed(target.cluster);
       deps.metrics.sourceErrors(target.cluster, 1);
       deps.logger.error('Cluster scan failed', {
         cluster: target.cluster,

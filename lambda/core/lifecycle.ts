@@ -3,6 +3,7 @@
 // on every run (Cloud Custodian's most common complaint, scanner-anchors §1.8).
 import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';
+import type { OutgoingMessage } from './notify/message.js';
 
 export const CHANGE_KINDS = ['new', 'changed', 'resolved', 'reminder'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
@@ -241,4 +242,59 @@ export function openBySeverity(states: readonly FindingState[]): Record<Severity
   >;
   for (const state of states) if (state.status === 'open') counts[state.severity] += 1;
   return counts;
+}
+
+/**
+ * The scan that writes: `scanSeq` is taken from a per-cluster counter before the cluster is read,
+ * so a higher number means a fresher view. `at` is the scan's start (ISO).
+ */
+export interface ScanStamp {
+  readonly scanId: string;
+  readonly scanSeq: number;
+  readonly at: string;
+}
+
+/**
+ * A claimed change whose notification is not known to be published yet. It lives on the claimed
+ * item until a publish succeeds, so a scan that dies between claim and publish loses nothing.
+ */
+export interface PendingPublish {
+  readonly kind: ChangeKind;
+  /** The claimed state (its revision is the claim's). */
+  readonly state: FindingState;
+  readonly message: OutgoingMessage;
+  /** The scan that owns the publish, and when it took it (ISO). */
+  readonly scanId: string;
+  readonly scanSeq: number;
+  readonly since: string;
+}
+
+/** A cluster's stored finding states, and the claims among them still waiting to be published. */
+export interface StoredFindings {
+  readonly states: readonly FindingState[];
+  readonly pending: readonly PendingPublish[];
+}
+
+/**
+ * How long a pending publish belongs to the scan that claimed it. Lambda stops every invocation
+ * within 15 minutes, so after that its owner is gone for sure.
+ */
+export const DEFAULT_PENDING_LEASE_MS = 15 * 60 * 1000;
+
+/**
+ * The pending publishes a scan may take over: those of an earlier attempt of the same scan (a
+ * redelivery runs only after that attempt ended), and any whose lease has run out. A pending
+ * publish of another scan that may still be running is left to it: taking it could send twice.
+ */
+export function adoptablePending(
+  pending: readonly PendingPublish[],
+  stamp: ScanStamp,
+  leaseMs: number = DEFAULT_PENDING_LEASE_MS
+): PendingPublish[] {
+  const now = new Date(stamp.at);
+  return pending.filter(
+    (item) =>
+      (item.scanId === stamp.scanId && item.scanSeq < stamp.scanSeq) ||
+      elapsedMs(item.since, now) >= leaseMs
+  );
 }

@@ -2,23 +2,47 @@
 // the IAM lookups the IAM-event path needs. Adapters implement them; the app layer uses only these.
 import { z } from 'zod';
 import type { NodeClassIndexEntry } from './event-index.js';
-import type { FindingState, LifecycleChange } from './lifecycle.js';
+import type {
+  FindingState,
+  LifecycleChange,
+  PendingPublish,
+  ScanStamp,
+  StoredFindings,
+} from './lifecycle.js';
 import type { Severity } from './model.js';
 import type { OutgoingMessage } from './notify/message.js';
 
-/** Per-finding state and the NodeClass index (DynamoDB in production). */
+/**
+ * Per-finding state, a per-cluster scan counter and the NodeClass index (DynamoDB in production).
+ * Every finding write is conditional on the stored `revision` and on the writing scan's sequence
+ * being newer than the one stored (`ScanStamp.scanSeq`), so neither a duplicate delivery nor a
+ * scan with an older view can overwrite a fresher state. Methods throw `SourceUnavailableError`
+ * when the store cannot be reached.
+ */
 export interface FindingStore {
-  /** Every stored finding state of a cluster, open and resolved (not yet expired). */
-  loadFindings(cluster: string): Promise<FindingState[]>;
+  /** Takes the next scan sequence number of a cluster (atomic, strictly increasing). */
+  nextScanSeq(cluster: string): Promise<number>;
+  /** The last sequence number handed out for a cluster (0 if none). */
+  latestScanSeq(cluster: string): Promise<number>;
+  /** Every stored finding state of a cluster, open and resolved (not yet expired), and the claims still pending publish. */
+  loadFindings(cluster: string): Promise<StoredFindings>;
   /**
-   * Writes `change.next` only if the stored revision is still `change.previous?.revision` (absent
-   * for a first sighting). False when another delivery got there first: do not notify then.
+   * Writes `change.next`, marked pending publish with `message`, only if the stored revision is
+   * still `change.previous?.revision` (absent for a first sighting), no publish is pending on it,
+   * and no newer scan wrote it. False when that condition fails: do not notify then.
    */
-  claim(change: LifecycleChange): Promise<boolean>;
-  /** Undoes a claim whose notification could not be published, so a retry notifies again. */
-  release(change: LifecycleChange): Promise<void>;
+  claim(
+    change: LifecycleChange,
+    claim: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
+  ): Promise<boolean>;
+  /** Takes over a pending publish (see `adoptablePending`); false when someone else moved it. */
+  adopt(pending: PendingPublish, stamp: ScanStamp): Promise<boolean>;
+  /** Clears the pending mark of published claims this scan owns (a lost condition is ignored). */
+  clearPending(states: readonly FindingState[], stamp: ScanStamp): Promise<void>;
+  /** Undoes a claim whose notification SNS refused, so a later scan claims and notifies it again. */
+  release(change: LifecycleChange, stamp: ScanStamp): Promise<void>;
   /** Refreshes `lastSeen` of unchanged open findings (no revision bump, never notifies). */
-  touch(states: readonly FindingState[]): Promise<void>;
+  touch(states: readonly FindingState[], stamp: ScanStamp): Promise<void>;
   loadIndex(): Promise<NodeClassIndexEntry[]>;
   /** Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone). */
   replaceClusterIndex(cluster: string, entries: readonly NodeClassIndexEntry[]): Promise<void>;

@@ -106,11 +106,11 @@ describe('publish path under faults', () => {
     const store = new InMemoryFindingStore();
     const broken = clusters[0]?.cluster ?? '';
     const claim = store.claim.bind(store);
-    store.claim = async (change: LifecycleChange) => {
+    store.claim = async (change: LifecycleChange, input: Parameters<typeof claim>[1]) => {
       if (change.next.resource.cluster === broken) {
         throw Object.assign(new Error('Service unavailable'), { name: 'InternalServerError' });
       }
-      return claim(change);
+      return claim(change, input);
     };
     const publisher = new RecordingPublisher();
 

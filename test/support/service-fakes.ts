@@ -1,7 +1,13 @@
 // In-memory implementations of the service ports, with the same conditional-write semantics as
 // the DynamoDB store, for app and handler tests.
 import type { NodeClassIndexEntry } from '../../lambda/core/event-index.js';
-import type { FindingState, LifecycleChange } from '../../lambda/core/lifecycle.js';
+import type {
+  FindingState,
+  LifecycleChange,
+  PendingPublish,
+  ScanStamp,
+  StoredFindings,
+} from '../../lambda/core/lifecycle.js';
 import type { OutgoingMessage } from '../../lambda/core/notify/message.js';
 import type {
   AppLogger,
@@ -10,52 +16,163 @@ import type {
   ServiceMetrics,
 } from '../../lambda/core/service-ports.js';
 
+/**
+ * The DynamoDB store's conditions, in memory. Every store request (one per item written, as
+ * DynamoDB sees them) is recorded in `requests`; `failFrom` makes request number N (1-based,
+ * counted over the store's life) and every later one throw, as an unreachable DynamoDB would.
+ */
 export class InMemoryFindingStore implements FindingStore {
   public readonly findings = new Map<string, FindingState>();
   public readonly index = new Map<string, NodeClassIndexEntry>();
+  /** The sequence of the scan that last wrote each finding (`scanSeq`). */
+  public readonly scanSeqs = new Map<string, number>();
+  public readonly pending = new Map<string, PendingPublish>();
+  public readonly clusterSeqs = new Map<string, number>();
+  public readonly requests: string[] = [];
+  public failFrom: number | undefined;
+  /** The first failing request takes effect before it throws (a response lost in transit). */
+  public failAfterApplying = false;
 
-  public async loadFindings(cluster: string): Promise<FindingState[]> {
-    return [...this.findings.values()].filter((state) => state.resource.cluster === cluster);
+  private request<T>(name: string, apply: () => T): T {
+    this.requests.push(name);
+    const number = this.requests.length;
+    if (this.failFrom !== undefined && number >= this.failFrom) {
+      if (number === this.failFrom && this.failAfterApplying) apply();
+      throw Object.assign(new Error(`DynamoDB unreachable (${name})`), {
+        name: 'InternalServerError',
+      });
+    }
+    return apply();
   }
 
-  public async claim(change: LifecycleChange): Promise<boolean> {
-    const current = this.findings.get(change.next.id);
-    const expected = change.previous?.revision;
-    if (current?.revision !== expected) return false;
-    this.findings.set(change.next.id, change.next);
-    return true;
+  public async nextScanSeq(cluster: string): Promise<number> {
+    return this.request('nextScanSeq', () => {
+      const next = (this.clusterSeqs.get(cluster) ?? 0) + 1;
+      this.clusterSeqs.set(cluster, next);
+      return next;
+    });
   }
 
-  public async release(change: LifecycleChange): Promise<void> {
-    if (this.findings.get(change.next.id)?.revision !== change.next.revision) return;
-    if (change.previous) this.findings.set(change.next.id, change.previous);
-    else this.findings.delete(change.next.id);
+  public async latestScanSeq(cluster: string): Promise<number> {
+    return this.request('latestScanSeq', () => this.clusterSeqs.get(cluster) ?? 0);
   }
 
-  public async touch(states: readonly FindingState[]): Promise<void> {
-    for (const state of states) {
-      const current = this.findings.get(state.id);
-      if (current?.revision === state.revision && current.status === 'open') {
-        this.findings.set(state.id, { ...current, lastSeen: state.lastSeen });
+  public async loadFindings(cluster: string): Promise<StoredFindings> {
+    return this.request('loadFindings', () => ({
+      states: [...this.findings.values()].filter((state) => state.resource.cluster === cluster),
+      pending: [...this.pending.values()].filter((item) => item.state.resource.cluster === cluster),
+    }));
+  }
+
+  public async claim(
+    change: LifecycleChange,
+    { stamp, message }: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
+  ): Promise<boolean> {
+    return this.request('claim', () => {
+      const { id } = change.next;
+      if (this.findings.get(id)?.revision !== change.previous?.revision) return false;
+      if (change.previous !== undefined) {
+        if (this.pending.has(id)) return false;
+        if ((this.scanSeqs.get(id) ?? 0) >= stamp.scanSeq) return false;
       }
+      this.findings.set(id, change.next);
+      this.scanSeqs.set(id, stamp.scanSeq);
+      this.pending.set(id, {
+        kind: change.kind,
+        state: change.next,
+        message,
+        scanId: stamp.scanId,
+        scanSeq: stamp.scanSeq,
+        since: stamp.at,
+      });
+      return true;
+    });
+  }
+
+  public async adopt(pending: PendingPublish, stamp: ScanStamp): Promise<boolean> {
+    return this.request('adopt', () => {
+      const { id, revision } = pending.state;
+      const current = this.pending.get(id);
+      if (this.findings.get(id)?.revision !== revision || current?.scanSeq !== pending.scanSeq) {
+        return false;
+      }
+      this.pending.set(id, {
+        ...current,
+        scanId: stamp.scanId,
+        scanSeq: stamp.scanSeq,
+        since: stamp.at,
+      });
+      return true;
+    });
+  }
+
+  public async clearPending(states: readonly FindingState[], stamp: ScanStamp): Promise<void> {
+    for (const state of states) {
+      this.request('clearPending', () => {
+        if (
+          this.findings.get(state.id)?.revision === state.revision &&
+          this.pending.get(state.id)?.scanSeq === stamp.scanSeq
+        ) {
+          this.pending.delete(state.id);
+        }
+      });
+    }
+  }
+
+  public async release(change: LifecycleChange, stamp: ScanStamp): Promise<void> {
+    this.request('release', () => {
+      const { id } = change.next;
+      if (this.findings.get(id)?.revision !== change.next.revision) return;
+      this.pending.delete(id);
+      if (change.previous) {
+        this.findings.set(id, change.previous);
+        this.scanSeqs.set(id, stamp.scanSeq);
+      } else {
+        this.findings.delete(id);
+        this.scanSeqs.delete(id);
+      }
+    });
+  }
+
+  public async touch(states: readonly FindingState[], stamp: ScanStamp): Promise<void> {
+    for (const state of states) {
+      this.request('touch', () => {
+        const current = this.findings.get(state.id);
+        if (
+          current?.revision === state.revision &&
+          current.status === 'open' &&
+          (this.scanSeqs.get(state.id) ?? 0) < stamp.scanSeq
+        ) {
+          this.findings.set(state.id, { ...current, lastSeen: state.lastSeen });
+          this.scanSeqs.set(state.id, stamp.scanSeq);
+        }
+      });
     }
   }
 
   public async loadIndex(): Promise<NodeClassIndexEntry[]> {
-    return [...this.index.values()];
+    return this.request('loadIndex', () => [...this.index.values()]);
   }
 
   public async replaceClusterIndex(
     cluster: string,
     entries: readonly NodeClassIndexEntry[]
   ): Promise<void> {
-    for (const key of [...this.index.keys()])
-      if (key.startsWith(`${cluster}#`)) this.index.delete(key);
-    await this.putIndexEntries(entries);
+    const existing = this.request('loadIndex', () =>
+      [...this.index.keys()].filter((key) => key.startsWith(`${cluster}#`))
+    );
+    if (entries.length === 0 && existing.length === 0) return;
+    this.request('batchWriteIndex', () => {
+      for (const key of existing) this.index.delete(key);
+      for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
+    });
   }
 
   public async putIndexEntries(entries: readonly NodeClassIndexEntry[]): Promise<void> {
-    for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
+    if (entries.length === 0) return;
+    this.request('batchWriteIndex', () => {
+      for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
+    });
   }
 }
 

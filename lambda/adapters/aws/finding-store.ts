@@ -1,21 +1,32 @@
 // DynamoDB (single table, `pk`/`sk`) implementation of the FindingStore port.
 //   Finding state:   pk = CLUSTER#<cluster>  sk = FINDING#<finding id>
+//   Scan counter:    pk = CLUSTER#<cluster>  sk = SCAN#SEQ   (attribute `seq`)
 //   NodeClass index: pk = NODECLASS          sk = <cluster>#<name>   (EKS names cannot contain '#')
-// Every notifying transition is a conditional Put on `revision`, so two deliveries of the same
-// event (or two workers racing) cannot both win and both alert. Resolved findings carry
+// Every notifying transition is a conditional Put on `revision` and on `scanSeq` (the sequence of
+// the scan that last wrote the item), so two deliveries of the same event, or a scan holding an
+// older view than the last writer, cannot both win and both alert. A claim carries its rendered
+// notification (`pending*` attributes) until the publish is confirmed: a scan that dies in
+// between leaves it for the next attempt instead of losing it. Resolved findings carry
 // `expiresAt` (epoch seconds), the table's TTL attribute.
 import {
   BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { NodeClassIndexEntry } from '../../core/event-index.js';
-import type { FindingState, LifecycleChange } from '../../core/lifecycle.js';
+import {
+  CHANGE_KINDS,
+  type FindingState,
+  type LifecycleChange,
+  type PendingPublish,
+} from '../../core/lifecycle.js';
 import { SEVERITIES } from '../../core/model.js';
+import type { OutgoingMessage } from '../../core/notify/message.js';
 import type { FindingStore } from '../../core/service-ports.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { toSourceUnavailable } from './aws-errors.js';
@@ -23,6 +34,7 @@ import { collectPages } from './paginate.js';
 
 export const findingStoreActions = [
   'dynamodb:Query',
+  'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
@@ -40,6 +52,15 @@ const WRITE_CONCURRENCY = 10;
 export const findingPk = (cluster: string) => `CLUSTER#${cluster}`;
 export const findingSk = (id: string) => `FINDING#${id}`;
 export const indexSk = (cluster: string, name: string) => `${cluster}#${name}`;
+/** The per-cluster scan counter shares the findings' partition, outside the `FINDING#` range. */
+export const SCAN_SEQ_SK = 'SCAN#SEQ';
+const PENDING_ATTRIBUTES = [
+  'pendingKind',
+  'pendingMessage',
+  'pendingScanId',
+  'pendingSeq',
+  'pendingSince',
+] as const;
 
 const FindingItemSchema = z.object({
   id: z.string(),
@@ -56,7 +77,29 @@ const FindingItemSchema = z.object({
   lastNotified: z.string().optional(),
   resolvedAt: z.string().optional(),
   revision: z.number().int(),
+  scanSeq: z.number().int().optional(),
+  pendingKind: z.enum(CHANGE_KINDS).optional(),
+  pendingMessage: z.string().optional(),
+  pendingScanId: z.string().optional(),
+  pendingSeq: z.number().int().optional(),
+  pendingSince: z.string().optional(),
 });
+
+const OutgoingMessageSchema = z.object({
+  id: z.string(),
+  subject: z.string(),
+  attributes: z.record(z.string(), z.string()),
+  bodies: z.object({ default: z.string(), email: z.string(), https: z.string() }),
+});
+
+function parseMessage(json: string): OutgoingMessage | undefined {
+  try {
+    const parsed = OutgoingMessageSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const IndexItemSchema = z.object({
   cluster: z.string(),
@@ -71,6 +114,14 @@ const IndexItemSchema = z.object({
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+function malformed(sk: unknown, detail: string): SourceUnavailableError {
+  return new SourceUnavailableError(
+    'dynamodb:Query',
+    'invalid-response',
+    `Malformed finding item ${String(sk)}: ${detail}`
+  );
 }
 
 function isConditionFailure(error: unknown): boolean {
@@ -101,7 +152,7 @@ export function createFindingStore(
 ): FindingStore {
   const { tableName } = options;
 
-  function findingItem(state: FindingState): Record<string, unknown> {
+  function findingItem(state: FindingState, scanSeq?: number): Record<string, unknown> {
     const expiresAt =
       state.status === 'resolved' && state.resolvedAt !== undefined
         ? Math.floor(Date.parse(state.resolvedAt) / 1000) + options.resolvedTtlDays * 86_400
@@ -124,6 +175,7 @@ export function createFindingStore(
       lastNotified: state.lastNotified,
       resolvedAt: state.resolvedAt,
       revision: state.revision,
+      scanSeq,
       [TTL_ATTRIBUTE]: expiresAt,
     });
   }
@@ -212,7 +264,74 @@ export function createFindingStore(
     });
   }
 
+  const findingKey = (state: FindingState) => ({
+    pk: findingPk(state.resource.cluster),
+    sk: findingSk(state.id),
+  });
+  const seqKey = (cluster: string) => ({ pk: findingPk(cluster), sk: SCAN_SEQ_SK });
+  // A stored `scanSeq` lower than the writer's (or none: items written before it existed).
+  const NEWER_SCAN = '(attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)';
+
+  async function send<T>(operation: string, run: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw toSourceUnavailable(operation, error);
+    }
+  }
+
+  /** Conditional updates of many items, `WRITE_CONCURRENCY` at a time; lost conditions ignored. */
+  async function updateEach<T>(
+    items: readonly T[],
+    input: (item: T) => Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>
+  ): Promise<void> {
+    await inBatches(items, WRITE_CONCURRENCY, async (batch) => {
+      await Promise.all(
+        batch.map((item) =>
+          send('dynamodb:UpdateItem', () =>
+            client.send(new UpdateCommand({ TableName: tableName, ...input(item) }))
+          )
+        )
+      );
+    });
+  }
+
   return {
+    async nextScanSeq(cluster) {
+      const response = await send('dynamodb:UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: seqKey(cluster),
+            UpdateExpression: 'ADD #seq :one SET #type = :type',
+            ExpressionAttributeNames: { '#seq': 'seq', '#type': 'type' },
+            ExpressionAttributeValues: { ':one': 1, ':type': 'scan-seq' },
+            ReturnValues: 'UPDATED_NEW',
+          })
+        )
+      );
+      const seq = response?.Attributes?.seq;
+      if (typeof seq !== 'number') {
+        throw new SourceUnavailableError(
+          'dynamodb:UpdateItem',
+          'invalid-response',
+          `Scan counter of ${cluster} returned no number`
+        );
+      }
+      return seq;
+    },
+
+    async latestScanSeq(cluster) {
+      const response = await send('dynamodb:GetItem', () =>
+        client.send(
+          new GetCommand({ TableName: tableName, Key: seqKey(cluster), ConsistentRead: true })
+        )
+      );
+      const seq = response?.Item?.seq;
+      return typeof seq === 'number' ? seq : 0;
+    },
+
     async loadFindings(cluster) {
       const items = await query('dynamodb:Query', {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -220,46 +339,107 @@ export function createFindingStore(
         // The diff must see the previous delivery's writes.
         ConsistentRead: true,
       });
-      return items.map((item) => {
+      const states: FindingState[] = [];
+      const pending: PendingPublish[] = [];
+      for (const item of items) {
         const parsed = FindingItemSchema.safeParse(item);
-        if (!parsed.success) {
-          throw new SourceUnavailableError(
-            'dynamodb:Query',
-            'invalid-response',
-            `Malformed finding item ${String(item.sk)}: ${parsed.error.issues[0]?.message ?? ''}`
-          );
-        }
-        const { cluster: itemCluster, resourceKind, resourceName, ...rest } = parsed.data;
-        return withoutUndefined({
+        if (!parsed.success) throw malformed(item.sk, parsed.error.issues[0]?.message ?? '');
+        const {
+          cluster: itemCluster,
+          resourceKind,
+          resourceName,
+          scanSeq: _scanSeq,
+          pendingKind,
+          pendingMessage,
+          pendingScanId,
+          pendingSeq,
+          pendingSince,
+          ...rest
+        } = parsed.data;
+        const state = withoutUndefined({
           ...rest,
           resource: { cluster: itemCluster, kind: resourceKind, name: resourceName },
         }) as FindingState;
-      });
+        states.push(state);
+        if (pendingSeq === undefined) continue;
+        const message = pendingMessage === undefined ? undefined : parseMessage(pendingMessage);
+        if (!message || !pendingKind || pendingScanId === undefined || !pendingSince) {
+          throw malformed(item.sk, 'incomplete pending publish');
+        }
+        pending.push({
+          kind: pendingKind,
+          state,
+          message,
+          scanId: pendingScanId,
+          scanSeq: pendingSeq,
+          since: pendingSince,
+        });
+      }
+      return { states, pending };
     },
 
-    async claim(change: LifecycleChange) {
+    async claim(change: LifecycleChange, { stamp, message }) {
       const previous = change.previous;
-      try {
-        await client.send(
+      const item = {
+        ...findingItem(change.next, stamp.scanSeq),
+        pendingKind: change.kind,
+        pendingMessage: JSON.stringify(message),
+        pendingScanId: stamp.scanId,
+        pendingSeq: stamp.scanSeq,
+        pendingSince: stamp.at,
+      };
+      const written = await send('dynamodb:PutItem', () =>
+        client.send(
           new PutCommand({
             TableName: tableName,
-            Item: findingItem(change.next),
+            Item: item,
             ...(previous === undefined
               ? { ConditionExpression: 'attribute_not_exists(pk)' }
               : {
-                  ConditionExpression: 'revision = :revision',
-                  ExpressionAttributeValues: { ':revision': previous.revision },
+                  ConditionExpression: `revision = :revision AND attribute_not_exists(pendingSeq) AND ${NEWER_SCAN}`,
+                  ExpressionAttributeValues: {
+                    ':revision': previous.revision,
+                    ':scanSeq': stamp.scanSeq,
+                  },
                 }),
           })
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw toSourceUnavailable('dynamodb:PutItem', error);
-      }
+        )
+      );
+      return written !== undefined;
     },
 
-    async release(change: LifecycleChange) {
+    async adopt(pending, stamp) {
+      const written = await send('dynamodb:UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: findingKey(pending.state),
+            UpdateExpression:
+              'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
+            ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
+            ExpressionAttributeValues: {
+              ':scanId': stamp.scanId,
+              ':scanSeq': stamp.scanSeq,
+              ':since': stamp.at,
+              ':revision': pending.state.revision,
+              ':owner': pending.scanSeq,
+            },
+          })
+        )
+      );
+      return written !== undefined;
+    },
+
+    async clearPending(states, stamp) {
+      await updateEach(states, (state) => ({
+        Key: findingKey(state),
+        UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
+        ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
+        ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
+      }));
+    },
+
+    async release(change: LifecycleChange, stamp) {
       const condition = {
         ConditionExpression: 'revision = :revision',
         ExpressionAttributeValues: { ':revision': change.next.revision },
@@ -277,7 +457,8 @@ export function createFindingStore(
           await client.send(
             new PutCommand({
               TableName: tableName,
-              Item: findingItem(change.previous),
+              // The releasing scan's sequence stays: an older view still may not overwrite it.
+              Item: findingItem(change.previous, stamp.scanSeq),
               ...condition,
             })
           );
@@ -292,32 +473,19 @@ export function createFindingStore(
       }
     },
 
-    async touch(states) {
-      await inBatches(states, WRITE_CONCURRENCY, async (batch) => {
-        await Promise.all(
-          batch.map(async (state) => {
-            try {
-              await client.send(
-                new UpdateCommand({
-                  TableName: tableName,
-                  Key: { pk: findingPk(state.resource.cluster), sk: findingSk(state.id) },
-                  UpdateExpression: 'SET lastSeen = :lastSeen',
-                  ConditionExpression: 'revision = :revision AND #status = :open',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: {
-                    ':lastSeen': state.lastSeen,
-                    ':revision': state.revision,
-                    ':open': 'open',
-                  },
-                })
-              );
-            } catch (error) {
-              if (!isConditionFailure(error))
-                throw toSourceUnavailable('dynamodb:UpdateItem', error);
-            }
-          })
-        );
-      });
+    async touch(states, stamp) {
+      await updateEach(states, (state) => ({
+        Key: findingKey(state),
+        UpdateExpression: 'SET lastSeen = :lastSeen, scanSeq = :scanSeq',
+        ConditionExpression: `revision = :revision AND #status = :open AND ${NEWER_SCAN}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':lastSeen': state.lastSeen,
+          ':revision': state.revision,
+          ':open': 'open',
+          ':scanSeq': stamp.scanSeq,
+        },
+      }));
     },
 
     loadIndex: () => indexItemsOf(),

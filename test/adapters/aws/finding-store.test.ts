@@ -3,6 +3,7 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -11,7 +12,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.js';
 import type { NodeClassIndexEntry } from '../../../lambda/core/event-index.js';
-import { diffFindings } from '../../../lambda/core/lifecycle.js';
+import { diffFindings, type ScanStamp } from '../../../lambda/core/lifecycle.js';
+import { renderChangeMessage } from '../../../lambda/core/notify/message.js';
 import { SourceUnavailableError } from '../../../lambda/shared/errors.js';
 import { aFinding, aStoredState } from '../../support/findings.js';
 
@@ -44,6 +46,12 @@ function firstChange(kind: 'new' | 'resolved') {
   return change;
 }
 
+const stamp: ScanStamp = { scanId: 'msg-1', scanSeq: 7, at: NOW.toISOString() };
+
+function claimInput(change: ReturnType<typeof firstChange>) {
+  return { stamp, message: renderChangeMessage(change) };
+}
+
 const entry: NodeClassIndexEntry = {
   cluster: 'prod',
   name: 'default',
@@ -62,7 +70,7 @@ describe('createFindingStore', () => {
     dynamo.on(PutCommand).resolves({});
     const change = firstChange('new');
     // Act
-    const claimed = await store.claim(change);
+    const claimed = await store.claim(change, claimInput(change));
     // Assess
     expect(claimed).toBe(true);
     expect(dynamo.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
@@ -85,6 +93,12 @@ describe('createFindingStore', () => {
         lastSeen: NOW.toISOString(),
         lastNotified: NOW.toISOString(),
         revision: 1,
+        scanSeq: 7,
+        pendingKind: 'new',
+        pendingMessage: JSON.stringify(renderChangeMessage(change)),
+        pendingScanId: 'msg-1',
+        pendingSeq: 7,
+        pendingSince: NOW.toISOString(),
       },
     });
   });
@@ -92,10 +106,12 @@ describe('createFindingStore', () => {
   it('claims a transition conditionally on the previous revision and sets the TTL on resolved', async () => {
     dynamo.on(PutCommand).resolves({});
     const change = firstChange('resolved');
-    await store.claim(change);
+    await store.claim(change, claimInput(change));
     const input = dynamo.commandCalls(PutCommand)[0]?.args[0].input;
-    expect(input?.ConditionExpression).toBe('revision = :revision');
-    expect(input?.ExpressionAttributeValues).toEqual({ ':revision': 4 });
+    expect(input?.ConditionExpression).toBe(
+      'revision = :revision AND attribute_not_exists(pendingSeq) AND (attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)'
+    );
+    expect(input?.ExpressionAttributeValues).toEqual({ ':revision': 4, ':scanSeq': 7 });
     expect(input?.Item).toMatchObject({
       status: 'resolved',
       revision: 5,
@@ -106,7 +122,8 @@ describe('createFindingStore', () => {
 
   it('returns false when another delivery already claimed the change', async () => {
     dynamo.on(PutCommand).rejects(conditionFailed);
-    expect(await store.claim(firstChange('new'))).toBe(false);
+    const change = firstChange('new');
+    expect(await store.claim(change, claimInput(change))).toBe(false);
   });
 
   it('classifies other write errors as SourceUnavailableError', async () => {
@@ -115,7 +132,8 @@ describe('createFindingStore', () => {
       .rejects(
         Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' })
       );
-    await expect(store.claim(firstChange('new'))).rejects.toMatchObject({
+    const change = firstChange('new');
+    await expect(store.claim(change, claimInput(change))).rejects.toMatchObject({
       name: 'SourceUnavailableError',
       reason: 'throttled',
       source: 'dynamodb:PutItem',
@@ -127,8 +145,8 @@ describe('createFindingStore', () => {
     dynamo.on(PutCommand).resolves({});
     const created = firstChange('new');
     const resolved = firstChange('resolved');
-    await store.release(created);
-    await store.release(resolved);
+    await store.release(created, stamp);
+    await store.release(resolved, stamp);
     expect(dynamo.commandCalls(DeleteCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
       Key: { pk: 'CLUSTER#prod', sk: `FINDING#${created.next.id}` },
@@ -138,7 +156,7 @@ describe('createFindingStore', () => {
     expect(dynamo.commandCalls(PutCommand)[0]?.args[0].input).toMatchObject({
       ConditionExpression: 'revision = :revision',
       ExpressionAttributeValues: { ':revision': 5 },
-      Item: { status: 'open', revision: 4 },
+      Item: { status: 'open', revision: 4, scanSeq: 7 },
     });
   });
 
@@ -165,8 +183,9 @@ describe('createFindingStore', () => {
       .on(QueryCommand)
       .resolvesOnce({ Items: [item], LastEvaluatedKey: { pk: 'CLUSTER#prod', sk: item.sk } })
       .resolvesOnce({ Items: [] });
-    const states = await store.loadFindings('prod');
+    const { states, pending } = await store.loadFindings('prod');
     expect(states).toEqual([state]);
+    expect(pending).toEqual([]);
     const calls = dynamo.commandCalls(QueryCommand);
     expect(calls).toHaveLength(2);
     expect(calls[0]?.args[0].input).toEqual({
@@ -191,17 +210,19 @@ describe('createFindingStore', () => {
       ...aStoredState(aFinding(), '2026-10-01T00:00:00.000Z'),
       lastSeen: NOW.toISOString(),
     };
-    await store.touch([state, { ...state, id: 'other' }]);
+    await store.touch([state, { ...state, id: 'other' }], stamp);
     expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
       Key: { pk: 'CLUSTER#prod', sk: `FINDING#${state.id}` },
-      UpdateExpression: 'SET lastSeen = :lastSeen',
-      ConditionExpression: 'revision = :revision AND #status = :open',
+      UpdateExpression: 'SET lastSeen = :lastSeen, scanSeq = :scanSeq',
+      ConditionExpression:
+        'revision = :revision AND #status = :open AND (attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':lastSeen': NOW.toISOString(),
         ':revision': 1,
         ':open': 'open',
+        ':scanSeq': 7,
       },
     });
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(2);
@@ -274,6 +295,140 @@ describe('createFindingStore', () => {
     expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': 'NODECLASS' },
+    });
+  });
+  it('takes the next scan sequence with an atomic ADD on the cluster counter item', async () => {
+    // Prepare
+    dynamo.on(UpdateCommand).resolves({ Attributes: { seq: 12 } });
+    // Act
+    const seq = await store.nextScanSeq('prod');
+    // Assess
+    expect(seq).toBe(12);
+    expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'state',
+      Key: { pk: 'CLUSTER#prod', sk: 'SCAN#SEQ' },
+      UpdateExpression: 'ADD #seq :one SET #type = :type',
+      ExpressionAttributeNames: { '#seq': 'seq', '#type': 'type' },
+      ExpressionAttributeValues: { ':one': 1, ':type': 'scan-seq' },
+      ReturnValues: 'UPDATED_NEW',
+    });
+  });
+
+  it('fails the scan when the counter returns no number, or cannot be written', async () => {
+    dynamo.on(UpdateCommand).resolvesOnce({}).rejects(new Error('socket hang up'));
+    await expect(store.nextScanSeq('prod')).rejects.toMatchObject({
+      name: 'SourceUnavailableError',
+      reason: 'invalid-response',
+    });
+    await expect(store.nextScanSeq('prod')).rejects.toBeInstanceOf(SourceUnavailableError);
+  });
+
+  it('reads the latest scan sequence consistently, 0 when no scan ran yet', async () => {
+    dynamo
+      .on(GetCommand)
+      .resolvesOnce({ Item: { seq: 5 } })
+      .resolvesOnce({});
+    expect(await store.latestScanSeq('prod')).toBe(5);
+    expect(await store.latestScanSeq('prod')).toBe(0);
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+      TableName: 'state',
+      Key: { pk: 'CLUSTER#prod', sk: 'SCAN#SEQ' },
+      ConsistentRead: true,
+    });
+  });
+
+  it('returns the claims pending publish with their message, and the states without the marks', async () => {
+    // Prepare
+    const change = firstChange('new');
+    const message = renderChangeMessage(change);
+    dynamo.on(PutCommand).resolves({});
+    await store.claim(change, { stamp, message });
+    const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
+    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}] });
+    // Act
+    const { states, pending } = await store.loadFindings('prod');
+    // Assess
+    expect(states).toEqual([change.next]);
+    expect(pending).toEqual([
+      {
+        kind: 'new',
+        state: change.next,
+        message,
+        scanId: 'msg-1',
+        scanSeq: 7,
+        since: NOW.toISOString(),
+      },
+    ]);
+  });
+
+  it('rejects a pending mark without a readable message', async () => {
+    const change = firstChange('new');
+    dynamo.on(PutCommand).resolves({});
+    await store.claim(change, claimInput(change));
+    const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
+    dynamo.on(QueryCommand).resolves({ Items: [{ ...written, pendingMessage: '{"id":' }] });
+    await expect(store.loadFindings('prod')).rejects.toMatchObject({
+      name: 'SourceUnavailableError',
+      reason: 'invalid-response',
+    });
+  });
+
+  it('takes over a pending publish conditionally on its revision and owner', async () => {
+    // Prepare
+    const change = firstChange('new');
+    const pending = {
+      kind: 'new' as const,
+      state: change.next,
+      message: renderChangeMessage(change),
+      scanId: 'msg-1',
+      scanSeq: 3,
+      since: '2026-10-31T00:00:00.000Z',
+    };
+    dynamo.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed);
+    // Act
+    const first = await store.adopt(pending, stamp);
+    const second = await store.adopt(pending, stamp);
+    // Assess
+    expect([first, second]).toEqual([true, false]);
+    expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'state',
+      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${change.next.id}` },
+      UpdateExpression: 'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
+      ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
+      ExpressionAttributeValues: {
+        ':scanId': 'msg-1',
+        ':scanSeq': 7,
+        ':since': NOW.toISOString(),
+        ':revision': 1,
+        ':owner': 3,
+      },
+    });
+  });
+
+  it('clears the pending marks this scan owns, ignoring items moved on since', async () => {
+    // Prepare
+    dynamo.on(UpdateCommand).rejectsOnce(conditionFailed).resolves({});
+    const state = aStoredState(aFinding(), '2026-10-01T00:00:00.000Z', { revision: 2 });
+    // Act
+    await store.clearPending([state, { ...state, id: 'other' }], stamp);
+    // Assess
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(2);
+    expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'state',
+      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${state.id}` },
+      UpdateExpression:
+        'REMOVE pendingKind, pendingMessage, pendingScanId, pendingSeq, pendingSince',
+      ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
+      ExpressionAttributeValues: { ':revision': 2, ':scanSeq': 7 },
+    });
+  });
+
+  it('throws when a pending mark cannot be cleared for another reason than a lost condition', async () => {
+    dynamo.on(UpdateCommand).rejects(new Error('socket hang up'));
+    const state = aStoredState(aFinding(), '2026-10-01T00:00:00.000Z');
+    await expect(store.clearPending([state], stamp)).rejects.toMatchObject({
+      name: 'SourceUnavailableError',
+      source: 'dynamodb:UpdateItem',
     });
   });
 });
