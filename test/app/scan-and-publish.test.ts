@@ -218,3 +218,277 @@ describe('scanAndPublish', () => {
     expect(store.index.get('prod#default')).toMatchObject({ instanceProfile: ARN_PROFILE });
   });
 });
+
+/** A NodeClass failing several checks at once, so one scan claims changes of several severities. */
+const veryBroken = (name: string) =>
+  aNodeClassObject({
+    name,
+    spec: {
+      role: undefined,
+      instanceProfile: ARN_PROFILE,
+      metadataOptions: { httpEndpoint: 'enabled', httpTokens: 'optional' },
+    },
+  });
+
+/** Messages per id (one id per change kind and finding), digests left out. */
+function sentCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const message of publisher.sent) {
+    if (message.attributes.change === 'digest') continue;
+    counts.set(message.id, (counts.get(message.id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('scanAndPublish with DynamoDB failing from the Nth request on', () => {
+  // Baseline: a, b broken and notified. The faulty scan then sees a fixed, b unchanged, c and d new.
+  const before = (): World => new Map([['prod', [veryBroken('a'), veryBroken('b')]]]);
+  const after = (): World =>
+    new Map([['prod', [fixed('a'), veryBroken('b'), veryBroken('c'), broken('d')]]]);
+
+  async function faultyRun(failFrom: number | undefined, failAfterApplying: boolean) {
+    store = new InMemoryFindingStore();
+    publisher = new RecordingPublisher();
+    await scanAndPublish(deps(before()), request(['prod'], 'baseline'));
+    publisher.sent.length = 0;
+    now = new Date('2026-11-01T02:00:00Z');
+    const start = store.requests.length;
+    store.failFrom = failFrom === undefined ? undefined : start + failFrom;
+    store.failAfterApplying = failAfterApplying;
+    const world = after();
+    const first = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    const failedAt = failFrom === undefined ? undefined : store.requests[start + failFrom - 1];
+    // DynamoDB heals; SQS redelivers the same message, then the next schedule runs.
+    store.failFrom = undefined;
+    const redelivery = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    now = new Date('2026-11-01T02:10:00Z');
+    const next = await scanAndPublish(deps(world), request(['prod'], 'msg-2'));
+    return { first, redelivery, next, failedAt, requests: store.requests.length - start };
+  }
+
+  it('delivers every alert exactly once for every N, the clear-pending step aside', async () => {
+    // Prepare: the alerts of a fault-free run, and how many store requests its scan makes
+    const reference = await faultyRun(undefined, false);
+    const expected = sentCounts();
+    const expectedIds = [...expected.keys()].sort();
+    expect(expectedIds.some((id) => id.startsWith('resolved-'))).toBe(true);
+    expect(expectedIds.filter((id) => id.startsWith('new-')).length).toBeGreaterThan(2);
+    expect([...expected.values()].every((count) => count === 1)).toBe(true);
+    expect(reference.first.failedClusters).toEqual([]);
+
+    for (const failAfterApplying of [false, true]) {
+      for (let n = 1; n <= reference.requests + 1; n++) {
+        // Act
+        const run = await faultyRun(n, failAfterApplying);
+        const counts = sentCounts();
+        // Assess: nothing lost, nothing extra, and doubles only when the clear-pending write failed
+        const where = `N=${n} (${run.failedAt ?? 'none'}, applied=${failAfterApplying})`;
+        expect([...counts.keys()].sort(), where).toEqual(expectedIds);
+        const doubled = [...counts.values()].filter((count) => count > 1);
+        expect(Math.max(...counts.values()), where).toBeLessThanOrEqual(2);
+        if (run.failedAt !== 'clearPending') expect(doubled, where).toEqual([]);
+        expect(run.redelivery.failedClusters, where).toEqual([]);
+        expect(run.next.outcomes[0]?.published, where).toBe(0);
+        expect(store.pending.size, where).toBe(0);
+      }
+    }
+  });
+
+  it('counts a scan cut short by DynamoDB as failed, not as scanned', async () => {
+    store.failFrom = 3;
+    const result = await scanAndPublish(deps(new Map([['prod', [broken()]]])), request(['prod']));
+    expect(result.failedClusters).toEqual(['prod']);
+    expect(metrics.total('ClustersScanned')).toBe(0);
+    expect(metrics.total('ScanFailures')).toBe(1);
+    expect(metrics.records.filter((r) => r.name === 'OpenFindings')).toEqual([]);
+  });
+});
+
+describe('scanAndPublish when SNS refuses a message', () => {
+  it('sends it on the redelivery, exactly once, and counts the first attempt as failed', async () => {
+    // Prepare
+    const world: World = new Map([['prod', [broken()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 'probe'));
+    const id = [...store.findings.values()].find((s) => s.checkId === CHECK)?.id ?? '';
+    store = new InMemoryFindingStore();
+    publisher = new RecordingPublisher();
+    metrics = new RecordingMetrics();
+    publisher.failOnce.add(`new-${id}`);
+    // Act
+    const failed = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    const retried = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    const later = await scanAndPublish(deps(world), request(['prod'], 'msg-2'));
+    // Assess
+    expect(failed.failedClusters).toEqual(['prod']);
+    expect([retried.failedClusters, later.failedClusters]).toEqual([[], []]);
+    expect(sentCounts().get(`new-${id}`)).toBe(1);
+    expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+    expect(metrics.total('ScanFailures')).toBe(1);
+    expect(metrics.total('ClustersScanned')).toBe(2);
+  });
+
+  it('keeps a refused message of a taken-over claim pending until a later attempt sends it', async () => {
+    // Prepare: the first attempt claims, then DynamoDB fails before the publish
+    const world: World = new Map([['prod', [broken()]]]);
+    // Request 4 is the first claim: it is written, then the connection drops.
+    store.failFrom = 4;
+    store.failAfterApplying = true;
+    await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    store.failFrom = undefined;
+    const pendingIds = [...store.pending.values()].map((pending) => pending.message.id);
+    expect(pendingIds.length).toBeGreaterThan(0);
+    for (const id of pendingIds) publisher.failOnce.add(id);
+    // Act
+    const second = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    const third = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    // Assess
+    expect(second.failedClusters).toEqual(['prod']);
+    expect(third.failedClusters).toEqual([]);
+    expect([...sentCounts().keys()].sort()).toEqual([...pendingIds].sort());
+    expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+  });
+
+  it("leaves another live scan's pending publish alone until its lease runs out", async () => {
+    const world: World = new Map([['prod', [broken()]]]);
+    // Request 4 is the first claim: it is written, then the connection drops.
+    store.failFrom = 4;
+    store.failAfterApplying = true;
+    await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
+    store.failFrom = undefined;
+    now = new Date('2026-11-01T00:05:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 'event-1'));
+    expect(sentCounts().size).toBe(0);
+    now = new Date('2026-11-01T00:16:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 'schedule-2'));
+    expect(sentCounts().size).toBeGreaterThan(0);
+    expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+  });
+});
+
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+/** A plan that reads the world now and hands the snapshot over once `resume` opens. */
+function stalePlan(world: World, resume: Promise<void>, read: () => void): PlanFactory {
+  return (target) => {
+    const snapshot: World = new Map([[target.cluster, [...(world.get(target.cluster) ?? [])]]]);
+    read();
+    const plan = planFactory(snapshot)(target) as ScanPlan;
+    return {
+      ...plan,
+      objects: {
+        load: async () => {
+          await resume;
+          return plan.objects.load();
+        },
+      },
+    };
+  };
+}
+
+describe('scanAndPublish with two overlapping scans of one cluster', () => {
+  const restricted = [{ cluster: 'prod', name: 'default' }];
+  const variants = [
+    { older: 'full', newer: 'full' },
+    { older: 'restricted', newer: 'full' },
+    { older: 'full', newer: 'restricted' },
+    { older: 'restricted', newer: 'restricted' },
+  ] as const;
+  const scanOf = (kind: 'full' | 'restricted', scanId: string) => ({
+    ...request(['prod'], scanId),
+    ...(kind === 'restricted' ? { restrictTo: restricted } : {}),
+  });
+
+  it.each(variants)(
+    'newer finishes first ($older older, $newer newer): no false RESOLVED',
+    async ({ older, newer }) => {
+      // Prepare: the older scan reads the cluster while the NodeClass is fixed
+      const world: World = new Map([['prod', [fixed()]]]);
+      const resume = gate();
+      const read = gate();
+      const olderScan = scanAndPublish(
+        deps(world, { planFor: stalePlan(world, resume.opened, read.open) }),
+        scanOf(older, 'older')
+      );
+      await read.opened;
+      // Act: the NodeClass breaks, the newer scan sees it and completes, then the older one resumes
+      world.set('prod', [broken()]);
+      await scanAndPublish(deps(world), scanOf(newer, 'newer'));
+      resume.open();
+      const result = await olderScan;
+      // Assess
+      expect(findingMessages().map((m) => m.change)).toEqual(['new']);
+      expect([...store.findings.values()].find((s) => s.checkId === CHECK)?.status).toBe('open');
+      expect(result.outcomes[0]).toMatchObject({ ok: true, superseded: true, published: 0 });
+    }
+  );
+
+  it.each(variants)(
+    'older finishes first ($older older, $newer newer): no false RESOLVED',
+    async ({ older, newer }) => {
+      // Prepare: broken and notified; then the older scan reads it fixed, the newer broken again
+      const world: World = new Map([['prod', [broken()]]]);
+      await scanAndPublish(deps(world), request(['prod'], 'baseline'));
+      world.set('prod', [fixed()]);
+      const olderResume = gate();
+      const olderRead = gate();
+      const olderScan = scanAndPublish(
+        deps(world, { planFor: stalePlan(world, olderResume.opened, olderRead.open) }),
+        scanOf(older, 'older')
+      );
+      await olderRead.opened;
+      world.set('prod', [broken()]);
+      const newerResume = gate();
+      const newerRead = gate();
+      const newerScan = scanAndPublish(
+        deps(world, { planFor: stalePlan(world, newerResume.opened, newerRead.open) }),
+        scanOf(newer, 'newer')
+      );
+      await newerRead.opened;
+      // Act: the older scan finishes before the newer one writes anything
+      olderResume.open();
+      await olderScan;
+      newerResume.open();
+      await newerScan;
+      // Assess
+      expect(findingMessages().map((m) => m.change)).toEqual(['new']);
+      expect([...store.findings.values()].find((s) => s.checkId === CHECK)?.status).toBe('open');
+    }
+  );
+
+  it('an older scan that passed the staleness check still loses to a newer write on the item', async () => {
+    // Prepare: broken and notified; the older scan reads it fixed and stops after the check
+    const world: World = new Map([['prod', [broken()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 'baseline'));
+    world.set('prod', [fixed()]);
+    const checked = gate();
+    const resume = gate();
+    const latest = store.latestScanSeq.bind(store);
+    store.latestScanSeq = async (cluster: string) => {
+      const seq = await latest(cluster);
+      store.latestScanSeq = latest;
+      checked.open();
+      await resume.opened;
+      return seq;
+    };
+    const olderScan = scanAndPublish(deps(world), request(['prod'], 'older'));
+    await checked.opened;
+    // Act: the NodeClass breaks again; a newer scan two hours later refreshes the finding
+    world.set('prod', [broken()]);
+    const later = new Date('2026-11-01T02:00:00Z');
+    await scanAndPublish(deps(world, { clock: () => later }), request(['prod'], 'newer'));
+    resume.open();
+    await olderScan;
+    // Assess
+    expect(findingMessages().map((m) => m.change)).toEqual(['new']);
+    expect([...store.findings.values()].find((s) => s.checkId === CHECK)).toMatchObject({
+      status: 'open',
+      lastSeen: later.toISOString(),
+    });
+  });
+});
