@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  adoptablePending,
   applyChanges,
+  DEFAULT_PENDING_LEASE_MS,
   diffFindings,
   type FindingState,
   openBySeverity,
+  type PendingPublish,
 } from '../../lambda/core/lifecycle.js';
 import { aFinding, aStoredState } from '../support/findings.js';
 
@@ -279,5 +282,40 @@ describe('openBySeverity', () => {
       },
     ];
     expect(openBySeverity(states)).toEqual({ critical: 0, high: 2, medium: 0, low: 0, info: 0 });
+  });
+});
+
+describe('adoptablePending', () => {
+  const state = aStoredState(aFinding(), T0);
+  const pending = (scanId: string, scanSeq: number, since = T0): PendingPublish => ({
+    kind: 'new',
+    state,
+    message: {
+      id: `new-${state.id}`,
+      subject: 's',
+      attributes: {},
+      bodies: { default: '{}', email: '', https: '{}' },
+    },
+    scanId,
+    scanSeq,
+    since,
+  });
+  const stamp = { scanId: 'msg-1', scanSeq: 5, at: '2026-11-01T00:01:00.000Z' };
+
+  it('takes over what an earlier attempt of the same scan left pending', () => {
+    expect(adoptablePending([pending('msg-1', 4)], stamp)).toHaveLength(1);
+  });
+
+  it('leaves a publish pending of another scan that may still run, or its own', () => {
+    expect(adoptablePending([pending('event-7', 4), pending('msg-1', 5)], stamp)).toEqual([]);
+  });
+
+  it('takes over any pending publish whose lease has run out', () => {
+    const late = {
+      ...stamp,
+      at: new Date(Date.parse(T0) + DEFAULT_PENDING_LEASE_MS).toISOString(),
+    };
+    expect(adoptablePending([pending('event-7', 9)], late)).toHaveLength(1);
+    expect(adoptablePending([pending('event-7', 9)], stamp, 60_000)).toHaveLength(1);
   });
 });
