@@ -120,6 +120,17 @@ export const scannerConfigSchema = z
           'create those with `aws eks create-access-entry` (README) or set accessEntries=false',
       });
     }
+    if (
+      config.reservedScanConcurrency !== undefined &&
+      config.reservedScanConcurrency < config.scanConcurrency
+    ) {
+      // Below the event source's maximum concurrency, Lambda throttles the queue's pollers.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reservedScanConcurrency'],
+        message: `reserve at least scanConcurrency (${config.scanConcurrency}), or leave it unset`,
+      });
+    }
     if (config.eksAdminViewPolicy && !config.accessEntries) {
       ctx.addIssue({
         code: 'custom',

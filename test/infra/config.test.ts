@@ -22,6 +22,7 @@ describe('scanner configuration (cdk.json context)', () => {
       iamEvents: true,
     });
     expect(config.dryRunRoleArn).toBeUndefined();
+    expect(config.reservedScanConcurrency).toBeUndefined();
   });
 
   it('sets every key the schema knows in cdk.json, so the shipped file documents them', () => {
@@ -30,6 +31,7 @@ describe('scanner configuration (cdk.json context)', () => {
       'slackWorkspaceId',
       'slackChannelId',
       'dryRunRoleArn',
+      'reservedScanConcurrency',
       'vpcId',
       'subnetIds',
     ];
@@ -70,6 +72,8 @@ describe('scanner configuration (cdk.json context)', () => {
     [{ clusters: ['prod@mars'] }, 'clusters.0'],
     [{ logRetentionDays: 17 }, 'logRetentionDays'],
     [{ scanConcurrency: 1 }, 'scanConcurrency'],
+    [{ reservedScanConcurrency: 0 }, 'reservedScanConcurrency'],
+    [{ scanConcurrency: 8, reservedScanConcurrency: 4 }, 'reservedScanConcurrency'],
     [{ slackWorkspaceId: 'T0123ABCD' }, 'slackChannelId'],
     [{ vpcId: 'vpc-0123abcd' }, 'subnetIds'],
     [{ dryRunRoleArn: 'arn:aws:iam::111122223333:user/someone' }, 'dryRunRoleArn'],

@@ -1,14 +1,34 @@
 import { Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import {
-  DRY_RUN_ONLY_ACTIONS,
-  declaredActions,
+  FUNCTION_CONSTRUCT_IDS,
+  handlerResources,
+  ROLE_CONSTRUCT_IDS,
+} from '../../infra/handler-roles.js';
+import {
+  GRANTS_KEPT_WITHOUT_USE,
+  grantedActions,
   type PermissionScope,
   scannerPolicyStatements,
   wildcardReasons,
 } from '../../infra/permissions.js';
-import { DECLARED_ACTIONS } from '../../lambda/adapters/aws/declared-actions.js';
-import { actionsOf, buildApp, FULL_CONTEXT, logicalIdOf, resourcesOf } from './support.js';
+import {
+  DECLARED_ACTIONS,
+  HANDLER_ACTIONS,
+  SCANNING_HANDLERS,
+} from '../../lambda/adapters/aws/declared-actions.js';
+import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/config.js';
+import {
+  actionsOf,
+  buildApp,
+  CDK_JSON_CONTEXT,
+  FULL_CONTEXT,
+  logicalIdOf,
+  resourcesOf,
+} from './support.js';
+
+const DRY_RUN_ROLE = 'arn:aws:iam::111122223333:role/karpenter-dry-run';
 
 const SCOPE: PermissionScope = {
   partition: 'aws',
@@ -32,55 +52,165 @@ function resourcesFor(action: string, registry: Record<string, readonly string[]
   return statement === undefined ? undefined : [statement.Resource].flat();
 }
 
-describe('scanner role policy', () => {
-  const { template } = buildApp();
-  const policies = resourcesOf(template, 'AWS::IAM::Policy');
-  const scannerPolicyId = logicalIdOf(template, 'AWS::IAM::Policy', 'ScannerPolicy');
-  const granted = actionsOf(policies[scannerPolicyId]?.Properties?.PolicyDocument);
+type PolicyResource = { Properties?: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
-  it('grants exactly the actions the adapters declare, no more and no fewer', () => {
+/** Each handler's generated policy and CDK's default policy, with the role they attach to. */
+function policiesOf(template: Template, handler: HandlerName) {
+  const { roleLogicalId } = handlerResources(template.toJSON() as never)[handler];
+  const attached = Object.entries(resourcesOf(template, 'AWS::IAM::Policy')).filter(([, policy]) =>
+    JSON.stringify(policy.Properties?.Roles).includes(`"${roleLogicalId}"`)
+  );
+  const generatedPrefix = `Scanner${FUNCTION_CONSTRUCT_IDS[handler]}Policy`;
+  const pick = (generated: boolean) =>
+    attached.filter(([id]) => id.startsWith(generatedPrefix) === generated).map(([, p]) => p);
+  return { roleLogicalId, generated: pick(true), wiring: pick(false) };
+}
+
+function statementsOf(policies: readonly PolicyResource[]): Statement[] {
+  return policies.flatMap(
+    (policy) =>
+      (policy.Properties?.PolicyDocument as { Statement?: Statement[] } | undefined)?.Statement ??
+      []
+  );
+}
+
+const actionsIn = (statement: Statement) => [statement.Action].flat();
+const sorted = (actions: Iterable<string>) => [...new Set(actions)].sort();
+
+// What CDK adds besides the generated policy, by handler: named, so nothing else can slip in.
+const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+const KEY = ['kms:Decrypt', 'kms:GenerateDataKey*'];
+const EVENT_DLQ = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+const SCAN_QUEUE_CONSUMER = [
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+  'sqs:GetQueueUrl',
+  'sqs:ReceiveMessage',
+];
+const WIRING: Readonly<Record<HandlerName, Readonly<Record<string, readonly string[]>>>> = {
+  // resource logical-id fragment → actions on it
+  dispatch: { DispatchLogs: LOGS, EventDeadLetters: EVENT_DLQ },
+  'scan-cluster': { ScanClusterLogs: LOGS, FindingsKey: KEY, ScanQueue: SCAN_QUEUE_CONSUMER },
+  'ami-event': { AmiEventLogs: LOGS, FindingsKey: KEY, EventDeadLetters: EVENT_DLQ },
+  'iam-event': { IamEventLogs: LOGS, FindingsKey: KEY, EventDeadLetters: EVENT_DLQ },
+};
+
+describe.each([
+  ['the shipped cdk.json', CDK_JSON_CONTEXT, false],
+  ['DryRun mode on', { ...FULL_CONTEXT, dryRunRoleArn: DRY_RUN_ROLE }, true],
+] as const)('each function’s role (%s)', (_, context, dryRun) => {
+  const { template } = buildApp(context);
+
+  it.each(HANDLER_NAMES)('%s: its policy grants exactly the actions it declares', (handler) => {
     // Prepare
-    const declared = declaredActions(DECLARED_ACTIONS).filter(
-      (action) => !DRY_RUN_ONLY_ACTIONS.includes(action)
-    );
+    const declared = grantedActions(HANDLER_ACTIONS[handler], dryRun);
+    const granted = statementsOf(policiesOf(template, handler).generated).flatMap(actionsIn);
 
     // Assess
     expect(declared.length).toBeGreaterThan(0);
-    expect([...new Set(granted)].sort()).toEqual([...declared].sort());
+    expect(sorted(granted)).toEqual(sorted(declared));
     expect(granted).toHaveLength(new Set(granted).size);
   });
 
-  it('attaches the generated policy to the role the Lambdas run as', () => {
-    // Prepare
-    const roleId = logicalIdOf(template, 'AWS::IAM::Role', 'ScannerRole');
+  it.each(HANDLER_NAMES)('%s: CDK adds only the named wiring, each on its resource', (handler) => {
+    // Act
+    const statements = statementsOf(policiesOf(template, handler).wiring);
+    const byResource = Object.entries(WIRING[handler]).map(([fragment, actions]) => ({
+      fragment,
+      actions,
+      granted: statements
+        .filter((statement) => JSON.stringify(statement.Resource).includes(`"Scanner${fragment}`))
+        .flatMap(actionsIn),
+    }));
 
     // Assess
-    expect(policies[scannerPolicyId]?.Properties?.Roles).toEqual([{ Ref: roleId }]);
-    for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
-      expect(fn.Properties?.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    for (const { fragment, actions, granted } of byResource) {
+      expect(sorted(granted), fragment).toEqual(sorted(actions));
+    }
+    expect(sorted(statements.flatMap(actionsIn))).toEqual(
+      sorted(Object.values(WIRING[handler]).flat())
+    );
+  });
+
+  it.each(HANDLER_NAMES)('%s: its function runs as its own role', (handler) => {
+    const { roleLogicalId } = policiesOf(template, handler);
+    expect(roleLogicalId).toMatch(new RegExp(`^Scanner${ROLE_CONSTRUCT_IDS[handler]}`));
+  });
+});
+
+describe('least privilege between the functions', () => {
+  const { template } = buildApp({ ...FULL_CONTEXT, dryRunRoleArn: DRY_RUN_ROLE });
+  const everything = (handler: HandlerName) => {
+    const { generated, wiring } = policiesOf(template, handler);
+    return statementsOf([...generated, ...wiring]);
+  };
+
+  it('dispatch may not simulate IAM, touch the table, publish or use the topic key', () => {
+    // Act
+    const actions = everything('dispatch').flatMap(actionsIn);
+
+    // Assess
+    expect(actions.filter((action) => /^(iam|dynamodb|sns|kms|sts):/.test(action))).toEqual([]);
+    expect(actions).toEqual(expect.arrayContaining(['eks:ListClusters', 'sqs:SendMessage']));
+  });
+
+  it('dispatch sends to the scan queue (scans) and the event DLQ (its own failures) only', () => {
+    // Act
+    const targets = everything('dispatch')
+      .filter((statement) => actionsIn(statement).includes('sqs:SendMessage'))
+      .map((statement) => JSON.stringify(statement.Resource));
+
+    // Assess
+    expect(targets).toHaveLength(2);
+    expect(targets.some((target) => target.includes('ScannerScanQueue'))).toBe(true);
+    expect(targets.some((target) => target.includes('ScannerEventDeadLetters'))).toBe(true);
+  });
+
+  it.each(SCANNING_HANDLERS)('%s may not send to the scan queue', (handler) => {
+    // Act
+    const senders = everything(handler).filter(
+      (statement) =>
+        JSON.stringify(statement.Resource).includes('ScannerScanQueue') &&
+        actionsIn(statement).some((action) => action.startsWith('sqs:Send'))
+    );
+
+    // Assess
+    expect(senders).toEqual([]);
+  });
+
+  it('scan-cluster has no sqs:SendMessage at all (no async destination, no enqueueing)', () => {
+    expect(everything('scan-cluster').flatMap(actionsIn)).not.toContain('sqs:SendMessage');
+  });
+
+  it.each(SCANNING_HANDLERS)('%s may use the topic key, and only it, to publish', (handler) => {
+    // Prepare
+    const keyArn = {
+      'Fn::GetAtt': [logicalIdOf(template, 'AWS::KMS::Key', 'FindingsKey'), 'Arn'],
+    };
+
+    // Act
+    const kms = everything(handler).filter((statement) =>
+      actionsIn(statement).some((action) => action.startsWith('kms:'))
+    );
+
+    // Assess
+    expect(everything(handler).flatMap(actionsIn)).toContain('sns:Publish');
+    expect(kms).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: keyArn })]);
+    expect(sorted(kms.flatMap(actionsIn))).toEqual(KEY);
+  });
+
+  it('grants the topic key to exactly the roles that may publish', () => {
+    for (const handler of HANDLER_NAMES) {
+      const actions = everything(handler).flatMap(actionsIn);
+      expect(actions.includes('kms:GenerateDataKey*'), handler).toBe(
+        actions.includes('sns:Publish')
+      );
     }
   });
 
-  it('adds only the wiring CDK needs besides it: logs, its own queues', () => {
-    // Act
-    const wiring = Object.entries(policies)
-      .filter(([id]) => id !== scannerPolicyId)
-      .flatMap(([, policy]) => actionsOf(policy.Properties?.PolicyDocument));
-
-    // Assess
-    expect([...new Set(wiring)].sort()).toEqual([
-      'logs:CreateLogStream',
-      'logs:PutLogEvents',
-      'sqs:ChangeMessageVisibility',
-      'sqs:DeleteMessage',
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:ReceiveMessage',
-      'sqs:SendMessage',
-    ]);
-  });
-
-  it('never lets the scanner role mutate EC2 or assume roles without DryRun mode', () => {
+  it('never lets a role mutate EC2, or assume a role other than the DryRun role', () => {
     // Prepare: everything on, except the VPC (checked below).
     const { vpcId: _vpc, subnetIds: _subnets, ...context } = FULL_CONTEXT;
     const all = Object.values(buildApp(context).template.findResources('AWS::IAM::Policy')).flatMap(
@@ -92,34 +222,32 @@ describe('scanner role policy', () => {
       all.filter((action) => /^ec2:(Describe|Get)/.test(action))
     );
     expect(all.filter((action) => action.startsWith('sts:Assume'))).toEqual([]);
-    expect(all.filter((action) => action.includes('*'))).toEqual([]);
+    expect(
+      all.filter((action) => action.includes('*') && action !== 'kms:GenerateDataKey*')
+    ).toEqual([]);
   });
 
-  it('attaches no managed policy, except Lambda’s VPC access policy when a VPC is configured', () => {
+  it('attaches Lambda’s VPC access policy only to the roles of functions in the VPC', () => {
     // Prepare
-    const roleOf = (t: typeof template) =>
-      resourcesOf(t, 'AWS::IAM::Role')[logicalIdOf(t, 'AWS::IAM::Role', 'ScannerRole')];
+    const managed = (t: Template, handler: HandlerName) =>
+      JSON.stringify(
+        resourcesOf(t, 'AWS::IAM::Role')[policiesOf(t, handler).roleLogicalId]?.Properties
+          ?.ManagedPolicyArns
+      );
+    const shipped = buildApp().template;
 
     // Assess
-    expect(roleOf(template)?.Properties?.ManagedPolicyArns).toBeUndefined();
-    expect(
-      JSON.stringify(roleOf(buildApp(FULL_CONTEXT).template)?.Properties?.ManagedPolicyArns)
-    ).toBe(
-      JSON.stringify([
-        {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
-            ],
-          ],
-        },
-      ])
-    );
+    for (const handler of HANDLER_NAMES) {
+      expect(managed(shipped, handler), handler).toBeUndefined();
+      const inVpc = (SCANNING_HANDLERS as readonly string[]).includes(handler);
+      expect(managed(template, handler)?.includes('AWSLambdaVPCAccessExecutionRole') ?? false).toBe(
+        inVpc
+      );
+    }
   });
+});
 
+describe('policy generation', () => {
   it('scopes policy simulation to role ARNs', () => {
     expect(
       resourcesFor('iam:SimulatePrincipalPolicy', { permissions: ['iam:SimulatePrincipalPolicy'] })
@@ -163,6 +291,17 @@ describe('scanner role policy', () => {
       );
     }
   );
+
+  it('names a reason for each grant a run may not exercise, and each is granted somewhere', () => {
+    // Prepare
+    const granted = grantedActions(DECLARED_ACTIONS, true);
+
+    // Assess
+    for (const { action, reason } of GRANTS_KEPT_WITHOUT_USE) {
+      expect(granted, action).toContain(action);
+      expect(reason.length, action).toBeGreaterThan(20);
+    }
+  });
 
   it('gives a reason for every wildcard resource', () => {
     // Act

@@ -1,8 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { TABLE_SCHEMA } from '../../infra/constructs/node-class-scanner.js';
+import { handlerResources } from '../../infra/handler-roles.js';
+import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import { CONFIG_ENV_KEYS, HANDLER_ENV_KEYS, HANDLER_NAMES } from '../../lambda/shared/config.js';
+import { SERVICE_NAME, TABLE_SCHEMA } from '../../lambda/shared/telemetry.js';
 import { buildApp, FULL_CONTEXT, logicalIdOf, resourcesOf } from './support.js';
 
 const shipped = buildApp();
@@ -93,15 +95,16 @@ describe('ScannerStack: Lambdas', () => {
     }
   });
 
-  it('bounds the worker with reserved concurrency and consumes the scan queue with partial batch failures', () => {
+  it('bounds concurrent scans with the queue maximum concurrency, reserving none by default', () => {
     // Prepare
     const { template } = shipped;
     const queueId = logicalIdOf(template, 'AWS::SQS::Queue', 'ScanQueue');
     const dlqId = logicalIdOf(template, 'AWS::SQS::Queue', 'ScanDeadLetters');
 
-    // Assess
-    const worker = functionsOf().find(({ id }) => id.startsWith('ScannerScanCluster'));
-    expect(worker?.properties.ReservedConcurrentExecutions).toBe(4);
+    // Assess: Lambda keeps 10 executions unreserved, so a default reservation fails small accounts.
+    for (const { properties } of functionsOf()) {
+      expect(properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -112,6 +115,34 @@ describe('ScannerStack: Lambdas', () => {
       SqsManagedSseEnabled: true,
       VisibilityTimeout: 5400,
     });
+  });
+
+  it('reserves concurrency for the scan worker only when opted in', () => {
+    // Act
+    const optedIn = functionsOf(buildApp({ ...FULL_CONTEXT, reservedScanConcurrency: 6 }).template);
+
+    // Assess
+    const reserved = optedIn.filter(({ properties }) => properties.ReservedConcurrentExecutions);
+    expect(reserved.map(({ id }) => id.replace(/Function\w+$/, ''))).toEqual([
+      'ScannerScanCluster',
+    ]);
+    expect(reserved[0]?.properties.ReservedConcurrentExecutions).toBe(6);
+  });
+
+  it('tags each function with its handler name, so tools find its role and environment', () => {
+    // Act
+    const found = handlerResources(shipped.template.toJSON() as never);
+
+    // Assess
+    for (const handler of HANDLER_NAMES) {
+      const { functionLogicalId, roleLogicalId, environment } = found[handler];
+      expect(functionLogicalId).toMatch(/^Scanner[A-Za-z]+Function/);
+      expect(roleLogicalId).toMatch(
+        new RegExp(`^${functionLogicalId.replace(/Function.*$/, '')}Role`)
+      );
+      expect(environment.POWERTOOLS_SERVICE_NAME).toBe(SERVICE_NAME);
+    }
+    expect(new Set(Object.values(found).map(({ roleLogicalId }) => roleLogicalId)).size).toBe(4);
   });
 
   it('sends failed asynchronous invocations of the event-driven handlers to the event DLQ', () => {
@@ -310,22 +341,28 @@ describe('ScannerStack: state, EKS access', () => {
     });
   });
 
-  it('creates an access entry per cluster mapping the scanner role to the read-only group', () => {
+  it('creates an access entry per cluster for each role that reads clusters, in the read-only group', () => {
     // Prepare
-    const roleId = logicalIdOf(full.template, 'AWS::IAM::Role', 'ScannerRole');
+    const roles = handlerResources(full.template.toJSON() as never);
+    const scanningRoles = SCANNING_HANDLERS.map((handler) => ({
+      'Fn::GetAtt': [roles[handler].roleLogicalId, 'Arn'],
+    }));
 
     // Act
     const entries = Object.values(resourcesOf(full.template, 'AWS::EKS::AccessEntry'));
 
     // Assess
-    expect(entries.map((entry) => entry.Properties?.ClusterName).sort()).toEqual([
-      'prod',
-      'staging',
-    ]);
+    for (const cluster of ['prod', 'staging']) {
+      const principals = entries
+        .filter((entry) => entry.Properties?.ClusterName === cluster)
+        .map((entry) => entry.Properties?.PrincipalArn);
+      expect(principals).toHaveLength(scanningRoles.length);
+      expect(principals).toEqual(expect.arrayContaining(scanningRoles));
+    }
     for (const entry of entries) {
       expect(entry.Properties).toEqual({
         ClusterName: expect.any(String),
-        PrincipalArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+        PrincipalArn: expect.anything(),
         Type: 'STANDARD',
         KubernetesGroups: [SCANNER_KUBERNETES_GROUP],
       });
@@ -376,6 +413,8 @@ describe('ScannerStack: dashboard and alarms', () => {
       'SUM(ClustersScanned)',
       'SUM(NodeClassesScanned)',
       'SUM(EventsIgnored)',
+      'SUM(ScanFailures)',
+      'SUM(NotificationsSent)',
       'Dead-letter queue depth',
       'ApproximateNumberOfMessagesVisible',
       'FROM NodeClassScanner',
@@ -402,26 +441,48 @@ describe('ScannerStack: dashboard and alarms', () => {
       Object.entries(alarms).find(([id]) => id.includes(fragment))?.[1].Properties;
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(6);
+    expect(Object.keys(alarms)).toHaveLength(7);
     for (const alarm of Object.values(alarms)) {
       expect(alarm.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic] });
     }
     expect(byName('ScanErrors')).toMatchObject({
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
+      TreatMissingData: 'notBreaching',
+      Metrics: expect.arrayContaining([
+        expect.objectContaining({
+          // A function that did not run adds 0 instead of making the sum missing.
+          Expression: 'FILL(e0, 0) + FILL(e1, 0) + FILL(e2, 0) + FILL(e3, 0)',
+        }),
+      ]),
     });
     expect(byName('NoSuccessfulScan')).toMatchObject({
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
       EvaluationPeriods: 2,
       TreatMissingData: 'breaching',
-      Metrics: expect.arrayContaining([
-        expect.objectContaining({ Expression: 'invocations - errors' }),
+      Metrics: [
         expect.objectContaining({
-          Id: 'invocations',
-          MetricStat: expect.objectContaining({ Period: 900, Stat: 'Sum' }),
+          MetricStat: {
+            Metric: {
+              Namespace: 'NodeClassScanner',
+              MetricName: 'ClustersScanned',
+              // Powertools' default dimension: the only one ClustersScanned carries.
+              Dimensions: [{ Name: 'service', Value: SERVICE_NAME }],
+            },
+            Period: 900,
+            Stat: 'Sum',
+          },
         }),
-      ]),
+      ],
+    });
+    expect(byName('ScanFailures')).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+      Metrics: [
+        expect.objectContaining({ Expression: 'SELECT SUM(ScanFailures) FROM NodeClassScanner' }),
+      ],
     });
     for (const dlq of ['ScanDeadLetters', 'EventDeadLetters']) {
       const alarm = byName(`${dlq}NotEmpty`);
