@@ -26,6 +26,37 @@ export const SCANNER_STACK = 'NodeClassScanner';
 export const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
 export const ALERT_EMAIL = 'oncall@example.com';
 
+/**
+ * The demo account, trimmed to the NodeClasses the scenarios need (an alias, a pinned image, a
+ * name selector): every permission simulation runs at IAM's real rate limit, so each NodeClass
+ * costs the simulation about a second.
+ */
+const SIMULATED_NODECLASSES: Readonly<Record<string, readonly string[]>> = {
+  'prod-use1': ['default', 'legacy', 'gpu'],
+  'staging-use1': ['default'],
+};
+
+export function simulationWorld(): World {
+  const world = parseWorld(readFileSync(WORLD_FILE, 'utf8'), WORLD_FILE);
+  for (const cluster of world.eks.clusters) {
+    const kept = SIMULATED_NODECLASSES[cluster.name] ?? [];
+    const kube = cluster.kubernetes;
+    if (!kube) continue;
+    const named = (object: unknown) =>
+      kept.includes(String((object as { metadata?: { name?: string } }).metadata?.name));
+    const referencesKept = (object: unknown) =>
+      kept.includes(
+        String(
+          (object as { spec?: { template?: { spec?: { nodeClassRef?: { name?: string } } } } }).spec
+            ?.template?.spec?.nodeClassRef?.name
+        )
+      );
+    kube.ec2NodeClasses = kube.ec2NodeClasses.filter(named);
+    kube.nodePools = kube.nodePools.filter(referencesKept);
+  }
+  return world;
+}
+
 /** The deployment the simulation synthesizes: the demo account's two clusters, email alerts. */
 export const SIMULATION_CONTEXT = {
   homeRegion: 'us-east-1',
@@ -90,17 +121,20 @@ export class Simulation {
   readonly principals = new Map<string, Principal>();
   private constructor(
     readonly template: DeployedTemplate,
-    readonly world: World,
+    public world: World,
     readonly aws: AwsEmulator,
     readonly kube: KubeEmulator,
     private readonly caFile: string,
     private readonly dynamo: { close(): void; endpoint: string }
   ) {
     this.functions = template.functions();
+    this.baseWorld = world;
   }
 
+  private readonly baseWorld: World;
+
   static async start(assemblyDirectory: string): Promise<Simulation> {
-    const world = parseWorld(readFileSync(WORLD_FILE, 'utf8'), WORLD_FILE);
+    const world = simulationWorld();
     const account: Account = {
       id: world.account,
       region: world.region,
@@ -204,6 +238,7 @@ export class Simulation {
     this.aws.queued.length = 0;
     this.aws.clearFaults();
     this.kube.faults.clear();
+    this.setWorld(this.baseWorld);
   }
 
   /** Every item of the state table (the simulation's view of DynamoDB). */
@@ -220,6 +255,13 @@ export class Simulation {
     } finally {
       client.destroy();
     }
+  }
+
+  /** Changes the account and clusters the emulators answer for (a copy; the file is untouched). */
+  setWorld(world: World): void {
+    this.world = world;
+    this.aws.setWorld(world);
+    this.kube.setClusters(world.eks.clusters);
   }
 
   fn(name: string): DeployedFunction {

@@ -99,7 +99,13 @@ export class AwsEmulator {
   readonly published: PublishedMessage[] = [];
   readonly queued: QueuedMessage[] = [];
   private readonly faults = new Map<string, Fault & { seen: number }>();
-  private readonly sdk: WorldSdk;
+  private sdk: WorldSdk;
+  private world: World;
+  private holds: {
+    matches: (call: { principal: string; service: string; target: string }) => boolean;
+    reached: () => void;
+    released: Promise<void>;
+  }[] = [];
   private readonly topicKeys: Map<string, string>;
   private server: Server | undefined;
   endpoint = '';
@@ -120,6 +126,7 @@ export class AwsEmulator {
       readonly tls: { readonly key: string; readonly cert: string };
     }
   ) {
+    this.world = options.world;
     this.sdk = createWorldSdk(options.world, { now: options.now });
     this.topicKeys = new Map(options.topicKeys);
   }
@@ -140,6 +147,32 @@ export class AwsEmulator {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Answers from another world from now on (an AMI deregistered, a policy edited…). */
+  setWorld(world: World): void {
+    this.world = world;
+    this.sdk = createWorldSdk(world, { now: this.options.now });
+  }
+
+  /**
+   * Holds the first request matching `matches` (principal = the role's logical id; target = the
+   * JSON target or Query action) until `release` is called; `reached` resolves when it arrives.
+   */
+  hold(matches: (call: { principal: string; service: string; target: string }) => boolean): {
+    reached: Promise<void>;
+    release: () => void;
+  } {
+    let reached = () => {};
+    let release = () => {};
+    const reachedPromise = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.holds.push({ matches, reached, released });
+    return { reached: reachedPromise, release };
   }
 
   setFault(service: string, fault: Fault | undefined): void {
@@ -213,6 +246,21 @@ export class AwsEmulator {
     const scope = credentialScope(req.headers.authorization);
     const principal = scope && this.options.principalsByAccessKey.get(scope.accessKey);
     const service = scope?.service ?? 'unknown';
+    const target =
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ||
+      new URLSearchParams(body.toString()).get('Action') ||
+      (req.url ?? '');
+    const caller = principal?.kind === 'role' ? principal.roleLogicalId : '';
+    const held = this.holds.findIndex((entry) =>
+      entry.matches({ principal: caller, service, target })
+    );
+    if (held >= 0) {
+      const [entry] = this.holds.splice(held, 1);
+      entry?.reached();
+      await entry?.released;
+    }
     const fault = this.injectedFault(service);
     if (fault?.kind === 'reset') {
       req.socket.destroy();
@@ -292,7 +340,7 @@ export class AwsEmulator {
   }
 
   private roleArnOf(name: string): string {
-    const role = this.options.world.iam.roles.find((entry) => entry.RoleName === name);
+    const role = this.world.iam.roles.find((entry) => entry.RoleName === name);
     return (
       role?.Arn ??
       `arn:${this.options.account.partition}:iam::${this.options.account.id}:role/${name}`
@@ -437,7 +485,7 @@ export class AwsEmulator {
   }
 
   private eksCluster(name: string): WorldCluster {
-    const cluster = this.options.world.eks.clusters.find((entry) => entry.name === name);
+    const cluster = this.world.eks.clusters.find((entry) => entry.name === name);
     if (!cluster)
       throw new AwsError('ResourceNotFoundException', 404, `No cluster found for name: ${name}.`);
     return cluster;
@@ -454,7 +502,7 @@ export class AwsEmulator {
     if (root !== 'clusters') throw new AwsError('NotFound', 404, url.pathname);
     if (name === undefined) {
       this.authorize(principal, 'eks', 'eks:ListClusters', '*');
-      return reply({ clusters: this.options.world.eks.clusters.map((cluster) => cluster.name) });
+      return reply({ clusters: this.world.eks.clusters.map((cluster) => cluster.name) });
     }
     if (sub === undefined) {
       this.authorize(principal, 'eks', 'eks:DescribeCluster', clusterArn(name));

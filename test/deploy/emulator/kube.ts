@@ -22,6 +22,8 @@ export interface KubeEmulator {
   readonly endpoints: ReadonlyMap<string, string>;
   readonly requests: KubeRequest[];
   readonly faults: KubeFaults;
+  /** Serve these clusters' objects from now on (same names, same endpoints). */
+  setClusters(clusters: readonly WorldCluster[]): void;
   close(): Promise<void>;
 }
 
@@ -121,10 +123,12 @@ export async function startKubeEmulator(options: {
   const faults: KubeFaults = new Map();
   const servers: Server[] = [];
   const endpoints = new Map<string, string>();
-  for (const cluster of options.clusters) {
+  const current = new Map(options.clusters.map((cluster) => [cluster.name, cluster]));
+  for (const { name } of options.clusters) {
     const server = createServer(
       { key: options.pki.serverKeyPem, cert: options.pki.serverCertPem },
       (req: IncomingMessage, res: ServerResponse) => {
+        const cluster = current.get(name) as WorldCluster;
         const url = new URL(req.url ?? '/', 'https://127.0.0.1');
         const identity = tokenPrincipal(req.headers.authorization, options.principalsByAccessKey);
         const record = (status: number, principalArn?: string) =>
@@ -152,12 +156,15 @@ export async function startKubeEmulator(options: {
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);
-    endpoints.set(cluster.name, `https://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    endpoints.set(name, `https://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
   return {
     endpoints,
     requests,
     faults,
+    setClusters: (clusters) => {
+      for (const cluster of clusters) current.set(cluster.name, cluster);
+    },
     close: async () => {
       await Promise.all(
         servers.map(

@@ -75,7 +75,7 @@ export function readQuery(
           : ec2Style
             ? base[0]?.toUpperCase() + base.slice(1)
             : base;
-      const full = `${prefix}${key}`;
+      const full = prefix ? `${prefix}.${key}` : key;
       if (present(full)) value[name] = readQuery(member, form, ec2Style, full);
     }
     return value;
