@@ -1,12 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DECLARED_ACTIONS } from '../../lambda/adapters/aws/declared-actions.js';
+import {
+  DECLARED_ACTIONS,
+  HANDLER_ACTIONS,
+  SCANNING_HANDLERS,
+} from '../../lambda/adapters/aws/declared-actions.js';
+import { eksReaderActions } from '../../lambda/adapters/aws/eks-reader.js';
+import { HANDLER_NAMES } from '../../lambda/shared/config.js';
 import { REPO_ROOT } from './support.js';
 
-// Action lists that are deliberately not the scanner role's: the DryRun role's own permissions,
-// and DryRun's sts:AssumeRole until DryRun mode is wired into the Lambdas (no variable for it in
-// lambda/shared/config.ts yet); infra/permissions.ts grants it only with a DryRun role configured.
+// Action lists that are deliberately no scanner role's: the DryRun role's own permissions, and
+// DryRun's sts:AssumeRole, which infra/permissions.ts grants only with a DryRun role configured.
 const NOT_THE_SCANNER_ROLE = ['dryRunAssumedRoleActions', 'dryRunActions'];
 
 describe('declared-actions registry', () => {
@@ -37,4 +42,38 @@ describe('declared-actions registry', () => {
     expect(exported.length).toBeGreaterThan(5);
     expect(unregistered).toEqual([]);
   });
+
+  it('gives every function an entry, and the union is what DECLARED_ACTIONS lists', () => {
+    // Act
+    const union = new Set(Object.values(HANDLER_ACTIONS).flatMap((r) => Object.values(r).flat()));
+
+    // Assess
+    expect(Object.keys(HANDLER_ACTIONS).sort()).toEqual([...HANDLER_NAMES].sort());
+    expect([...union].sort()).toEqual([...new Set(Object.values(DECLARED_ACTIONS).flat())].sort());
+  });
+
+  it('keeps the dispatcher to listing clusters and enqueueing (what listClusters calls)', () => {
+    expect(Object.values(HANDLER_ACTIONS.dispatch).flat().sort()).toEqual([
+      'eks:DescribeCluster',
+      'eks:ListClusters',
+      'sqs:SendMessage',
+    ]);
+  });
+
+  it.each(SCANNING_HANDLERS)(
+    '%s scans named clusters: EKS reads but no ListClusters, no enqueueing',
+    (handler) => {
+      // Act
+      const actions = Object.values(HANDLER_ACTIONS[handler]).flat();
+
+      // Assess
+      expect(actions).toEqual(
+        expect.arrayContaining(eksReaderActions.filter((a) => a !== 'eks:ListClusters'))
+      );
+      expect(actions).toEqual(
+        expect.arrayContaining(['iam:SimulatePrincipalPolicy', 'sns:Publish', 'dynamodb:Query'])
+      );
+      expect(actions.filter((a) => a === 'eks:ListClusters' || a.startsWith('sqs:'))).toEqual([]);
+    }
+  );
 });
