@@ -4,6 +4,7 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -19,19 +20,65 @@ const conditionFailed = () =>
     $metadata: { httpStatusCode: 400 },
   });
 
+const NEWER_SCAN = '(attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)';
+
+function newerScan(item: Item | undefined, values: Values): boolean {
+  return item?.scanSeq === undefined || Number(item.scanSeq) < Number(values?.[':scanSeq']);
+}
+
 function holds(condition: string | undefined, item: Item | undefined, values: Values): boolean {
+  const revision = item?.revision === values?.[':revision'];
   switch (condition) {
     case undefined:
       return true;
     case 'attribute_not_exists(pk)':
       return item === undefined;
     case 'revision = :revision':
-      return item?.revision === values?.[':revision'];
-    case 'revision = :revision AND #status = :open':
-      return item?.revision === values?.[':revision'] && item?.status === values?.[':open'];
+      return revision;
+    case `revision = :revision AND attribute_not_exists(pendingSeq) AND ${NEWER_SCAN}`:
+      return revision && item?.pendingSeq === undefined && newerScan(item, values);
+    case `revision = :revision AND #status = :open AND ${NEWER_SCAN}`:
+      return revision && item?.status === values?.[':open'] && newerScan(item, values);
+    case 'revision = :revision AND pendingSeq = :owner':
+      return revision && item?.pendingSeq === values?.[':owner'];
+    case 'revision = :revision AND pendingSeq = :scanSeq':
+      return revision && item?.pendingSeq === values?.[':scanSeq'];
     default:
       throw new Error(`fake table: unsupported condition ${condition}`);
   }
+}
+
+/** The update expressions the store sends: `SET a = :x, …`, `REMOVE a, …`, `ADD #n :v SET #m = :w`. */
+function applyUpdate(
+  current: Item | undefined,
+  key: Item,
+  input: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Values;
+  }
+): Item {
+  const names = input.ExpressionAttributeNames ?? {};
+  const values = input.ExpressionAttributeValues ?? {};
+  const name = (token: string) => names[token] ?? token;
+  const next: Item = { ...key, ...current };
+  const clauses = input.UpdateExpression.split(/\b(?=SET |REMOVE |ADD )/);
+  for (const clause of clauses) {
+    const [verb, ...rest] = clause.trim().split(' ');
+    const body = rest.join(' ');
+    for (const part of body.split(',').map((p) => p.trim())) {
+      if (verb === 'REMOVE') delete next[name(part)];
+      else if (verb === 'SET') {
+        const [target, value] = part.split('=').map((p) => p.trim());
+        next[name(target ?? '')] = values[value ?? ''];
+      } else if (verb === 'ADD') {
+        const [target, value] = part.split(' ');
+        next[name(target ?? '')] =
+          Number(next[name(target ?? '')] ?? 0) + Number(values[value ?? '']);
+      }
+    }
+  }
+  return next;
 }
 
 const documentMock = () => mockClient(DynamoDBDocumentClient);
@@ -78,20 +125,21 @@ export function fakeDynamoDb(): FakeTable {
         return {};
       }
     );
-  mock
-    .on(UpdateCommand)
-    .callsFake(
-      (input: { Key: Item; ConditionExpression?: string; ExpressionAttributeValues?: Values }) => {
-        const current = items.get(key(input.Key));
-        if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues) || !current)
-          throw conditionFailed();
-        items.set(key(input.Key), {
-          ...current,
-          lastSeen: input.ExpressionAttributeValues?.[':lastSeen'],
-        });
-        return {};
-      }
-    );
+  mock.on(UpdateCommand).callsFake((input) => {
+    const current = items.get(key(input.Key));
+    const upsert = String(input.UpdateExpression).startsWith('ADD ');
+    if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues)) {
+      throw conditionFailed();
+    }
+    if (!current && !upsert) throw conditionFailed();
+    const next = applyUpdate(current, input.Key, input);
+    items.set(key(input.Key), next);
+    return { Attributes: structuredClone(next) };
+  });
+  mock.on(GetCommand).callsFake((input) => {
+    const item = items.get(key(input.Key));
+    return item ? { Item: structuredClone(item) } : {};
+  });
   mock.on(QueryCommand).callsFake((input) => {
     const pk = input.ExpressionAttributeValues[':pk'];
     const prefix = input.ExpressionAttributeValues[':prefix'] ?? '';
