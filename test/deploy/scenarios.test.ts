@@ -5,9 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { GRANTS_KEPT_WITHOUT_USE } from '../../infra/permissions.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
-import type { PublishedMessage } from './emulator/aws.js';
+import { wildcardMatch } from './authorize.js';
+import type { PublishedMessage, QueuedMessage } from './emulator/aws.js';
 import { ALERT_EMAIL, REPO_ROOT, SIMULATION_CONTEXT, Simulation } from './simulation.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;
@@ -67,6 +69,14 @@ async function expectedOpen(
 }
 
 const asNew = (open: readonly string[]) => open.map((entry) => `new ${entry}`).sort();
+
+/** The alerts a change of the world from `before` to `after` (open findings) must produce. */
+function changesBetween(before: readonly string[], after: readonly string[]): string[] {
+  return [
+    ...after.filter((entry) => !before.includes(entry)).map((entry) => `new ${entry}`),
+    ...before.filter((entry) => !after.includes(entry)).map((entry) => `resolved ${entry}`),
+  ].sort();
+}
 
 function copyWorld(world: World): World {
   return structuredClone(world);
@@ -155,9 +165,7 @@ describe('event-driven rescans', () => {
     expect(invocation.error).toBeUndefined();
     const appeared = after.filter((entry) => !before.includes(entry));
     expect(appeared.length).toBeGreaterThan(0);
-    expect(alertsOf(sim.aws.published)).toEqual(
-      asNew(appeared.filter((entry) => entry.includes('legacy') || entry.startsWith('prod-use1')))
-    );
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
   });
 
   it('an IAM edit forwarded from us-east-1 resolves the controller denial it fixed', async () => {
@@ -186,6 +194,245 @@ describe('event-driven rescans', () => {
     expect(invocation.error).toBeUndefined();
     const gone = before.filter((entry) => !after.includes(entry));
     expect(gone.length).toBeGreaterThan(0);
-    expect(alertsOf(sim.aws.published)).toEqual(gone.map((entry) => `resolved ${entry}`).sort());
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+  });
+});
+
+/** Delivers `messages` until none fails (SQS redelivery after the visibility timeout), at most `times`. */
+async function redeliver(messages: readonly QueuedMessage[], times = 3) {
+  let pending = [...messages];
+  for (let attempt = 0; attempt < times && pending.length > 0; attempt++) {
+    pending = (await sim.deliverQueued(pending)).failed;
+  }
+  return pending;
+}
+
+/** Dispatches the schedule and returns the queued message for `cluster` (others stay unsent). */
+async function dispatchFor(cluster: string): Promise<QueuedMessage> {
+  const dispatched = await sim.invoke('Dispatch', event('scheduled-event'));
+  expect(dispatched.error).toBeUndefined();
+  const messages = sim.aws.queued.splice(0);
+  const message = messages.find((entry) => JSON.parse(entry.body).cluster === cluster);
+  if (!message) throw new Error(`no scan request for ${cluster}`);
+  return message;
+}
+
+describe('failures and redelivery', () => {
+  const cluster = 'prod-use1';
+
+  it('DynamoDB failing at each step of a scan: after redelivery every alert arrives once', async () => {
+    // Prepare: a clean scan shows the steps (DynamoDB calls) and the alerts to expect.
+    await sim.resetState();
+    const clean = await dispatchFor(cluster);
+    const firstCall = sim.aws.calls.length;
+    expect(await redeliver([clean], 1)).toEqual([]);
+    const cleanCalls = sim.aws.calls.slice(firstCall);
+    const dynamoCalls = cleanCalls.filter((call) => call.service === 'dynamodb');
+    const expected = alertsOf(sim.aws.published);
+    expect(expected.length).toBeGreaterThan(0);
+    // The first request of every step (a run of one action), and the last request of the scan.
+    const steps = dynamoCalls.flatMap((call, index) =>
+      index === 0 ||
+      dynamoCalls[index - 1]?.action !== call.action ||
+      index === dynamoCalls.length - 1
+        ? [index + 1]
+        : []
+    );
+    const publishedAt = cleanCalls.findIndex((call) => call.action === 'sns:Publish');
+    const dynamoBeforePublish = cleanCalls
+      .slice(0, publishedAt)
+      .filter((call) => call.service === 'dynamodb').length;
+
+    for (const step of steps) {
+      for (const kind of ['server-error', 'reset'] as const) {
+        // Act
+        await sim.resetState();
+        const message = await dispatchFor(cluster);
+        sim.aws.setFault('dynamodb', { kind, fromCall: step });
+        const { failed } = await sim.deliverQueued([message]);
+        sim.aws.setFault('dynamodb', undefined);
+        const left = await redeliver(failed);
+
+        // Assess
+        const label = `${kind} from DynamoDB request ${step} (${dynamoCalls[step - 1]?.action})`;
+        expect(left, label).toEqual([]);
+        const delivered = alertsOf(sim.aws.published);
+        expect([...new Set(delivered)], `${label}: none lost`).toEqual(expected);
+        // SNS accepted the messages but marking them published failed: the one window in which
+        // a redelivery sends them again (at-least-once). Everywhere else: exactly once.
+        if (step <= dynamoBeforePublish)
+          expect(delivered, `${label}: none doubled`).toEqual(expected);
+      }
+    }
+  });
+
+  it('SNS refusing the publish: the redelivery alerts once', async () => {
+    // Prepare
+    await sim.resetState();
+    const message = await dispatchFor(cluster);
+    sim.aws.setFault('sns', { kind: 'server-error', fromCall: 1 });
+
+    // Act
+    const { failed } = await sim.deliverQueued([message]);
+    sim.aws.setFault('sns', undefined);
+    const refused = sim.aws.published.length;
+    const left = await redeliver(failed);
+
+    // Assess
+    expect(failed).toHaveLength(1);
+    expect(refused).toBe(0);
+    expect(left).toEqual([]);
+    const delivered = alertsOf(sim.aws.published);
+    expect(delivered).toEqual(asNew(await expectedOpen(sim.world, [cluster])));
+  });
+});
+
+describe('two overlapping scans of one cluster', () => {
+  const cluster = 'prod-use1';
+  const scanRole = () => sim.fn('ScanCluster').roleLogicalId;
+
+  /** The `default` NodeClass of prod-use1 with IMDSv1 allowed (imds-v2-required fails). */
+  function withImdsV1(world: World): World {
+    const copy = copyWorld(world);
+    const prod = copy.eks.clusters.find((entry) => entry.name === cluster);
+    const nodeClass = prod?.kubernetes?.ec2NodeClasses.find(
+      (object) => (object as { metadata: { name: string } }).metadata.name === 'default'
+    ) as { spec: { metadataOptions: Record<string, unknown> } } | undefined;
+    if (!nodeClass) throw new Error('no default NodeClass in prod-use1');
+    nodeClass.spec.metadataOptions.httpTokens = 'optional';
+    return copy;
+  }
+
+  /**
+   * The older scan reads the cluster, then waits at its first finding query while a newer scan
+   * reads the changed cluster and publishes; then the older one finishes on its stale view.
+   */
+  async function overlap(start: World, changed: World) {
+    await sim.resetState();
+    sim.setWorld(start);
+    await redeliver([await dispatchFor(cluster)], 1);
+    const before = await expectedOpen(start, [cluster]);
+    const after = await expectedOpen(changed, [cluster]);
+    sim.aws.published.length = 0;
+
+    const olderMessage = await dispatchFor(cluster);
+    const gate = sim.aws.hold(
+      (call) =>
+        call.principal === scanRole() && call.service === 'dynamodb' && call.target === 'Query'
+    );
+    const older = sim.deliverQueued([olderMessage]);
+    await gate.reached;
+    sim.setWorld(changed);
+    const newer = await sim.deliverQueued([await dispatchFor(cluster)]);
+    gate.release();
+    const olderFailed = (await older).failed;
+    await redeliver(olderFailed);
+    return { before, after, newerFailed: newer.failed };
+  }
+
+  it('a NodeClass broken between the reads: the stale scan publishes no RESOLVED', async () => {
+    // Act
+    const { before, after, newerFailed } = await overlap(sim.world, withImdsV1(sim.world));
+
+    // Assess
+    expect(newerFailed).toEqual([]);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+  });
+
+  it('a NodeClass fixed between the reads: the stale scan does not re-open it', async () => {
+    // Act
+    const broken = withImdsV1(sim.world);
+    const { before, after, newerFailed } = await overlap(broken, sim.world);
+
+    // Assess
+    expect(newerFailed).toEqual([]);
+    expect(before.length).toBeGreaterThan(after.length);
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+  });
+});
+
+describe('NodePools forbidden (HTTP 403)', () => {
+  it('resolves nothing: NodePool-dependent permission checks report error, not a verdict', async () => {
+    // Prepare
+    await sim.resetState();
+    await redeliver([await dispatchFor('prod-use1')], 1);
+    sim.aws.published.length = 0;
+    sim.kube.faults.set('prod-use1', new Map([['/apis/karpenter.sh/v1/nodepools', 403]]));
+
+    // Act
+    await redeliver([await dispatchFor('prod-use1')], 1);
+
+    // Assess
+    const alerts = alertsOf(sim.aws.published);
+    expect(alerts.filter((alert) => alert.startsWith('resolved'))).toEqual([]);
+    const launch = (await sim.tableItems()).filter(
+      (item) => item.checkId === 'controller-can-launch' && item.status === 'open'
+    );
+    expect(launch.length).toBeGreaterThan(0);
+    for (const item of launch) expect(item.findingStatus).toBe('error');
+  });
+});
+
+describe('alarms', () => {
+  it('CloudWatch may publish every alarm to its topic, and the alert email receives it', async () => {
+    // Prepare
+    await sim.resetState();
+    const alarms = sim.template.ofType('AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(0);
+
+    // Act
+    for (const [alarmId, alarm] of alarms) {
+      const actions = sim.template.resolve([
+        ...((alarm.Properties?.AlarmActions as unknown[]) ?? []),
+        ...((alarm.Properties?.OKActions as unknown[]) ?? []),
+      ]) as string[];
+      expect(actions.length, alarmId).toBeGreaterThan(0);
+      for (const topic of new Set(actions)) sim.aws.alarmPublish(topic, alarmId);
+    }
+
+    // Assess
+    const emailed = sim.emailDeliveries().filter((delivery) => delivery.endpoint === ALERT_EMAIL);
+    expect(emailed).toHaveLength(alarms.length);
+  });
+});
+
+describe('permissions, as the template grants them', () => {
+  /** Called by AWS on the function's behalf, never by its code. */
+  const USED_BY_AWS: Readonly<Record<string, string>> = {
+    'logs:CreateLogStream': 'the Lambda runtime writes the function logs',
+    'logs:PutLogEvents': 'the Lambda runtime writes the function logs',
+    'sqs:ReceiveMessage': 'the SQS event source mapping polls for the worker',
+    'sqs:DeleteMessage': 'the SQS event source mapping deletes processed messages',
+    'sqs:ChangeMessageVisibility': 'the SQS event source mapping returns failed messages',
+    'sqs:GetQueueAttributes': 'the SQS event source mapping reads the queue',
+    'sqs:GetQueueUrl': 'the SQS event source mapping resolves the queue',
+  };
+
+  it('denied no call any scenario made', () => {
+    expect(sim.aws.calls.filter((call) => !call.allowed)).toEqual([]);
+  });
+
+  it('exercised every granted action, or names why it is kept', () => {
+    const kept = new Map(GRANTS_KEPT_WITHOUT_USE.map(({ action, reason }) => [action, reason]));
+    const unused: string[] = [];
+    for (const fn of sim.functions.values()) {
+      const used = sim.aws.calls
+        .filter((call) => call.principal === fn.roleLogicalId && call.allowed)
+        .map((call) => call.action);
+      const granted = sim.template
+        .roleStatements(fn.roleLogicalId)
+        .filter((statement) => statement.Effect === 'Allow')
+        .flatMap((statement) =>
+          Array.isArray(statement.Action) ? statement.Action : [statement.Action ?? '']
+        );
+      for (const action of new Set(granted)) {
+        const exercised = used.some((call) => wildcardMatch(action, call, true));
+        if (!exercised && !kept.has(action) && USED_BY_AWS[action] === undefined) {
+          unused.push(`${fn.name}: ${action}`);
+        }
+      }
+    }
+    expect(unused).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ export const ALERT_EMAIL = 'oncall@example.com';
  * costs the simulation about a second.
  */
 const SIMULATED_NODECLASSES: Readonly<Record<string, readonly string[]>> = {
-  'prod-use1': ['default', 'legacy', 'gpu'],
+  'prod-use1': ['default', 'legacy', 'gpu', 'analytics'],
   'staging-use1': ['default'],
 };
 
