@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.js';
+import { controllerCanLaunch } from '../../lambda/core/checks/controller-can-launch.js';
+import { controllerCanPassNodeRole } from '../../lambda/core/checks/controller-can-pass-node-role.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
+import { ok, unavailable } from '../../lambda/core/facts/slice.js';
 import type { DryRunLaunch, PolicySimulatorPort } from '../../lambda/core/iam/ports.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
 import { SourceUnavailableError } from '../../lambda/shared/errors.js';
@@ -171,5 +174,56 @@ describe('permissions enricher', () => {
       ['gpu', 'ami-0fedcba9876543210', 'subnet-ccc', 'GpuNodeProfile'],
     ]);
     expect(inventory.permissions.get(nodeClassKey('demo', 'gpu'))?.dryRun).toHaveLength(1);
+  });
+
+  it('simulates no launch with a made-up NodePool when the NodePools could not be read', async () => {
+    // Prepare: HTTP 403 on the NodePool list.
+    const fake = fakeSimulator();
+    const state = {
+      ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }),
+      nodePools: unavailable<never>('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools'),
+    };
+    const enricher = createPermissionsEnricher({ simulator: fake.simulator });
+    // Act
+    const inventory = await enricher.enrich(
+      aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] })
+    );
+    // Assess
+    expect(fake.calls.map((call) => call.group)).not.toContain('launch');
+    expect(fake.calls.flatMap((call) => call.context.map((entry) => entry.key))).not.toContain(
+      'aws:RequestTag/karpenter.sh/nodepool'
+    );
+    const now = new Date('2026-11-01T00:00:00Z');
+    const launch = controllerCanLaunch.evaluate(inventory, { now });
+    expect(launch.map((finding) => finding.status)).toEqual(['error', 'error']);
+    expect(launch[0]?.message).toMatch(/NodePools could not be read.*access-denied.*HTTP 403/);
+    expect(
+      controllerCanPassNodeRole.evaluate(inventory, { now }).map((finding) => finding.status)
+    ).toEqual(['pass', 'pass']);
+  });
+
+  it('simulates the empty NodePool tag when the NodePools were read and none uses the class', async () => {
+    // Prepare
+    const fake = fakeSimulator();
+    const state = {
+      ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }),
+      nodePools: ok({ nodePoolCount: 0 }),
+    };
+    const enricher = createPermissionsEnricher({ simulator: fake.simulator });
+    // Act
+    const inventory = await enricher.enrich(
+      aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] })
+    );
+    // Assess
+    const tags = fake.calls.flatMap((call) =>
+      call.context.filter((entry) => entry.key === 'aws:RequestTag/karpenter.sh/nodepool')
+    );
+    expect(tags.length).toBeGreaterThan(0);
+    expect(new Set(tags.flatMap((entry) => entry.values))).toEqual(new Set(['']));
+    expect(
+      controllerCanLaunch
+        .evaluate(inventory, { now: new Date('2026-11-01T00:00:00Z') })
+        .map((finding) => finding.status)
+    ).toEqual(['pass', 'pass']);
   });
 });

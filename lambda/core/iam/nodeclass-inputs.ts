@@ -4,7 +4,7 @@ import type { AwsNodeClassFacts } from '../facts/aws.js';
 import type { ControllerRoleFound } from '../facts/permissions.js';
 import { ok, type Slice, unavailable } from '../facts/slice.js';
 import type { ClusterContext, Inventory, NodeClassEntry } from '../inventory.js';
-import { nodeClassKey } from '../inventory.js';
+import { clusterOf, nodeClassKey } from '../inventory.js';
 import type { EC2NodeClass } from '../schema.js';
 import { accountOfArn, roleArnOf } from './arns.js';
 import type {
@@ -133,20 +133,32 @@ export function ssmParameterNamesOf(
   });
 }
 
-/** Names of the NodePools in the class' cluster whose `nodeClassRef` points at it. */
-export function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): string[] {
-  return inventory.nodePools
-    .filter((pool) => pool.cluster === entry.cluster && pool.parsed.ok)
-    .filter((pool) => {
-      if (!pool.parsed.ok) return false;
-      const ref = pool.parsed.value.spec.template?.spec?.nodeClassRef;
-      return (
-        ref !== undefined &&
-        ref.name === entry.name &&
-        (ref.kind ?? 'EC2NodeClass') === 'EC2NodeClass'
-      );
-    })
-    .map((pool) => pool.name);
+/**
+ * Names of the NodePools in the class' cluster whose `nodeClassRef` points at it; unavailable when
+ * the cluster's NodePools could not be listed (then which NodePools launch with it is unknown).
+ */
+export function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): Slice<string[]> {
+  const read = clusterOf(inventory, entry.cluster)?.state?.nodePools;
+  if (read?.status === 'unavailable') {
+    return unavailable(
+      read.reason,
+      `the NodePools of cluster "${entry.cluster}" could not be read (${read.reason}): ${read.message}`
+    );
+  }
+  return ok(
+    inventory.nodePools
+      .filter((pool) => pool.cluster === entry.cluster && pool.parsed.ok)
+      .filter((pool) => {
+        if (!pool.parsed.ok) return false;
+        const ref = pool.parsed.value.spec.template?.spec?.nodeClassRef;
+        return (
+          ref !== undefined &&
+          ref.name === entry.name &&
+          (ref.kind ?? 'EC2NodeClass') === 'EC2NodeClass'
+        );
+      })
+      .map((pool) => pool.name)
+  );
 }
 
 /** Account, region and Karpenter's cluster name for the simulations of one cluster. */

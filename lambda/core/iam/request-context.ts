@@ -44,8 +44,11 @@ export interface NodeClassSimulationInput {
   readonly scope: PermissionScope;
   readonly nodeClassName: string;
   readonly nodeClass: EC2NodeClass;
-  /** NodePools whose `nodeClassRef` names this class; Karpenter tags launches with each. */
-  readonly nodePools: readonly string[];
+  /**
+   * NodePools whose `nodeClassRef` names this class; Karpenter tags launches with each. Unavailable
+   * when the cluster's NodePools could not be listed.
+   */
+  readonly nodePools: Slice<readonly string[]>;
   readonly controller: ControllerRoleFound;
   readonly launch: Slice<LaunchResources>;
   /** ARN of the node role (`spec.role`, or the role inside `spec.instanceProfile`). */
@@ -307,11 +310,24 @@ function instanceProfileArn(input: NodeClassSimulationInput): string {
 export function buildSimulations(input: NodeClassSimulationInput): SimulationPlan {
   const { scope, controller, nodeClass } = input;
   const resources = input.launch.status === 'ok' ? input.launch.value : undefined;
-  const nodePools = input.nodePools.length > 0 ? [...new Set(input.nodePools)].sort() : [''];
-  const requests: SimulationRequest[] = nodePools.flatMap((nodePool) =>
-    launchRequests(input, nodePool, resources)
-  );
-  const gaps = launchGaps(input.launch);
+  const requests: SimulationRequest[] = [];
+  const gaps: SimulationGap[] = [];
+  if (input.nodePools.status === 'ok') {
+    // No NodePool uses the class: nothing launches with it, but Karpenter still validates it with
+    // dry-runs whose `karpenter.sh/nodepool` tag is empty, so that is the request simulated.
+    const nodePools =
+      input.nodePools.value.length > 0 ? [...new Set(input.nodePools.value)].sort() : [''];
+    requests.push(...nodePools.flatMap((nodePool) => launchRequests(input, nodePool, resources)));
+  } else {
+    // Every launch carries its NodePool's name as a request tag, which policies may condition on:
+    // a stand-in value would turn a NodePool-specific denial into a pass.
+    gaps.push({
+      group: 'launch',
+      reason: input.nodePools.reason,
+      message: `NodePools could not be read, so the karpenter.sh/nodepool tag of each launch is unknown: ${input.nodePools.message}`,
+    });
+  }
+  gaps.push(...launchGaps(input.launch));
 
   if (input.nodeRole.status === 'ok') {
     requests.push(

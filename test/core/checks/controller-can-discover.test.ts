@@ -1,14 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanDiscover } from '../../../lambda/core/checks/controller-can-discover.js';
-import { ok } from '../../../lambda/core/facts/slice.js';
+import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
 import {
   aCluster,
   aClusterState,
   aPermissionsInventory,
+  CONTROLLER_ROLE,
   withSimulations,
 } from '../../support/permission-builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
+
+/** The cluster's NodePools could not be listed (HTTP 403 from the Kubernetes API). */
+function nodePoolsForbidden() {
+  const state = {
+    ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }),
+    nodePools: unavailable<never>('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools'),
+  };
+  return aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] });
+}
 
 describe('controller-can-discover', () => {
   it('passes when Describe*, GetParameter and DescribeCluster are allowed', () => {
@@ -48,5 +58,16 @@ describe('controller-can-discover', () => {
     const findings = controllerCanDiscover.evaluate(aPermissionsInventory(), { now });
 
     expect(findings[0]?.status).toBe('error');
+  });
+
+  it('keeps its verdict when the cluster’s NodePools could not be read (no NodePool in its requests)', () => {
+    const findings = controllerCanDiscover.evaluate(withSimulations(nodePoolsForbidden()), { now });
+
+    expect(findings.map((finding) => finding.status)).toEqual(
+      controllerCanDiscover
+        .evaluate(withSimulations(aPermissionsInventory()), { now })
+        .map((f) => f.status)
+    );
+    expect(findings.map((finding) => finding.status)).not.toContain('error');
   });
 });

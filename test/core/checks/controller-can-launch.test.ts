@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanLaunch } from '../../../lambda/core/checks/controller-can-launch.js';
-import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
+import { ok, type Slice, unavailable } from '../../../lambda/core/facts/slice.js';
+import {
+  aCluster,
+  aClusterState,
+  aPermissionsInventory,
+  CONTROLLER_ROLE,
+  withSimulations,
+} from '../../support/permission-builders.js';
+
+const NODEPOOL_TAG = 'aws:RequestTag/karpenter.sh/nodepool';
+
+/** The cluster's NodePools listed as the API server answered (403, or an empty list). */
+function inventoryWithNodePools(read: Slice<{ nodePoolCount: number }>) {
+  const state = { ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }), nodePools: read };
+  return aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] });
+}
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -77,5 +92,48 @@ describe('controller-can-launch', () => {
     expect(findings[2]?.message).toContain('explicit deny in a service control policy');
     expect(findings[3]?.message).toContain('InvalidBlockDeviceMapping');
     expect(findings[3]?.discriminator).toBe('dry-run:RunInstances');
+  });
+
+  it('reports an error naming the unreadable NodePools instead of simulating a made-up NodePool', () => {
+    // Prepare: the (unreadable) NodePool `general` may not launch; an empty NodePool tag would be
+    // allowed, so simulating one would pass.
+    const inventory = withSimulations(
+      inventoryWithNodePools(
+        unavailable('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools')
+      ),
+      (request) =>
+        request.context.some((entry) => entry.key === NODEPOOL_TAG && entry.values[0] === 'general')
+          ? { decision: 'explicitDeny' }
+          : {}
+    );
+    // Act
+    const findings = controllerCanLaunch.evaluate(inventory, { now });
+    // Assess
+    expect(findings.map((finding) => finding.status)).toEqual(['error', 'error']);
+    expect(findings[0]?.message).toContain('NodePools could not be read');
+    expect(findings[0]?.message).toContain('access-denied');
+    expect(findings[0]?.message).toContain('HTTP 403');
+    expect(findings[0]?.evidence).toMatchObject({
+      simulations: 0,
+      unsimulated: [{ kind: 'launch', reason: 'access-denied' }],
+    });
+  });
+
+  it('simulates the empty NodePool tag of Karpenter’s validation when no NodePool uses the class', () => {
+    // Prepare: the NodePools were listed and none exists.
+    const seen: string[] = [];
+    const inventory = withSimulations(
+      inventoryWithNodePools(ok({ nodePoolCount: 0 })),
+      (request) => {
+        for (const entry of request.context)
+          if (entry.key === NODEPOOL_TAG) seen.push(entry.values[0] ?? '');
+        return {};
+      }
+    );
+    // Act
+    const findings = controllerCanLaunch.evaluate(inventory, { now });
+    // Assess
+    expect(findings.map((finding) => finding.status)).toEqual(['pass', 'pass']);
+    expect(new Set(seen)).toEqual(new Set(['']));
   });
 });

@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanManageInstanceProfile } from '../../../lambda/core/checks/controller-can-manage-instance-profile.js';
-import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
+import { unavailable } from '../../../lambda/core/facts/slice.js';
+import {
+  aCluster,
+  aClusterState,
+  aPermissionsInventory,
+  CONTROLLER_ROLE,
+  withSimulations,
+} from '../../support/permission-builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
+
+/** The cluster's NodePools could not be listed (HTTP 403 from the Kubernetes API). */
+function nodePoolsForbidden() {
+  const state = {
+    ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }),
+    nodePools: unavailable<never>('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools'),
+  };
+  return aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] });
+}
 
 describe('controller-can-manage-instance-profile', () => {
   it('passes in role mode and is not applicable in instanceProfile mode', () => {
@@ -43,5 +59,19 @@ describe('controller-can-manage-instance-profile', () => {
     expect(finding?.remediation).toContain(
       'Remove or narrow the Deny statement in DenyProfileEdits'
     );
+  });
+
+  it('keeps its verdict when the cluster’s NodePools could not be read (no NodePool in its requests)', () => {
+    const findings = controllerCanManageInstanceProfile.evaluate(
+      withSimulations(nodePoolsForbidden()),
+      { now }
+    );
+
+    expect(findings.map((finding) => finding.status)).toEqual(
+      controllerCanManageInstanceProfile
+        .evaluate(withSimulations(aPermissionsInventory()), { now })
+        .map((f) => f.status)
+    );
+    expect(findings.map((finding) => finding.status)).not.toContain('error');
   });
 });

@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanPassNodeRole } from '../../../lambda/core/checks/controller-can-pass-node-role.js';
+import { unavailable } from '../../../lambda/core/facts/slice.js';
 import {
+  aCluster,
+  aClusterState,
   aPermissionsInventory,
+  CONTROLLER_ROLE,
   GPU_NODE_ROLE,
   withSimulations,
 } from '../../support/permission-builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
+
+/** The cluster's NodePools could not be listed (HTTP 403 from the Kubernetes API). */
+function nodePoolsForbidden() {
+  const state = {
+    ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }),
+    nodePools: unavailable<never>('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools'),
+  };
+  return aPermissionsInventory({ clusters: [aCluster({ state })], nodePools: [] });
+}
 
 describe('controller-can-pass-node-role', () => {
   it('passes when PassRole on each node role is allowed', () => {
@@ -75,5 +88,18 @@ describe('controller-can-pass-node-role', () => {
 
     expect(finding?.status).toBe('error');
     expect(finding?.message).toContain('Rate exceeded');
+  });
+
+  it('keeps its verdict when the cluster’s NodePools could not be read (no NodePool in its requests)', () => {
+    const findings = controllerCanPassNodeRole.evaluate(withSimulations(nodePoolsForbidden()), {
+      now,
+    });
+
+    expect(findings.map((finding) => finding.status)).toEqual(
+      controllerCanPassNodeRole
+        .evaluate(withSimulations(aPermissionsInventory()), { now })
+        .map((f) => f.status)
+    );
+    expect(findings.map((finding) => finding.status)).not.toContain('error');
   });
 });

@@ -12,6 +12,7 @@ import type { Inventory } from '../../../lambda/core/inventory.js';
 import { parseKarpenterVersion } from '../../../lambda/core/version.js';
 import {
   aCluster,
+  aClusterState,
   aControllerRole,
   aPermissionsInventory,
   CONTROLLER_ROLE,
@@ -232,6 +233,49 @@ describe('buildSimulations', () => {
 
     expect(plan.gaps).toEqual([expect.objectContaining({ group: 'launch', reason: 'throttled' })]);
     expect(plan.requests.map((request) => request.kind)).not.toContain('use-existing-resources');
+  });
+
+  it('simulates no launch, and records a gap naming the NodePools, when they could not be read', () => {
+    // Prepare
+    const input = {
+      ...inputFor('default'),
+      nodePools: unavailable<never>('access-denied', 'HTTP 403 on /apis/karpenter.sh/v1/nodepools'),
+    };
+    // Act
+    const plan = buildSimulations(input);
+    // Assess
+    expect(plan.gaps).toEqual([
+      {
+        group: 'launch',
+        reason: 'access-denied',
+        message: expect.stringContaining('NodePools could not be read'),
+      },
+    ]);
+    expect(plan.requests.map((request) => request.group)).not.toContain('launch');
+    expect(
+      plan.requests.flatMap((request) => request.context.map((entry) => entry.key))
+    ).not.toContain('aws:RequestTag/karpenter.sh/nodepool');
+    expect(new Set(plan.requests.map((request) => request.group))).toEqual(
+      new Set(['pass-node-role', 'manage-instance-profile', 'discover'])
+    );
+  });
+
+  it('takes the NodePools from the inventory, and their read failure from the cluster state', () => {
+    // Prepare
+    const forbidden = unavailable<never>('access-denied', 'HTTP 403');
+    const cluster = aCluster({
+      state: { ...aClusterState({ irsaRoleArn: CONTROLLER_ROLE }), nodePools: forbidden },
+    });
+    // Act
+    const read = inputFor('default').nodePools;
+    const unread = inputFor('default', aPermissionsInventory({ clusters: [cluster] })).nodePools;
+    // Assess
+    expect(read).toEqual({ status: 'ok', value: ['general'] });
+    expect(unread).toMatchObject({
+      status: 'unavailable',
+      reason: 'access-denied',
+      message: 'the NodePools of cluster "demo" could not be read (access-denied): HTTP 403',
+    });
   });
 
   it('gives identical simulations of different classes the same key', () => {
