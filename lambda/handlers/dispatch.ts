@@ -10,7 +10,7 @@ import { type ClusterLister, discoverTargets, dispatchScans } from '../app/dispa
 import { loadConfig } from '../shared/config.js';
 import { ScannerError } from '../shared/errors.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
-import { withPowertools } from './service.js';
+import { withPowertools } from './powertools.js';
 
 export interface DispatchOverrides {
   readonly env?: Readonly<Record<string, string | undefined>>;

@@ -1,15 +1,12 @@
 // Shared composition for the Lambda handlers: config, SDK clients (created on first use and kept
 // for warm invocations, each counted for `AwsApiCalls`), adapters, the scan use case, and the
-// Powertools middleware every handler runs under.
+// Powertools metrics instance its handlers flush.
 
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { apiCallCounterPlugin } from '../adapters/aws/api-call-counter.js';
 import {
@@ -37,6 +34,7 @@ import type {
 } from '../core/service-ports.js';
 import { type Config, type HandlerName, loadConfig } from '../shared/config.js';
 import { appLogger, logger } from '../shared/logger.js';
+import { withPowertools } from './powertools.js';
 
 /** What tests (and only tests) replace: the live plan needs EKS and the Kubernetes API. */
 export interface ServiceOverrides {
@@ -140,19 +138,6 @@ export function lazyService(
 export function eventIdOf(event: unknown): string | undefined {
   const id = (event as { id?: unknown } | null | undefined)?.id;
   return typeof id === 'string' ? id : undefined;
-}
-
-/**
- * A Lambda handler under the Powertools middleware: the Lambda context on every log line (keys
- * reset after each invocation) and, when `emf` is given, its stored metrics written as EMF after
- * each invocation, whether it returned or threw.
- */
-export function withPowertools<TEvent, TResult>(
-  handler: (event: TEvent, context: Context) => Promise<TResult>,
-  emf?: Metrics
-) {
-  const wrapped = middy(handler).use(injectLambdaContext(logger, { resetKeys: true }));
-  return emf === undefined ? wrapped : wrapped.use(logMetrics(emf));
 }
 
 /** A handler over the lazily built service, with its own metrics instance flushed per invocation. */
