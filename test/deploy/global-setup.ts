@@ -1,6 +1,6 @@
-// Synthesizes the app once for every scenario (real esbuild bundles). DEPLOY_SIM_ASSEMBLY reuses
-// an existing cloud assembly instead (for iterating on one scenario).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Synthesizes the app once for every scenario (real esbuild bundles). With DEPLOY_SIM_ASSEMBLY=DIR
+// the first run synthesizes into DIR and later runs reuse it (for iterating on one scenario).
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -15,6 +15,10 @@ declare module 'vitest' {
 export default function setup(project: TestProject): () => void {
   const reuse = process.env.DEPLOY_SIM_ASSEMBLY;
   if (reuse) {
+    if (!existsSync(join(reuse, 'manifest.json'))) {
+      mkdirSync(reuse, { recursive: true });
+      synthesize(reuse);
+    }
     project.provide('assemblyDirectory', reuse);
     return () => {};
   }

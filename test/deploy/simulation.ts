@@ -215,11 +215,15 @@ export class Simulation {
     });
   }
 
+  private stateTable() {
+    const [table] = this.template.ofType('AWS::DynamoDB::Table');
+    if (!table) throw new Error('the template has no DynamoDB table');
+    return table;
+  }
+
   /** A fresh table (from the template's key schema), no messages, no faults. */
   async resetState(): Promise<void> {
-    const [[tableId, table]] = this.template.ofType('AWS::DynamoDB::Table') as [
-      [string, { Properties?: Record<string, unknown> }],
-    ];
+    const [tableId, table] = this.stateTable();
     const client = this.dynamoClient();
     try {
       await client.send(new DeleteTableCommand({ TableName: tableId })).catch(() => undefined);
@@ -243,7 +247,7 @@ export class Simulation {
 
   /** Every item of the state table (the simulation's view of DynamoDB). */
   async tableItems(): Promise<Record<string, unknown>[]> {
-    const [[tableId]] = this.template.ofType('AWS::DynamoDB::Table') as [[string, unknown]];
+    const [tableId] = this.stateTable();
     const client = this.dynamoClient();
     try {
       const { Items = [] } = await client.send(new ScanCommand({ TableName: tableId }));

@@ -291,7 +291,10 @@ export class AwsEmulator {
         case 'sqs':
           return await this.json(service, principal, req, body, res);
         case 'eks':
-          return this.eks(principal, req, res);
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(this.eks(principal, req)));
+          return;
         case 'dynamodb':
           return await this.dynamodb(principal, req, body, res);
         default:
@@ -491,18 +494,17 @@ export class AwsEmulator {
     return cluster;
   }
 
-  private eks(principal: Principal, req: IncomingMessage, res: ServerResponse): void {
+  /** The REST-JSON EKS operations the scanner calls; returns the response body. */
+  private eks(principal: Principal, req: IncomingMessage): unknown {
     const { id, region, partition } = this.options.account;
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const clusterArn = (name: string) => `arn:${partition}:eks:${region}:${id}:cluster/${name}`;
-    const reply = (body: unknown) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const [root, name, sub, item] = parts;
     if (root !== 'clusters') throw new AwsError('NotFound', 404, url.pathname);
     if (name === undefined) {
       this.authorize(principal, 'eks', 'eks:ListClusters', '*');
-      return reply({ clusters: this.world.eks.clusters.map((cluster) => cluster.name) });
+      return { clusters: this.world.eks.clusters.map((cluster) => cluster.name) };
     }
     if (sub === undefined) {
       this.authorize(principal, 'eks', 'eks:DescribeCluster', clusterArn(name));
@@ -513,7 +515,7 @@ export class AwsEmulator {
         kubernetes: _kube,
         ...rest
       } = cluster;
-      return reply({
+      return {
         cluster: {
           ...rest,
           arn: cluster.arn ?? clusterArn(name),
@@ -521,12 +523,12 @@ export class AwsEmulator {
           endpoint: this.options.kubeEndpoints.get(name),
           certificateAuthority: { data: Buffer.from(this.options.kubeCaPem).toString('base64') },
         },
-      });
+      };
     }
     const cluster = this.eksCluster(name);
     if (sub === 'access-entries' && item === undefined) {
       this.authorize(principal, 'eks', 'eks:ListAccessEntries', clusterArn(name));
-      return reply({ accessEntries: cluster.accessEntries.map((entry) => entry.principalArn) });
+      return { accessEntries: cluster.accessEntries.map((entry) => entry.principalArn) };
     }
     if (sub === 'access-entries' && item !== undefined) {
       const roleName = item.split('/').pop() ?? '';
@@ -538,7 +540,7 @@ export class AwsEmulator {
       );
       const entry = cluster.accessEntries.find((candidate) => candidate.principalArn === item);
       if (!entry) throw new AwsError('ResourceNotFoundException', 404, `no access entry ${item}`);
-      return reply({ accessEntry: { clusterName: name, ...entry } });
+      return { accessEntry: { clusterName: name, ...entry } };
     }
     if (sub === 'pod-identity-associations' && item === undefined) {
       this.authorize(principal, 'eks', 'eks:ListPodIdentityAssociations', clusterArn(name));
@@ -553,7 +555,7 @@ export class AwsEmulator {
           serviceAccount: entry.serviceAccount,
           associationId: entry.associationId ?? `a-emulated${index}`,
         }));
-      return reply({ associations });
+      return { associations };
     }
     if (sub === 'pod-identity-associations' && item !== undefined) {
       this.authorize(
@@ -566,7 +568,7 @@ export class AwsEmulator {
         (candidate, index) => (candidate.associationId ?? `a-emulated${index}`) === item
       );
       if (!entry) throw new AwsError('ResourceNotFoundException', 404, `no association ${item}`);
-      return reply({ association: { clusterName: name, associationId: item, ...entry } });
+      return { association: { clusterName: name, associationId: item, ...entry } };
     }
     throw new AwsError('NotFound', 404, url.pathname);
   }

@@ -140,16 +140,19 @@ export async function startKubeEmulator(options: {
           });
         if ('problem' in identity) {
           send(res, 401, statusBody(401, 'Unauthorized', identity.problem));
-          return record(401);
+          record(401);
+          return;
         }
         if (!options.accessEntries(cluster.name).includes(identity.principalArn)) {
           send(res, 401, statusBody(401, 'Unauthorized', 'no access entry for the principal'));
-          return record(401, identity.principalArn);
+          record(401, identity.principalArn);
+          return;
         }
         const injected = faults.get(cluster.name)?.get(url.pathname);
         if (injected !== undefined) {
           send(res, injected, statusBody(injected, 'Forbidden', `${url.pathname}: injected`));
-          return record(injected, identity.principalArn);
+          record(injected, identity.principalArn);
+          return;
         }
         record(answer(cluster, url, res), identity.principalArn);
       }
