@@ -365,10 +365,7 @@ export class AwsEmulator {
     }
     if (service === 'ec2') {
       this.authorize(principal, service, iamAction, '*');
-      const Command = (ec2 as unknown as Record<string, new (input: unknown) => unknown>)[
-        `${action}Command`
-      ];
-      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      const Command = commandOf(ec2, action);
       return this.sdk.ec2.send(new Command(input) as never);
     }
     if (service === 'iam') {
@@ -383,10 +380,7 @@ export class AwsEmulator {
                 ? `arn:${partition}:iam::${id}:instance-profile/${input.InstanceProfileName}`
                 : '*';
       this.authorize(principal, service, iamAction, resource);
-      const Command = (iam as unknown as Record<string, new (input: unknown) => unknown>)[
-        `${action}Command`
-      ];
-      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      const Command = commandOf(iam, action);
       return this.sdk.iam.send(new Command(input) as never);
     }
     // SNS
@@ -402,27 +396,21 @@ export class AwsEmulator {
           ([name, value]) => [name, value.StringValue ?? '']
         )
       );
-    if (action === 'Publish') {
+    const record = (entry: Record<string, unknown>) =>
       this.published.push({
         topicArn,
         publisher,
-        ...(typeof input.Subject === 'string' ? { subject: input.Subject } : {}),
-        message: String(input.Message ?? ''),
-        attributes: attributesOf(input.MessageAttributes),
+        ...(typeof entry.Subject === 'string' ? { subject: entry.Subject } : {}),
+        message: String(entry.Message ?? ''),
+        attributes: attributesOf(entry.MessageAttributes),
       });
+    if (action === 'Publish') {
+      record(input);
       return { MessageId: randomUUID() };
     }
     if (action === 'PublishBatch') {
       const entries = (input.PublishBatchRequestEntries ?? []) as Record<string, unknown>[];
-      for (const entry of entries) {
-        this.published.push({
-          topicArn,
-          publisher,
-          ...(typeof entry.Subject === 'string' ? { subject: entry.Subject } : {}),
-          message: String(entry.Message ?? ''),
-          attributes: attributesOf(entry.MessageAttributes),
-        });
-      }
+      for (const entry of entries) record(entry);
       return {
         Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: randomUUID() })),
         Failed: [],
@@ -456,10 +444,7 @@ export class AwsEmulator {
           `arn:${partition}:ssm:${region}:${owner}:parameter${path}`
         );
       }
-      const Command = (ssm as unknown as Record<string, new (input: unknown) => unknown>)[
-        `${action}Command`
-      ];
-      if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+      const Command = commandOf(ssm, action);
       output = await this.sdk.ssm.send(new Command(input) as never);
     } else {
       const url = String(input.QueueUrl ?? '');
@@ -627,6 +612,13 @@ export class AwsEmulator {
       forward.end(body);
     });
   }
+}
+
+/** The SDK command class of an operation, to hand the parsed input to the world's fake client. */
+function commandOf(module: object, action: string): new (input: unknown) => unknown {
+  const Command = (module as Record<string, new (input: unknown) => unknown>)[`${action}Command`];
+  if (!Command) throw new AwsError('UnsupportedOperation', 400, action);
+  return Command;
 }
 
 function stripMetadata(output: unknown): unknown {
