@@ -316,14 +316,22 @@ export class Simulation {
   async deliverQueued(messages: readonly QueuedMessage[] = [...this.aws.queued]) {
     const failed: QueuedMessage[] = [];
     const invocations: Invocation[] = [];
+    const worker = this.principals.get(this.fn('ScanCluster').roleLogicalId);
+    if (!worker) throw new Error('the scan worker has no role');
     for (const message of messages) {
+      // The event source mapping receives with the worker's role, then deletes the message or
+      // lets it become visible again (reported failures).
+      this.aws.authorize(worker, 'sqs', 'sqs:ReceiveMessage', message.queueArn);
       const invocation = await this.invoke('ScanCluster', this.sqsEvent(message));
       invocations.push(invocation);
       const failures =
         (invocation.result as { batchItemFailures?: { itemIdentifier: string }[] } | undefined)
           ?.batchItemFailures ?? [];
       if (invocation.error || failures.some((f) => f.itemIdentifier === message.messageId)) {
+        this.aws.authorize(worker, 'sqs', 'sqs:ChangeMessageVisibility', message.queueArn);
         failed.push(message);
+      } else {
+        this.aws.authorize(worker, 'sqs', 'sqs:DeleteMessage', message.queueArn);
       }
     }
     return { failed, invocations };
