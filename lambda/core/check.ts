@@ -1,5 +1,6 @@
 import type { CheckInput, ClusterContext, Inventory, NodeClassEntry } from './inventory.js';
 import { clusterOf } from './inventory.js';
+import type { MaterialPath } from './material.js';
 import type { CheckStatus, FindingLocation, ResourceRef, Severity } from './model.js';
 import { isRegionName, partitionOf } from './region.js';
 import type { EC2NodeClass } from './schema.js';
@@ -21,6 +22,18 @@ export interface CheckMeta {
   readonly remediation: string;
   /** Upstream issues and documents (`#NNNN` = aws/karpenter-provider-aws). */
   readonly references: readonly string[];
+  /**
+   * Evidence paths whose values make a finding materially different (`material.ts`): which
+   * subnets, images or actions fail — never counts, durations or timestamps. Status and severity
+   * are always material. An empty list: only status and severity matter.
+   */
+  readonly material: readonly MaterialPath[];
+}
+
+/** The root finding a follow-on finding depends on: a check on a resource (default: the same). */
+export interface RootCause {
+  readonly checkId: string;
+  readonly resource?: ResourceRef;
 }
 
 /** What a check returns; `evaluate` turns drafts into findings with ids and defaults. */
@@ -34,6 +47,12 @@ export interface FindingDraft {
   /** Distinguishes several findings of one check on one resource (e.g. the JSON path). */
   readonly discriminator?: string;
   readonly location?: FindingLocation;
+  /**
+   * Set on an `error` that could not be evaluated because another check failed: the finding is
+   * linked to that check's failing finding on the resource, and never alerts on its own. Ignored
+   * when the root check did not fail or error there.
+   */
+  readonly causedBy?: RootCause;
 }
 
 export interface CheckContext {

@@ -1,5 +1,6 @@
 import type { Check, CheckContext, FindingDraft } from './check.js';
 import type { Inventory } from './inventory.js';
+import { materialHash } from './material.js';
 import { type Finding, findingId, type ResourceRef } from './model.js';
 
 export interface Evaluation {
@@ -9,16 +10,19 @@ export interface Evaluation {
 }
 
 function toFinding(check: Check, draft: FindingDraft): Finding {
+  const severity = draft.severity ?? check.severity;
+  const evidence = draft.evidence ?? {};
   return {
     id: findingId(check.id, draft.resource, draft.discriminator),
     checkId: check.id,
-    severity: draft.severity ?? check.severity,
+    severity,
     status: draft.status,
     resource: draft.resource,
     message: draft.message,
     remediation: draft.remediation ?? check.remediation,
-    evidence: draft.evidence ?? {},
+    evidence,
     ...(draft.location ? { location: draft.location } : {}),
+    materialHash: materialHash({ status: draft.status, severity, evidence }, check.material),
   };
 }
 
@@ -32,6 +36,35 @@ function crashFinding(check: Check, resource: ResourceRef, error: unknown): Find
   });
 }
 
+function rootKey(checkId: string, resource: ResourceRef): string {
+  return [checkId, resource.cluster, resource.kind, resource.name].join('\u0000');
+}
+
+/**
+ * Points each follow-on finding at its root: the most severe `fail`/`error` finding of the named
+ * check on the resource. A follow-on whose root passed (or was not run) stays a finding of its own.
+ */
+function linkRootCauses(
+  findings: readonly Finding[],
+  causes: ReadonlyMap<Finding, NonNullable<FindingDraft['causedBy']>>
+): Finding[] {
+  const roots = new Map<string, Finding>();
+  for (const finding of findings) {
+    if (finding.status !== 'fail' && finding.status !== 'error') continue;
+    if (causes.has(finding)) continue;
+    const key = rootKey(finding.checkId, finding.resource);
+    if (!roots.has(key)) roots.set(key, finding);
+  }
+  return findings.map((finding) => {
+    const cause = causes.get(finding);
+    if (cause === undefined) return finding;
+    const root = roots.get(rootKey(cause.checkId, cause.resource ?? finding.resource));
+    return root === undefined || root.id === finding.id
+      ? finding
+      : { ...finding, causedBy: root.id };
+  });
+}
+
 /**
  * Runs every check over the inventory. A check that throws yields one `error` finding instead of
  * aborting the scan, so one bug never hides the other findings.
@@ -42,6 +75,7 @@ export function runChecks(
   context: CheckContext
 ): Evaluation {
   const findings: Finding[] = [];
+  const causes = new Map<Finding, NonNullable<FindingDraft['causedBy']>>();
   const notRun: { checkId: string; missingInputs: string[] }[] = [];
   for (const check of checks) {
     const missingInputs = check.inputs.filter((input) => !inventory.inputs.has(input));
@@ -51,11 +85,13 @@ export function runChecks(
     }
     try {
       for (const draft of check.evaluate(inventory, context)) {
-        findings.push(toFinding(check, draft));
+        const finding = toFinding(check, draft);
+        if (draft.causedBy !== undefined) causes.set(finding, draft.causedBy);
+        findings.push(finding);
       }
     } catch (error) {
       findings.push(crashFinding(check, { cluster: '', kind: 'Cluster', name: '*' }, error));
     }
   }
-  return { findings, notRun };
+  return { findings: linkRootCauses(findings, causes), notRun };
 }

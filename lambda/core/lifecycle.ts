@@ -25,6 +25,8 @@ export interface FindingState {
   readonly findingStatus: OpenFindingStatus;
   readonly severity: Severity;
   readonly message: string;
+  /** The finding's material hash when last notified (absent on states stored before hashes). */
+  readonly materialHash?: string;
   readonly firstSeen: string;
   readonly lastSeen: string;
   readonly lastNotified?: string;

@@ -2,8 +2,27 @@
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/** What a check can conclude about a resource. */
 export const CHECK_STATUSES = ['fail', 'error', 'pass', 'not-applicable'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+/**
+ * A finding's status: what its check concluded, or `suppressed` when a `fail`/`error` was accepted
+ * by an annotation or a config rule (the finding keeps its place in reports, never alerts or fails).
+ */
+export const FINDING_STATUSES = [...CHECK_STATUSES, 'suppressed'] as const;
+export type FindingStatus = (typeof FINDING_STATUSES)[number];
+
+/** Why a finding is `suppressed`, and what it would be without the suppression. */
+export interface Suppression {
+  readonly reason: string;
+  /** `annotation`: `ignore-check.nodeclass-scanner/<check-id>` on the object; `config`: an ignore rule. */
+  readonly source: 'annotation' | 'config';
+  /** The status the check concluded. */
+  readonly status: 'fail' | 'error';
+  /** ISO date after which the rule no longer applies (config rules only). */
+  readonly expires?: string;
+}
 
 export type ResourceKind = 'EC2NodeClass' | 'NodePool' | 'Cluster';
 
@@ -24,12 +43,25 @@ export interface Finding {
   readonly id: string;
   readonly checkId: string;
   readonly severity: Severity;
-  readonly status: CheckStatus;
+  readonly status: FindingStatus;
   readonly resource: ResourceRef;
   readonly message: string;
   readonly remediation: string;
   readonly evidence: Readonly<Record<string, unknown>>;
   readonly location?: FindingLocation;
+  /**
+   * Hash of the finding's material facts: status, severity and the evidence its check declares
+   * material (`CheckMeta.material`). Counts, durations and wording are not in it, so only a change
+   * that matters to the reader changes it.
+   */
+  readonly materialHash: string;
+  /**
+   * Set when this finding could not be evaluated because another one failed: the root finding's
+   * id. Such a finding is shown under its root and never alerts or counts on its own.
+   */
+  readonly causedBy?: string;
+  /** Present exactly when `status` is `suppressed`. */
+  readonly suppression?: Suppression;
 }
 
 /** 0 for critical … 4 for info. */

@@ -1,8 +1,8 @@
 import type { Evaluation } from './evaluate.js';
 import {
-  CHECK_STATUSES,
-  type CheckStatus,
+  FINDING_STATUSES,
   type Finding,
+  type FindingStatus,
   isAtOrAbove,
   SEVERITIES,
   type Severity,
@@ -11,7 +11,7 @@ import {
 
 export interface ReportSummary {
   readonly total: number;
-  readonly byStatus: Readonly<Record<CheckStatus, number>>;
+  readonly byStatus: Readonly<Record<FindingStatus, number>>;
   /** Failing findings per severity. */
   readonly failuresBySeverity: Readonly<Record<Severity, number>>;
   readonly nodeClasses: number;
@@ -66,7 +66,7 @@ export function buildReport(input: {
     summary: {
       total: findings.length,
       byStatus: countBy(
-        CHECK_STATUSES,
+        FINDING_STATUSES,
         findings.map((finding) => finding.status)
       ),
       failuresBySeverity: countBy(

@@ -17,6 +17,7 @@ const sample: CheckMeta = {
   severity: 'medium',
   inputs: ['spec', 'aws'],
   remediation: 'Line one\nline two.',
+  material: [],
   references: ['#1234', 'https://example.com/doc', 'karpenter-validations §1.4'],
 };
 

@@ -13,7 +13,7 @@ import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.
 import { collectInventory, evaluateInventory } from '../../lambda/app/run-scan.js';
 import type { Inventory } from '../../lambda/core/inventory.js';
 import { applyChanges, diffFindings, type FindingState } from '../../lambda/core/lifecycle.js';
-import { CHECK_STATUSES, type Finding, SEVERITIES } from '../../lambda/core/model.js';
+import { FINDING_STATUSES, type Finding, SEVERITIES } from '../../lambda/core/model.js';
 import type { ScanReport } from '../../lambda/core/report.js';
 
 export const SCAN_TIME = new Date('2026-11-01T00:00:00Z');
@@ -101,7 +101,7 @@ export function reportProblems(report: ScanReport): string[] {
   for (const finding of report.findings) {
     if (ids.has(finding.id)) problems.push(`duplicate finding id ${finding.id}`);
     ids.add(finding.id);
-    if (!CHECK_STATUSES.includes(finding.status)) problems.push(`bad status ${finding.status}`);
+    if (!FINDING_STATUSES.includes(finding.status)) problems.push(`bad status ${finding.status}`);
     if (!SEVERITIES.includes(finding.severity)) problems.push(`bad severity ${finding.severity}`);
     if (finding.message.trim() === '') problems.push(`empty message on ${finding.id}`);
   }

@@ -20,6 +20,7 @@ export function aFinding(
     message: 'spec.instanceProfile is an ARN.',
     remediation: 'Set spec.instanceProfile to the bare name.',
     evidence: {},
+    materialHash: `material-of-${checkId}`,
     ...overrides,
     resource,
   };

@@ -29,6 +29,7 @@ export const amiAliasResolves = defineCheck({
   remediation:
     "Use an alias version published for the cluster's Kubernetes version (or @latest); AL2 aliases end at Kubernetes 1.32 and windows2025 needs 1.35.",
   references: ['#7544', '#8564', '#8151', '#8842'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

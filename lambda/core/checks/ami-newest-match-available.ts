@@ -25,6 +25,7 @@ export const amiNewestMatchAvailable = defineCheck({
   inputs: ['aws'],
   remediation: UPGRADE,
   references: ['#7652', '#7672', '#7685'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource, cluster } = target;

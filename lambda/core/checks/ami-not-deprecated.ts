@@ -14,6 +14,7 @@ export const amiNotDeprecated = defineCheck({
   remediation:
     'Move spec.amiSelectorTerms to a current image (or extend the image deprecation time); Karpenter keeps a deprecated image only when nothing newer matches.',
   references: ['#6393', '#6500', 'karpenter-validations §2.3'],
+  material: [],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

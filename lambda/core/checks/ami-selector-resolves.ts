@@ -13,6 +13,7 @@ export const amiSelectorResolves = defineCheck({
   remediation:
     'Fix spec.amiSelectorTerms so they match an available image this account can see (name, tags, owner or id), or publish the image.',
   references: ['karpenter-validations §2.3'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

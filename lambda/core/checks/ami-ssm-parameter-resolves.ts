@@ -17,6 +17,7 @@ export const amiSsmParameterResolves = defineCheck({
   remediation:
     "Create the SSM parameter with an ami-… value in the cluster's region, fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
   references: ['#7341', 'karpenter-validations §2.3, §4.1'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

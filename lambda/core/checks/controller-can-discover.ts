@@ -11,6 +11,7 @@ export const controllerCanDiscover = defineCheck({
   remediation:
     "Allow Karpenter's read actions: AllowRegionalReadActions (ec2:Describe*), AllowSSMReadActions (ssm:GetParameter, plus any custom parameter) and AllowAPIServerEndpointDiscovery (eks:DescribeCluster).",
   references: ['karpenter-validations §4.1'],
+  material: [],
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'discover',

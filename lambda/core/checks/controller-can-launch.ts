@@ -71,6 +71,7 @@ export const controllerCanLaunch = defineCheck({
     'karpenter-validations §3.2',
     'karpenter-validations §4.2',
   ],
+  material: [],
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'launch',

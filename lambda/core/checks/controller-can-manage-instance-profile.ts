@@ -11,6 +11,7 @@ export const controllerCanManageInstanceProfile = defineCheck({
   remediation:
     "Allow the instance-profile actions of Karpenter's reference policy (AllowScopedInstanceProfile*, AllowInstanceProfileReadActions, AllowUnscopedInstanceProfileListAction).",
   references: ['karpenter-validations §2.6', 'karpenter-validations §4.1', '#8838'],
+  material: [],
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'manage-instance-profile',

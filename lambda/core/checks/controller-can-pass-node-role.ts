@@ -11,6 +11,7 @@ export const controllerCanPassNodeRole = defineCheck({
   remediation:
     "Allow iam:PassRole on the node role with iam:PassedToService ec2.amazonaws.com in the controller's policy (AllowPassingInstanceRole).",
   references: ['#7953', '#5444', 'karpenter-validations §4.1'],
+  material: [],
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'pass-node-role',

@@ -11,6 +11,7 @@ export const instanceProfileExists = defineCheck({
   remediation:
     'Create the instance profile and add the node role to it (aws iam create-instance-profile / add-role-to-instance-profile), or switch to spec.role.',
   references: ['#9390', '#8538', 'karpenter-validations §2.6'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

@@ -59,6 +59,7 @@ export const karpenterVersionSupported = defineCheck({
   inputs: ['spec'],
   remediation: 'Upgrade Karpenter to a release with the fix, or apply the workaround named.',
   references: ['#7652', '#7834', '#7891', '#7928', '#8015', '#8072', '#8404'],
+  material: [],
   evaluate: (inventory) => {
     // Controller-wide defects are reported once per cluster and version, not once per NodeClass.
     const clusterDefects = new Map<string, ClusterDefect>();

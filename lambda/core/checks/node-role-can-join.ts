@@ -49,6 +49,7 @@ export const nodeRoleCanJoin = defineCheck({
   remediation:
     'Create an EKS access entry of type EC2_LINUX (EC2_WINDOWS for Windows nodes) for the node role, or map it in aws-auth with groups system:bootstrappers and system:nodes.',
   references: ['#7558', '#5369', 'aws-facts §5.3'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource, cluster } = target;

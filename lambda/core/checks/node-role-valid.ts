@@ -18,6 +18,7 @@ export const nodeRoleValid = defineCheck({
   remediation:
     'Create the node role with a trust policy allowing the EC2 service principal (ec2.amazonaws.com) to call sts:AssumeRole, and reference it by name.',
   references: ['karpenter-validations §2.6, §4.1'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource, cluster } = target;

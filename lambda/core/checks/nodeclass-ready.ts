@@ -24,6 +24,7 @@ export const nodeClassReady = defineCheck({
   remediation:
     'Fix the condition Karpenter names (kubectl describe ec2nodeclass <name>); NodePools that reference a NodeClass that is not Ready launch no nodes.',
   references: ['karpenter-validations §2.1', '#8072', '#8148'],
+  material: [],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (nodeClass, { resource }) => {
       const conditions = nodeClass.status?.conditions ?? [];

@@ -158,6 +158,7 @@ export const statusAgreesWithScan = defineCheck({
   remediation:
     'Trust the scan over the condition: fix the NodeClass as the message says, then force revalidation by adding any annotation to the EC2NodeClass.',
   references: ['#8072', '#8148', '#8312', 'karpenter-validations §2.1, §3.3–3.5'],
+  material: [],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (nodeClass, { resource, entry }) => {
       if (!nodeClass.status) {

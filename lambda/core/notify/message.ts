@@ -102,6 +102,7 @@ function findingOf(change: LifecycleChange): Finding {
     message: change.finding?.message ?? `No longer failing: ${state.message}`,
     remediation,
     evidence: change.finding?.evidence ?? {},
+    materialHash: change.finding?.materialHash ?? state.materialHash ?? '',
   };
 }
 

@@ -20,6 +20,7 @@ export function aFinding(overrides: Partial<Finding> & Pick<Finding, 'checkId'>)
     message: `${overrides.checkId} failed`,
     remediation: `Fix ${overrides.checkId}.`,
     evidence: {},
+    materialHash: `material-of-${overrides.checkId}`,
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHECK_STATUSES, SEVERITIES } from '../../../lambda/core/model.js';
+import { FINDING_STATUSES, SEVERITIES } from '../../../lambda/core/model.js';
 
 const counts = <K extends string>(keys: readonly K[]) =>
   z.strictObject(
@@ -18,7 +18,7 @@ export const ReportContract = z.strictObject({
       id: z.string().regex(/^[0-9a-f]{16}$/),
       checkId: z.string().min(1),
       severity: z.enum(SEVERITIES),
-      status: z.enum(CHECK_STATUSES),
+      status: z.enum(FINDING_STATUSES),
       resource: z.strictObject({
         cluster: z.string(),
         kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
@@ -28,11 +28,24 @@ export const ReportContract = z.strictObject({
       remediation: z.string(),
       evidence: z.record(z.string(), z.unknown()),
       location: z.strictObject({ path: z.string() }).optional(),
+      materialHash: z.string().regex(/^[0-9a-f]{16}$/),
+      causedBy: z
+        .string()
+        .regex(/^[0-9a-f]{16}$/)
+        .optional(),
+      suppression: z
+        .strictObject({
+          reason: z.string().min(1),
+          source: z.enum(['annotation', 'config']),
+          status: z.enum(['fail', 'error']),
+          expires: z.string().optional(),
+        })
+        .optional(),
     })
   ),
   summary: z.strictObject({
     total: z.number().int().nonnegative(),
-    byStatus: counts(CHECK_STATUSES),
+    byStatus: counts(FINDING_STATUSES),
     failuresBySeverity: counts(SEVERITIES),
     nodeClasses: z.number().int().nonnegative(),
     clusters: z.array(z.string()),
