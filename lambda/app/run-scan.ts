@@ -3,6 +3,7 @@ import { CHECKS } from '../core/checks/index.js';
 import { runChecks } from '../core/evaluate.js';
 import { emptyInventory, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher, ObjectSource } from '../core/ports.js';
+import { redactEvaluation, redactSecrets } from '../core/redact.js';
 import { buildReport, type InputError, type ScanReport } from '../core/report.js';
 
 export interface ScanPlan {
@@ -54,13 +55,15 @@ export function evaluateInventory(
   inputErrors: readonly InputError[] = []
 ): ScanReport {
   const checks = selectChecks(options.checks ?? CHECKS, options.only, options.skip);
-  const evaluation = runChecks(inventory, checks, { now: options.now });
+  // Scrubbed here, the one place both the CLI and the Lambdas pass: no rendering or publishing
+  // ever sees a token a server echoed back.
+  const evaluation = redactEvaluation(runChecks(inventory, checks, { now: options.now }), checks);
   return buildReport({
     evaluation,
     now: options.now,
     nodeClasses: inventory.nodeClasses.length,
     clusters: inventory.clusters.map((cluster) => cluster.name).filter((name) => name !== ''),
-    inputErrors,
+    inputErrors: inputErrors.map((error) => ({ ...error, message: redactSecrets(error.message) })),
   });
 }
 
