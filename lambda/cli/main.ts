@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { collectInventory, evaluateInventory } from '../app/run-scan.js';
 import { CHECKS } from '../core/checks/index.js';
@@ -83,6 +83,7 @@ interface ScanFlags {
   only?: string[];
   skip?: string[];
   nonProduction?: boolean;
+  stdinName?: string;
 }
 
 export function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
@@ -111,6 +112,14 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .option('--only <ids>', 'run only these checks (comma-separated)', splitList)
     .option('--skip <ids>', 'skip these checks (comma-separated)', splitList)
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
+    .option(
+      '--stdin-name <name>',
+      'file name SARIF reports for manifests read from - (default: stdin)',
+      (value: string) => {
+        if (value.trim() === '') throw new InvalidArgumentError('give a file name');
+        return value;
+      }
+    )
     .option(
       '--controller-role <cluster=arn>',
       "Karpenter's controller role for a cluster (repeatable)",
@@ -158,6 +167,7 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
           sources: sourceIndexOf(inventory),
           cwd: io.cwd ?? process.cwd(),
           toolVersion: packageJson.version,
+          ...(flags.stdinName === undefined ? {} : { stdinName: flags.stdinName }),
         })
       );
       for (const inputError of report.summary.inputErrors) {

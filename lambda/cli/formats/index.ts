@@ -20,6 +20,8 @@ export interface FormatOptions {
   readonly cwd: string;
   /** The scanner's version (SARIF tool driver). */
   readonly toolVersion: string;
+  /** The artifact name that stands for standard input in SARIF (`--stdin-name`). */
+  readonly stdinName?: string;
 }
 
 export function formatReport(

@@ -1,14 +1,23 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
+import type {
+  Location,
+  Log,
+  MultiformatMessageString,
+  ReportingDescriptor,
+  Result,
+  Suppression,
+} from 'sarif';
 import type { CheckMeta } from '../../core/check.js';
 import type { Finding, Severity } from '../../core/model.js';
 import type { ScanReport } from '../../core/report.js';
-import { positionOf, type SourceIndex, sourceOf } from './sources.js';
+import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 /** Key of our finding id in `partialFingerprints`: GitHub code scanning deduplicates on it. */
 export const FINDING_FINGERPRINT = 'nodeclassScanFindingId/v1';
+/** Artifact name of manifests read from standard input, unless `--stdin-name` gives one. */
+export const DEFAULT_STDIN_NAME = 'stdin';
 
 const LEVELS: Readonly<Record<Severity, Result.level>> = {
   critical: 'error',
@@ -18,12 +27,28 @@ const LEVELS: Readonly<Record<Severity, Result.level>> = {
   info: 'note',
 };
 
+/**
+ * GitHub code scanning reads `security-severity` (0.0–10.0) to rank alerts: over 9.0 is critical,
+ * 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low.
+ */
+export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
+  critical: '9.5',
+  high: '7.5',
+  medium: '5.5',
+  low: '3.0',
+  info: '0.0',
+};
+
+const UPSTREAM_ISSUES = 'https://github.com/aws/karpenter-provider-aws/issues/';
+
 export interface SarifOptions {
   readonly checks: readonly CheckMeta[];
   readonly sources: SourceIndex;
   /** Base for the relative artifact URIs (the repository root in CI). */
   readonly cwd: string;
   readonly toolVersion: string;
+  /** The artifact that stands for standard input (`--stdin-name`); `stdin` by default. */
+  readonly stdinName?: string;
 }
 
 /**
@@ -39,69 +64,199 @@ export function artifactUri(file: string, cwd: string): string {
   return relativePath.split(sep).map(encodeURIComponent).join('/');
 }
 
+/**
+ * Stable path for an object that has no manifest file (read from a cluster or a world file), so
+ * GitHub can place the alert and keep it across runs whichever way the cluster was scanned:
+ * `clusters/<cluster>/ec2nodeclasses/<name>.yaml`, `…/nodepools/<name>.yaml`, and
+ * `clusters/<cluster>/cluster.yaml` for cluster-level findings (no `clusters/<cluster>/` prefix
+ * when the scan has no cluster).
+ */
+export function pseudoPath(resource: Finding['resource']): string {
+  const prefix = resource.cluster === '' ? '' : `clusters/${encodeURIComponent(resource.cluster)}/`;
+  switch (resource.kind) {
+    case 'EC2NodeClass':
+      return `${prefix}ec2nodeclasses/${encodeURIComponent(resource.name)}.yaml`;
+    case 'NodePool':
+      return `${prefix}nodepools/${encodeURIComponent(resource.name)}.yaml`;
+    case 'Cluster':
+      return `${prefix}cluster.yaml`;
+  }
+}
+
+/**
+ * A reference as a public link: `#NNNN` is an aws/karpenter-provider-aws issue, URLs are kept.
+ * Anything else (notes that only make sense inside this project) is left out.
+ */
+export function referenceUrl(reference: string): string | undefined {
+  const issue = /^#(\d+)$/.exec(reference.trim());
+  if (issue) return `${UPSTREAM_ISSUES}${issue[1]}`;
+  return /^https:\/\/\S+$/.test(reference.trim()) ? reference.trim() : undefined;
+}
+
+function linkOf(reference: string, url: string): string {
+  return reference.startsWith('#')
+    ? `[aws/karpenter-provider-aws${reference}](${url})`
+    : `<${url}>`;
+}
+
+/** Plain text as Markdown: `<name>` and `cluster/*` must not turn into HTML or emphasis. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>]/g, '\\$&');
+}
+
+function help(check: CheckMeta): MultiformatMessageString {
+  const links = check.references.flatMap((reference) => {
+    const url = referenceUrl(reference);
+    return url === undefined ? [] : [{ url, markdown: linkOf(reference.trim(), url) }];
+  });
+  const severity = `Default severity: ${check.severity}. Checked from: ${check.inputs.join(', ')}.`;
+  const text = [
+    `${check.title} (${check.id})`,
+    `How to fix: ${check.remediation}`,
+    severity,
+    ...(links.length === 0 ? [] : [`References: ${links.map((link) => link.url).join(' ')}`]),
+  ].join('\n\n');
+  const markdown = [
+    `**${markdownText(check.title)}** (\`${check.id}\`)`,
+    `**How to fix:** ${markdownText(check.remediation)}`,
+    severity,
+    ...(links.length === 0
+      ? []
+      : [`**References**\n\n${links.map((link) => `- ${link.markdown}`).join('\n')}`]),
+  ].join('\n\n');
+  return { text, markdown };
+}
+
 function rule(check: CheckMeta): ReportingDescriptor {
   return {
     id: check.id,
+    name: check.id,
     shortDescription: { text: check.title },
-    help: { text: check.remediation },
+    fullDescription: { text: `${check.title}. ${check.remediation}` },
+    help: help(check),
     defaultConfiguration: { level: LEVELS[check.severity] },
     properties: {
+      'security-severity': SECURITY_SEVERITY[check.severity],
       severity: check.severity,
       group: check.group,
       inputs: [...check.inputs],
-      references: [...check.references],
-      tags: ['karpenter', 'EC2NodeClass'],
+      references: check.references.flatMap((reference) => referenceUrl(reference) ?? []),
+      tags: ['karpenter', 'EC2NodeClass', check.group],
     },
   };
 }
 
-function locationsOf(finding: Finding, options: SarifOptions): Location[] {
+function locationOf(finding: Finding, options: SarifOptions): Location {
   const { cluster, kind, name } = finding.resource;
-  const logical: Location = {
-    logicalLocations: [
-      {
-        name,
-        fullyQualifiedName: [cluster, kind, name].filter((part) => part !== '').join('/'),
-        kind: 'resource',
-      },
-    ],
-  };
+  const logicalLocations = [
+    {
+      name,
+      fullyQualifiedName: [cluster, kind, name].filter((part) => part !== '').join('/'),
+      kind: 'resource',
+    },
+  ];
   const source = sourceOf(options.sources, finding);
-  // Standard input has no artifact a viewer could open.
-  if (!source || source.file === '<stdin>' || source.file === '-') return [logical];
+  // GitHub rejects an upload where any result lacks a file and a start line. Objects parsed from
+  // a manifest (positions recorded) point into it; the others get their stable pseudo-path.
+  if (!source?.positions) {
+    return {
+      physicalLocation: {
+        artifactLocation: { uri: pseudoPath(finding.resource) },
+        region: { startLine: 1 },
+      },
+      logicalLocations,
+    };
+  }
+  const uri =
+    source.file === STDIN_FILE
+      ? artifactUri(options.stdinName ?? DEFAULT_STDIN_NAME, options.cwd)
+      : artifactUri(source.file, options.cwd);
   const position = positionOf(source, finding.location?.path);
+  return {
+    physicalLocation: {
+      artifactLocation: { uri },
+      region: position
+        ? { startLine: position.line, startColumn: position.column }
+        : { startLine: 1 },
+    },
+    logicalLocations,
+  };
+}
+
+function suppressionsOf(finding: Finding): Suppression[] {
+  const { suppression } = finding;
+  if (!suppression) return [];
   return [
     {
-      physicalLocation: {
-        artifactLocation: { uri: artifactUri(source.file, options.cwd) },
-        ...(position ? { region: { startLine: position.line, startColumn: position.column } } : {}),
+      // An annotation lives on the object itself; a config rule outside it.
+      kind: suppression.source === 'annotation' ? 'inSource' : 'external',
+      status: 'accepted',
+      justification: suppression.reason,
+      properties: {
+        status: suppression.status,
+        ...(suppression.expires === undefined ? {} : { expires: suppression.expires }),
       },
-      ...logical,
     },
   ];
 }
 
-function result(finding: Finding, ruleIndex: number, options: SarifOptions): Result {
+function messageOf(finding: Finding, followOns: readonly Finding[]): string {
+  const lines = [finding.message, `Remediation: ${finding.remediation}`];
+  if (finding.suppression) {
+    lines.push(`Suppressed (${finding.suppression.source}): ${finding.suppression.reason}`);
+  }
+  if (followOns.length > 0) {
+    lines.push(
+      `Because of this, could not check: ${followOns.map((followOn) => followOn.checkId).join(', ')}`
+    );
+  }
+  return lines.join('\n');
+}
+
+function result(
+  finding: Finding,
+  ruleIndex: number,
+  followOns: readonly Finding[],
+  options: SarifOptions
+): Result {
+  const suppressions = suppressionsOf(finding);
   return {
     ruleId: finding.checkId,
     ...(ruleIndex >= 0 ? { ruleIndex } : {}),
     level: LEVELS[finding.severity],
-    message: { text: `${finding.message}\nRemediation: ${finding.remediation}` },
-    locations: locationsOf(finding, options),
+    message: { text: messageOf(finding, followOns) },
+    locations: [locationOf(finding, options)],
     partialFingerprints: { [FINDING_FINGERPRINT]: finding.id },
+    ...(suppressions.length === 0 ? {} : { suppressions }),
     properties: {
       status: finding.status,
       severity: finding.severity,
       ...(finding.location ? { path: finding.location.path } : {}),
+      ...(followOns.length === 0
+        ? {}
+        : { followOns: followOns.map(({ id, checkId }) => ({ id, checkId })) }),
       evidence: finding.evidence,
     },
   };
 }
 
-/** SARIF 2.1.0: rules from the registry, one result per `fail` or `error` finding. */
+const REPORTED = new Set<Finding['status']>(['fail', 'error', 'suppressed']);
+
+/**
+ * SARIF 2.1.0: rules from the registry; one result per `fail`, `error` or `suppressed` finding
+ * (suppressed ones carry `suppressions`, so code scanning shows them as dismissed). A follow-on
+ * finding is folded into its root's result: it never raises an alert of its own.
+ */
 export function formatSarif(report: ScanReport, options: SarifOptions): string {
   const rules = options.checks.map(rule);
   const ruleIndex = new Map(options.checks.map((check, index) => [check.id, index]));
+  const reported = report.findings.filter((finding) => REPORTED.has(finding.status));
+  const reportedIds = new Set(reported.map((finding) => finding.id));
+  const followOnsOf = new Map<string, Finding[]>();
+  for (const finding of reported) {
+    if (finding.causedBy === undefined || !reportedIds.has(finding.causedBy)) continue;
+    followOnsOf.set(finding.causedBy, [...(followOnsOf.get(finding.causedBy) ?? []), finding]);
+  }
   const log: Log = {
     $schema: SARIF_SCHEMA_URI,
     version: '2.1.0',
@@ -124,9 +279,16 @@ export function formatSarif(report: ScanReport, options: SarifOptions): string {
             })),
           },
         ],
-        results: report.findings
-          .filter((finding) => finding.status === 'fail' || finding.status === 'error')
-          .map((finding) => result(finding, ruleIndex.get(finding.checkId) ?? -1, options)),
+        results: reported
+          .filter((finding) => finding.causedBy === undefined || !reportedIds.has(finding.causedBy))
+          .map((finding) =>
+            result(
+              finding,
+              ruleIndex.get(finding.checkId) ?? -1,
+              followOnsOf.get(finding.id) ?? [],
+              options
+            )
+          ),
         properties: {
           nodeClasses: report.summary.nodeClasses,
           notRun: report.summary.notRun.map((entry) => ({ ...entry })),

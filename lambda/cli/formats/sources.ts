@@ -4,6 +4,9 @@ import type { Finding, ResourceRef } from '../../core/model.js';
 /** Where each scanned object came from, so formats can point findings at a file and line. */
 export type SourceIndex = ReadonlyMap<string, SourceLocation>;
 
+/** The file name the manifest reader gives standard input (`-`). */
+export const STDIN_FILE = '<stdin>';
+
 function resourceKey(resource: Pick<ResourceRef, 'cluster' | 'kind' | 'name'>): string {
   return [resource.cluster, resource.kind, resource.name].join('\u0000');
 }
