@@ -5,6 +5,7 @@ import { emptyInventory, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher, ObjectSource } from '../core/ports.js';
 import { redactEvaluation, redactSecrets } from '../core/redact.js';
 import { buildReport, type InputError, type ScanReport } from '../core/report.js';
+import { annotatedObjectsOf, applySuppressions, type IgnoreRule } from '../core/suppress.js';
 
 export interface ScanPlan {
   readonly objects: ObjectSource;
@@ -18,6 +19,8 @@ export interface ScanOptions {
   readonly checks?: readonly Check[];
   readonly only?: readonly string[];
   readonly skip?: readonly string[];
+  /** Config `ignore` rules (validated); annotations on the objects apply as well. */
+  readonly ignore?: readonly IgnoreRule[];
 }
 
 export function selectChecks(
@@ -58,8 +61,16 @@ export function evaluateInventory(
   // Scrubbed here, the one place both the CLI and the Lambdas pass: no rendering or publishing
   // ever sees a token a server echoed back.
   const evaluation = redactEvaluation(runChecks(inventory, checks, { now: options.now }), checks);
+  // Annotations may name any catalog check, including ones this scan did not select.
+  const catalog = [...CHECKS, ...(options.checks ?? []).filter((check) => !CHECKS.includes(check))];
+  const findings = applySuppressions(evaluation.findings, {
+    rules: options.ignore ?? [],
+    objects: annotatedObjectsOf(inventory),
+    now: options.now,
+    catalog,
+  });
   return buildReport({
-    evaluation,
+    evaluation: { ...evaluation, findings },
     now: options.now,
     nodeClasses: inventory.nodeClasses.length,
     clusters: inventory.clusters.map((cluster) => cluster.name).filter((name) => name !== ''),

@@ -1,0 +1,377 @@
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../../lambda/core/checks/index.js';
+import { emptyInventory } from '../../lambda/core/inventory.js';
+import { materialHash } from '../../lambda/core/material.js';
+import { type Finding, findingId } from '../../lambda/core/model.js';
+import { parseNodePool } from '../../lambda/core/schema.js';
+import {
+  type AnnotatedObject,
+  annotatedObjectsOf,
+  applySuppressions,
+  expiryInstant,
+  globMatches,
+  type IgnoreRule,
+  ignoreRulesSchema,
+  isExpired,
+  resourceMatches,
+} from '../../lambda/core/suppress.js';
+import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
+import { aFinding } from '../support/findings.js';
+
+const NOW = new Date('2026-11-01T12:00:00Z');
+const CHECK_IDS = CHECKS.map((check) => check.id);
+const PREFIX = 'ignore-check.nodeclass-scanner/';
+
+function suppress(
+  findings: readonly Finding[],
+  options: { rules?: readonly IgnoreRule[]; objects?: readonly AnnotatedObject[]; now?: Date } = {}
+): Finding[] {
+  return applySuppressions(findings, {
+    rules: options.rules ?? [],
+    objects: options.objects ?? [],
+    now: options.now ?? NOW,
+    catalog: CHECKS,
+  });
+}
+
+function annotated(name: string, annotations: Record<string, string>): AnnotatedObject {
+  return { resource: { cluster: 'prod', kind: 'EC2NodeClass', name }, annotations };
+}
+
+const cniFinding = aFinding({
+  checkId: 'node-role-policies',
+  severity: 'high',
+  resource: { name: 'legacy-a' },
+});
+
+describe('globMatches', () => {
+  it.each([
+    ['legacy-*', 'legacy-a', true],
+    ['legacy-*', 'legacy-', true],
+    ['legacy-*', 'new-a', false],
+    ['*', '', true],
+    ['?', '', false],
+    ['a?c', 'abc', true],
+    ['a?c', 'ac', false],
+    ['*-gpu-*', 'prod-gpu-large', true],
+    ['*-gpu-*', 'prod-cpu-large', false],
+    ['a*b*c', 'aXbYbZc', true],
+    ['a*b*c', 'aXbYbZ', false],
+    ['exact', 'exact', true],
+    ['exact', 'exactly', false],
+  ])('%s against %s is %s', (pattern, text, expected) => {
+    expect(globMatches(pattern, text)).toBe(expected);
+  });
+
+  it('answers a pathological pattern on a long name in linear-ish time', () => {
+    // Prepare: catastrophic for a backtracking regex (/^(.*a){20}b$/-like)
+    const pattern = `${'*a'.repeat(20)}b`;
+    const text = 'a'.repeat(5000);
+    // Act
+    const started = performance.now();
+    const matched = globMatches(pattern, text);
+    // Assess
+    expect(matched).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('resourceMatches', () => {
+  const legacy = { cluster: 'prod', kind: 'EC2NodeClass' as const, name: 'legacy-a' };
+
+  it('matches cluster, kind and name each against its own segment', () => {
+    expect(resourceMatches('*/EC2NodeClass/legacy-*', legacy)).toBe(true);
+    expect(resourceMatches('prod/*/legacy-a', legacy)).toBe(true);
+    expect(resourceMatches('staging/*/*', legacy)).toBe(false);
+    expect(resourceMatches('*/NodePool/*', legacy)).toBe(false);
+  });
+
+  it('never lets * span the / between segments', () => {
+    expect(resourceMatches('*/legacy-a', legacy)).toBe(false);
+    expect(resourceMatches('*', legacy)).toBe(false);
+  });
+
+  it('matches manifests scanned without a cluster with * (empty cluster)', () => {
+    expect(resourceMatches('*/EC2NodeClass/legacy-a', { ...legacy, cluster: '' })).toBe(true);
+  });
+});
+
+describe('expiry', () => {
+  it('keeps a date rule through the whole day in UTC and drops it at the next midnight', () => {
+    const rule = { expires: '2026-11-01' };
+    expect(isExpired(rule, new Date('2026-11-01T23:59:59.999Z'))).toBe(false);
+    expect(isExpired(rule, new Date('2026-11-02T00:00:00.000Z'))).toBe(true);
+  });
+
+  it('keeps a date-time rule up to that instant, honouring its offset', () => {
+    const rule = { expires: '2026-11-01T14:00:00+02:00' };
+    expect(isExpired(rule, new Date('2026-11-01T12:00:00.000Z'))).toBe(false);
+    expect(isExpired(rule, new Date('2026-11-01T12:00:00.001Z'))).toBe(true);
+  });
+
+  it('never expires a rule without expires', () => {
+    expect(isExpired({}, new Date('2999-01-01T00:00:00Z'))).toBe(false);
+  });
+
+  it.each([
+    '2026-02-30',
+    '2026-13-01',
+    '01/11/2026',
+    '2026-11-01T12:00:00',
+    'tomorrow',
+    '2026-11-01T25:00Z',
+  ])('rejects %s as a date', (text) => {
+    expect(expiryInstant(text)).toBeUndefined();
+  });
+});
+
+describe('ignoreRulesSchema', () => {
+  const schema = ignoreRulesSchema(CHECK_IDS);
+  const valid = {
+    check: 'node-role-policies',
+    resource: '*/EC2NodeClass/legacy-*',
+    reason: 'the VPC CNI has its own role (IRSA)',
+    expires: '2027-01-31',
+  };
+
+  it('accepts a rule, and check globs that name at least one check', () => {
+    expect(schema.parse([valid, { ...valid, check: '*' }, { ...valid, check: 'ami-*' }])).toEqual([
+      valid,
+      { ...valid, check: '*' },
+      { ...valid, check: 'ami-*' },
+    ]);
+  });
+
+  it('names the field of each bad rule: unknown check, bad resource, no reason, bad date, unknown key', () => {
+    // Act
+    const result = schema.safeParse([
+      { ...valid, check: 'node-role-policy' },
+      { ...valid, resource: 'legacy-*' },
+      { ...valid, reason: '  ' },
+      { ...valid, expires: '31.01.2027' },
+      { ...valid, resource: '*/Deployment/*' },
+      { ...valid, owner: 'me' },
+    ]);
+    // Assess
+    expect(result.success).toBe(false);
+    const issues = (result.error?.issues ?? []).map((issue) => [
+      issue.path.join('.'),
+      issue.message,
+    ]);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        ['0.check', 'unknown check id "node-role-policy" (see `nodeclass-scan checks`)'],
+        ['1.resource', expect.stringContaining('"legacy-*" is not cluster/Kind/name')],
+        ['2.reason', 'say why the finding is accepted'],
+        ['3.expires', expect.stringContaining('"31.01.2027" is not a date')],
+        ['4.resource', expect.stringContaining('"Deployment" matches no kind')],
+        ['5', expect.stringContaining('owner')],
+      ])
+    );
+  });
+});
+
+describe('applySuppressions: annotations', () => {
+  it('suppresses the named check on the annotated object, keeping the finding and its reason', () => {
+    // Act
+    const [finding] = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: 'CNI uses IRSA' })],
+    });
+    // Assess
+    expect(finding).toMatchObject({
+      id: cniFinding.id,
+      status: 'suppressed',
+      severity: 'high',
+      message: cniFinding.message,
+      suppression: { reason: 'CNI uses IRSA', source: 'annotation', status: 'fail' },
+    });
+    expect(finding?.suppression).not.toHaveProperty('expires');
+    expect(finding?.materialHash).toBe(
+      materialHash({ status: 'suppressed', severity: 'high', evidence: {} }, [])
+    );
+    expect(finding?.materialHash).not.toBe(cniFinding.materialHash);
+  });
+
+  it('records an error finding as suppressed from error', () => {
+    const error = { ...cniFinding, status: 'error' as const };
+    const [finding] = suppress([error], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: 'accepted' })],
+    });
+    expect(finding?.suppression?.status).toBe('error');
+  });
+
+  it('leaves other checks, other objects and other clusters alone', () => {
+    // Prepare
+    const otherCheck = aFinding({ checkId: 'imds-v2-required', resource: { name: 'legacy-a' } });
+    const otherObject = { ...cniFinding, id: 'x', resource: { ...cniFinding.resource, name: 'b' } };
+    const otherCluster = {
+      ...cniFinding,
+      id: 'y',
+      resource: { ...cniFinding.resource, cluster: 'staging' },
+    };
+    // Act
+    const findings = suppress([otherCheck, otherObject, otherCluster], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: 'CNI uses IRSA' })],
+    });
+    // Assess
+    expect(findings.map((finding) => finding.status)).toEqual(['fail', 'fail', 'fail']);
+  });
+
+  it('never touches pass or not-applicable findings', () => {
+    // Prepare
+    const pass = { ...cniFinding, status: 'pass' as const };
+    const notApplicable = { ...cniFinding, id: 'na', status: 'not-applicable' as const };
+    // Act
+    const findings = suppress([pass, notApplicable], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: 'CNI uses IRSA' })],
+      rules: [{ check: '*', resource: '*/*/*', reason: 'all' }],
+    });
+    // Assess
+    expect(findings).toEqual([pass, notApplicable]);
+  });
+
+  it('reports an annotation naming an unknown check as an error on the object, naming the annotation', () => {
+    // Act
+    const findings = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policy`]: 'typo' })],
+    });
+    // Assess
+    expect(findings[0]).toEqual(cniFinding);
+    expect(findings[1]).toMatchObject({
+      checkId: 'nodeclass-schema-valid',
+      status: 'error',
+      severity: 'high',
+      resource: { cluster: 'prod', kind: 'EC2NodeClass', name: 'legacy-a' },
+      location: { path: `metadata.annotations.${PREFIX}node-role-policy` },
+      evidence: { annotation: `${PREFIX}node-role-policy`, checkId: 'node-role-policy' },
+    });
+    expect(findings[1]?.message).toContain(`${PREFIX}node-role-policy`);
+    expect(findings[1]?.message).toContain('"node-role-policy" is not a check id');
+  });
+
+  it('reports an annotation without a reason as an error, and suppresses nothing', () => {
+    const findings = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: ' ' })],
+    });
+    expect(findings[0]?.status).toBe('fail');
+    expect(findings[1]).toMatchObject({ status: 'error', checkId: 'nodeclass-schema-valid' });
+    expect(findings[1]?.message).toContain('has no reason');
+  });
+
+  it('never suppresses its own annotation errors, even under a rule for every check', () => {
+    const findings = suppress([], {
+      objects: [annotated('legacy-a', { [`${PREFIX}nope`]: 'typo' })],
+      rules: [{ check: '*', resource: '*/*/*', reason: 'everything' }],
+    });
+    expect(findings).toHaveLength(1);
+    expect(findings[0]?.status).toBe('error');
+  });
+
+  it('reports one error per annotation when two objects share a name', () => {
+    const object = annotated('legacy-a', { [`${PREFIX}nope`]: 'typo' });
+    expect(suppress([], { objects: [object, object] })).toHaveLength(1);
+  });
+});
+
+describe('applySuppressions: config rules', () => {
+  const rule: IgnoreRule = {
+    check: 'node-role-policies',
+    resource: '*/EC2NodeClass/legacy-*',
+    reason: 'migrating by Q1',
+    expires: '2026-11-01',
+  };
+
+  it('suppresses matching findings with the rule reason and expiry', () => {
+    const [finding] = suppress([cniFinding], { rules: [rule] });
+    expect(finding).toMatchObject({
+      status: 'suppressed',
+      suppression: {
+        reason: 'migrating by Q1',
+        source: 'config',
+        status: 'fail',
+        expires: '2026-11-01',
+      },
+    });
+  });
+
+  it('no longer applies once expires has passed: the finding is normal again', () => {
+    const [lastDay] = suppress([cniFinding], { rules: [rule], now: new Date('2026-11-01T23:59Z') });
+    const [nextDay] = suppress([cniFinding], { rules: [rule], now: new Date('2026-11-02T00:00Z') });
+    expect(lastDay?.status).toBe('suppressed');
+    expect(nextDay).toEqual(cniFinding);
+  });
+
+  it('matches the check by glob and the resource by cluster/Kind/name', () => {
+    // Prepare
+    const other = aFinding({ checkId: 'imds-v2-required', resource: { name: 'legacy-b' } });
+    const fresh = aFinding({ checkId: 'imds-v2-required', resource: { name: 'fresh' } });
+    // Act
+    const findings = suppress([other, fresh], {
+      rules: [{ check: 'imds-*', resource: 'prod/EC2NodeClass/legacy-?', reason: 'old' }],
+    });
+    // Assess
+    expect(findings.map((finding) => finding.status)).toEqual(['suppressed', 'fail']);
+  });
+
+  it('prefers the object annotation when both an annotation and a rule apply', () => {
+    const [finding] = suppress([cniFinding], {
+      rules: [rule],
+      objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: 'owner says so' })],
+    });
+    expect(finding?.suppression).toEqual({
+      reason: 'owner says so',
+      source: 'annotation',
+      status: 'fail',
+    });
+  });
+});
+
+describe('annotatedObjectsOf', () => {
+  it('reads NodeClass annotations from the raw object, even when it fails the schema', () => {
+    // Prepare
+    const invalid = aNodeClassObject({
+      name: 'broken',
+      metadata: { annotations: { [`${PREFIX}nodeclass-schema-valid`]: 'known', other: 3 } },
+      spec: { amiSelectorTerms: 'not-a-list' },
+    });
+    const entry = aNodeClassEntry(invalid, 'prod');
+    const nodePool = {
+      cluster: 'prod',
+      name: 'general',
+      parsed: parseNodePool({
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'general', annotations: { [`${PREFIX}nodeclass-ready`]: 'later' } },
+        spec: {},
+      }),
+    };
+    // Act
+    const objects = annotatedObjectsOf(
+      emptyInventory({ nodeClasses: [entry], nodePools: [nodePool] })
+    );
+    // Assess
+    expect(entry.parsed.ok).toBe(false);
+    expect(objects).toEqual([
+      {
+        resource: { cluster: 'prod', kind: 'EC2NodeClass', name: 'broken' },
+        annotations: { [`${PREFIX}nodeclass-schema-valid`]: 'known' },
+      },
+      {
+        resource: { cluster: 'prod', kind: 'NodePool', name: 'general' },
+        annotations: { [`${PREFIX}nodeclass-ready`]: 'later' },
+      },
+    ]);
+  });
+
+  it('gives stable ids to annotation errors (same object, same annotation)', () => {
+    const object = annotated('legacy-a', { [`${PREFIX}nope`]: 'typo' });
+    const [first] = suppress([], { objects: [object] });
+    expect(first?.id).toBe(
+      findingId(
+        'nodeclass-schema-valid',
+        object.resource,
+        `metadata.annotations.${PREFIX}nope#ignore-check-annotation`
+      )
+    );
+  });
+});
