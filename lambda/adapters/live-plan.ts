@@ -14,6 +14,7 @@ import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
 import { createIamSimulator } from './aws/iam-simulator.js';
 import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
+import type { KubeLimits } from './kube/kube-client.js';
 
 export interface LivePlanOptions {
   readonly region: string;
@@ -35,6 +36,8 @@ export interface LivePlanOptions {
   readonly credentials?: CredentialsProvider;
   readonly connectTimeoutMs?: number;
   readonly readTimeoutMs?: number;
+  /** Kubernetes API deadlines and byte budgets (`DEFAULT_KUBE_LIMITS` otherwise). */
+  readonly kubeLimits?: Partial<KubeLimits>;
   /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
   readonly controllerRoles?: Readonly<Record<string, string>>;
   /** Opt-in DryRun mode: the role to assume for RunInstances/CreateFleet DryRuns. */
@@ -82,6 +85,7 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
       ? {}
       : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
+    ...(options.kubeLimits === undefined ? {} : { kubeLimits: options.kubeLimits }),
   });
   const enrichers: InventoryEnricher[] = [
     createAwsFactsEnricher({

@@ -3,6 +3,7 @@ import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
 import { createLivePlan } from '../adapters/live-plan.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
+import { redactSecrets } from '../core/redact.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
@@ -37,7 +38,8 @@ export function formatClusterProgress(progress: ClusterProgress): string {
   if (progress.outcome === 'ok') {
     return `${prefix}: ${progress.nodeClasses} EC2NodeClass${progress.nodeClasses === 1 ? '' : 'es'}\n`;
   }
-  return `${prefix}: not read (${progress.message ?? 'unavailable'})\n`;
+  // The message may quote the API server's answer: never let it carry a credential.
+  return `${prefix}: not read (${redactSecrets(progress.message ?? 'unavailable')})\n`;
 }
 
 /** `--cluster NAME…`: live EKS clusters (Kubernetes objects through the EKS API). */

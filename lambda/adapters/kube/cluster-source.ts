@@ -11,6 +11,7 @@ import type {
 import { ok, type Slice, unavailable } from '../../core/facts/slice.js';
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
 import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
+import { redactSecrets } from '../../core/redact.js';
 import { partitionOf } from '../../core/region.js';
 import type { InputError } from '../../core/report.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../../core/version.js';
@@ -24,7 +25,12 @@ import {
   readIrsaRoleArn,
   toKarpenterController,
 } from './karpenter-controller.js';
-import { createKubeClient, type KubeClient, type KubeClientOptions } from './kube-client.js';
+import {
+  createKubeClient,
+  type KubeClient,
+  type KubeClientOptions,
+  type KubeLimits,
+} from './kube-client.js';
 import { KubeApiError } from './kube-errors.js';
 
 export const EC2_NODECLASSES_PATH = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
@@ -53,6 +59,8 @@ export interface ClusterSourceOptions {
   readonly fallbackKarpenterVersion?: KarpenterVersion;
   readonly connectTimeoutMs?: number;
   readonly readTimeoutMs?: number;
+  /** Deadlines and byte budgets per request and per list (`DEFAULT_KUBE_LIMITS` otherwise). */
+  readonly kubeLimits?: Partial<KubeLimits>;
   readonly concurrency?: number;
   readonly onProgress?: (progress: ClusterProgress) => void;
   /** Replaces the HTTPS client factory (tests). */
@@ -66,12 +74,13 @@ interface ClusterScan {
   readonly inputErrors: readonly InputError[];
 }
 
+/** An error's message, scrubbed: it reaches findings and the progress line. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return redactSecrets(error instanceof Error ? error.message : String(error));
 }
 
 function sliceFromError<T>(error: unknown): Slice<T> {
-  if (error instanceof SourceUnavailableError) return unavailable(error.reason, error.message);
+  if (error instanceof SourceUnavailableError) return unavailable(error.reason, messageOf(error));
   return unavailable('unknown', messageOf(error));
 }
 
@@ -240,6 +249,7 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
         ? {}
         : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
+      ...(options.kubeLimits === undefined ? {} : { limits: options.kubeLimits }),
     });
     try {
       let items: unknown[];
@@ -354,5 +364,5 @@ function readFailureState(error: unknown, cluster: string): ClusterState {
       readFailure,
     };
   }
-  return { read: unavailable(error.reason, error.message), readFailure };
+  return { read: unavailable(error.reason, messageOf(error)), readFailure };
 }

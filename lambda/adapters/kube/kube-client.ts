@@ -1,18 +1,42 @@
-// A minimal Kubernetes API client over node:https with the cluster CA pinned (ARCHITECTURE.md:
-// listing two resource kinds does not justify @kubernetes/client-node's bundle size).
+// A minimal Kubernetes API client over node:https with the cluster CA pinned (listing a few
+// resource kinds does not justify @kubernetes/client-node's bundle size). The API server is not
+// trusted to be well behaved: every request and every list has a deadline and a byte budget, so a
+// slow or endless server costs one cluster's read, never the process.
 import { Agent, request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { z } from 'zod';
+import { REDACTED, redactSecrets } from '../../core/redact.js';
 import { classifyNetworkError, KubeApiError, reasonForStatus } from './kube-errors.js';
 import { ObjectListSchema, StatusSchema } from './schemas.js';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_READ_TIMEOUT_MS = 20_000;
 export const DEFAULT_PAGE_SIZE = 100;
-/** A list page larger than this is refused rather than buffered. */
-export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-/** Bounds a server that keeps returning `continue` tokens. */
-const MAX_PAGES = 1_000;
+
+/** Budgets that bound what one API server can cost; each breach fails the read with a reason. */
+export interface KubeLimits {
+  /** Whole time of one request, first byte sent to last byte read (the read timeout is idle time). */
+  readonly requestDeadlineMs: number;
+  /** Whole time of one list, all its pages together. */
+  readonly listDeadlineMs: number;
+  /** Body bytes of one response. */
+  readonly maxResponseBytes: number;
+  /** Body bytes of one list, all its pages together. */
+  readonly maxListBytes: number;
+  /** Pages of one list (`continue` tokens followed). */
+  readonly maxListPages: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** Far above what real clusters need (a page of 100 NodeClasses is well under 1 MiB). */
+export const DEFAULT_KUBE_LIMITS: KubeLimits = {
+  requestDeadlineMs: 30_000,
+  listDeadlineMs: 60_000,
+  maxResponseBytes: 16 * MIB,
+  maxListBytes: 64 * MIB,
+  maxListPages: 1_000,
+};
 
 export interface KubeClientOptions {
   /** `https://…` from DescribeCluster. */
@@ -24,6 +48,8 @@ export interface KubeClientOptions {
   readonly connectTimeoutMs?: number;
   readonly readTimeoutMs?: number;
   readonly pageSize?: number;
+  /** Overrides of `DEFAULT_KUBE_LIMITS`. */
+  readonly limits?: Partial<KubeLimits>;
 }
 
 export interface ListOptions {
@@ -43,6 +69,16 @@ export interface KubeClient {
 interface RawResponse {
   readonly status: number;
   readonly body: string;
+  readonly bytes: number;
+}
+
+/** What one request may spend, and how to say it ran out (which limit, for whom). */
+interface RequestBudget {
+  /** `Date.now()` value past which the request is abandoned. */
+  readonly deadlineAt: number;
+  readonly deadlineMessage: () => string;
+  readonly maxBytes: number;
+  readonly bytesMessage: () => string;
 }
 
 function truncate(text: string, max = 300): string {
@@ -58,8 +94,20 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const limits: KubeLimits = { ...DEFAULT_KUBE_LIMITS, ...options.limits };
+  // The last token sent, so an echo of it is scrubbed even when it is not an EKS token.
+  let lastToken: string | undefined;
   // `ca` replaces Node's root store for this agent: only the cluster CA is trusted.
   const agent = new Agent({ ca: options.caPem, keepAlive: true, maxSockets: 4 });
+
+  /** Server text made safe to show: bounded, then without credentials. */
+  function scrub(text: string, max = 4_096): string {
+    let clean = redactSecrets(text.length > max ? text.slice(0, max) : text);
+    if (lastToken !== undefined && lastToken.length >= 8) {
+      clean = clean.split(lastToken).join(REDACTED);
+    }
+    return clean;
+  }
 
   function fail(
     path: string,
@@ -74,15 +122,34 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         path,
         kind,
         reason,
-        message,
+        message: scrub(message, Number.POSITIVE_INFINITY),
         ...(extra.httpStatus === undefined ? {} : { httpStatus: extra.httpStatus }),
       },
       extra.cause === undefined ? undefined : { cause: extra.cause }
     );
   }
 
-  async function send(path: string, query: URLSearchParams): Promise<RawResponse> {
+  function requestBudget(path: string): RequestBudget {
+    return {
+      deadlineAt: Date.now() + limits.requestDeadlineMs,
+      deadlineMessage: () =>
+        `GET ${path} on ${endpoint} did not finish within ${limits.requestDeadlineMs} ms (kube limit requestDeadlineMs)`,
+      maxBytes: limits.maxResponseBytes,
+      bytesMessage: () =>
+        `GET ${path} on ${endpoint} returned more than ${limits.maxResponseBytes} bytes (kube limit maxResponseBytes)`,
+    };
+  }
+
+  async function send(
+    path: string,
+    query: URLSearchParams,
+    budget: RequestBudget
+  ): Promise<RawResponse> {
+    if (Date.now() >= budget.deadlineAt) {
+      throw fail(path, 'timeout', 'timeout', budget.deadlineMessage());
+    }
     const token = await options.token();
+    lastToken = token;
     const search = query.toString();
     const fullPath = search === '' ? path : `${path}?${search}`;
     return new Promise<RawResponse>((resolve, reject) => {
@@ -91,6 +158,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         if (settled) return;
         settled = true;
         clearTimeout(connectTimer);
+        clearTimeout(deadlineTimer);
         outcome();
       };
       const req = request({
@@ -108,6 +176,14 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         settle(() => reject(fail(path, 'timeout', 'timeout', message)));
         req.destroy();
       }, connectTimeoutMs);
+      // Overall deadline: unlike the idle timeout, a server dripping bytes cannot extend it.
+      const deadlineTimer = setTimeout(
+        () => {
+          settle(() => reject(fail(path, 'timeout', 'timeout', budget.deadlineMessage())));
+          req.destroy();
+        },
+        Math.max(0, budget.deadlineAt - Date.now())
+      );
       req.on('socket', (socket: TLSSocket) => {
         if (socket.authorized) clearTimeout(connectTimer);
         else socket.once('secureConnect', () => clearTimeout(connectTimer));
@@ -131,10 +207,13 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
+          if (settled) return;
           size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            const message = `${endpoint}${path} returned more than ${MAX_RESPONSE_BYTES} bytes`;
-            settle(() => reject(fail(path, 'malformed', 'invalid-response', message)));
+          if (size > budget.maxBytes) {
+            chunks.length = 0;
+            settle(() =>
+              reject(fail(path, 'malformed', 'invalid-response', budget.bytesMessage()))
+            );
             req.destroy();
             return;
           }
@@ -145,12 +224,19 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
             resolve({
               status: res.statusCode ?? 0,
               body: Buffer.concat(chunks).toString('utf8'),
+              bytes: size,
             })
           )
         );
         res.on('error', (error) => {
           const message = `reading the response of ${endpoint}${path} failed: ${error.message}`;
           settle(() => reject(fail(path, 'network', 'unreachable', message, { cause: error })));
+        });
+        // A connection cut mid-body, with no error event on some Node versions.
+        res.on('close', () => {
+          if (res.complete) return;
+          const message = `${endpoint}${path} closed the connection before the response ended`;
+          settle(() => reject(fail(path, 'network', 'unreachable', message)));
         });
       });
       req.end();
@@ -160,7 +246,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   function httpFailure(path: string, response: RawResponse): KubeApiError {
     const status = StatusSchema.safeParse(safeJson(response.body));
     const detail =
-      status.success && status.data.message ? `: ${truncate(status.data.message)}` : '';
+      status.success && status.data.message ? `: ${truncate(scrub(status.data.message))}` : '';
     return fail(
       path,
       'http',
@@ -170,20 +256,47 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     );
   }
 
-  async function getJson(path: string, query = new URLSearchParams()): Promise<unknown> {
-    const response = await send(path, query);
+  async function getJson(
+    path: string,
+    query: URLSearchParams,
+    budget: RequestBudget
+  ): Promise<{ value: unknown; bytes: number }> {
+    const response = await send(path, query, budget);
     if (response.status < 200 || response.status >= 300) throw httpFailure(path, response);
     try {
-      return JSON.parse(response.body) as unknown;
+      return { value: JSON.parse(response.body) as unknown, bytes: response.bytes };
     } catch (error) {
       throw fail(
         path,
         'malformed',
         'invalid-response',
-        `GET ${path} on ${endpoint} returned malformed JSON (${truncate(response.body, 80)})`,
+        `GET ${path} on ${endpoint} returned malformed JSON (${truncate(scrub(response.body), 80)})`,
         { cause: error }
       );
     }
+  }
+
+  /** One page's budget: the request's own limits, or what is left of the list's if less. */
+  function pageBudget(path: string, listStart: number, listBytes: number, pages: number) {
+    const request = requestBudget(path);
+    const listDeadlineAt = listStart + limits.listDeadlineMs;
+    const bytesLeft = limits.maxListBytes - listBytes;
+    return {
+      ...(listDeadlineAt < request.deadlineAt
+        ? {
+            deadlineAt: listDeadlineAt,
+            deadlineMessage: () =>
+              `listing ${path} on ${endpoint} did not finish within ${limits.listDeadlineMs} ms, all pages together (kube limit listDeadlineMs)`,
+          }
+        : { deadlineAt: request.deadlineAt, deadlineMessage: request.deadlineMessage }),
+      ...(bytesLeft < request.maxBytes
+        ? {
+            maxBytes: bytesLeft,
+            bytesMessage: () =>
+              `listing ${path} on ${endpoint} read more than ${limits.maxListBytes} bytes in ${pages + 1} page(s) (kube limit maxListBytes)`,
+          }
+        : { maxBytes: request.maxBytes, bytesMessage: request.bytesMessage }),
+    };
   }
 
   function parseWith<T>(path: string, schema: z.ZodType<T>, value: unknown): T {
@@ -203,30 +316,38 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     endpoint,
     close: () => agent.destroy(),
     async get(path, schema) {
-      return parseWith(path, schema, await getJson(path));
+      const { value } = await getJson(path, new URLSearchParams(), requestBudget(path));
+      return parseWith(path, schema, value);
     },
     async list(path, listOptions = {}) {
       const items: unknown[] = [];
+      const listStart = Date.now();
+      let listBytes = 0;
       let token: string | undefined;
       let restarted = false;
-      for (let page = 0; page < MAX_PAGES; page++) {
+      for (let page = 0; page < limits.maxListPages; page++) {
         const query = new URLSearchParams({ limit: String(pageSize) });
         if (listOptions.labelSelector) query.set('labelSelector', listOptions.labelSelector);
         if (token) query.set('continue', token);
         let list: ReturnType<typeof ObjectListSchema.parse>;
         try {
-          list = parseWith(path, ObjectListSchema, await getJson(path, query));
+          const budget = pageBudget(path, listStart, listBytes, page);
+          const { value, bytes } = await getJson(path, query, budget);
+          listBytes += bytes;
+          list = parseWith(path, ObjectListSchema, value);
         } catch (error) {
-          // 410 Gone: the continue token expired mid-list; start over once.
+          // 410 Gone: the continue token expired mid-list; start over once (same deadline).
           if (error instanceof KubeApiError && error.httpStatus === 410 && !restarted) {
             restarted = true;
             items.length = 0;
+            listBytes = 0;
             token = undefined;
             continue;
           }
           throw error;
         }
-        items.push(...list.items);
+        // One by one: spreading a huge hostile page would overflow the call stack.
+        for (const item of list.items) items.push(item);
         token = list.metadata?.continue;
         if (!token) return items;
       }
@@ -234,7 +355,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
         path,
         'malformed',
         'invalid-response',
-        `GET ${path} on ${endpoint} kept paginating past ${MAX_PAGES} pages`
+        `listing ${path} on ${endpoint} kept paginating past ${limits.maxListPages} pages (kube limit maxListPages)`
       );
     },
   };

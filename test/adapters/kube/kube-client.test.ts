@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEksTokenProvider } from '../../../lambda/adapters/aws/eks-token.js';
 import { createKubeClient, type KubeClient } from '../../../lambda/adapters/kube/kube-client.js';
@@ -259,9 +260,168 @@ describe('kube-client', () => {
     expect(error.message).toContain(endpoint);
   });
 
+  it('reports a server that echoes the Authorization header without the token', async () => {
+    // Prepare
+    const token = `k8s-aws-v1.${Buffer.from('https://sts.amazonaws.com/?X-Amz-Signature=ff').toString('base64url')}`;
+    server.handle((req, res) =>
+      sendJson(res, 401, statusBody(401, 'Unauthorized', `bad ${req.headers.authorization}`))
+    );
+
+    // Act
+    const error = await failureOf(client({ token: async () => token }).list(NODECLASSES));
+
+    // Assess
+    expect(server.requests[0]?.authorization).toBe(`Bearer ${token}`);
+    expect(error.message).toContain('HTTP 401: bad Bearer [redacted]');
+    expect(error.message).not.toContain('k8s-aws-v1.');
+  });
+
+  it('scrubs an echoed token of any format from a malformed body excerpt', async () => {
+    // Prepare
+    server.handle((req, res) => {
+      res.writeHead(200).end(`echo ${req.headers.authorization}`);
+    });
+
+    // Act
+    const error = await failureOf(client({ token: async () => 'opaque-1234' }).list(NODECLASSES));
+
+    // Assess
+    expect(error.message).toContain('malformed JSON (echo Bearer [redacted])');
+    expect(error.message).not.toContain('opaque-1234');
+  });
+
   it('refuses a non-https endpoint', () => {
     expect(() =>
       createKubeClient({ endpoint: 'http://127.0.0.1', caPem: '', token: async () => '' })
     ).toThrow(/https/);
+  });
+});
+
+describe('kube-client budgets', () => {
+  /** A list page whose `continue` never ends, padded to `bytes`. */
+  function endlessPage(res: ServerResponse, url: URL, bytes: number): void {
+    const page = Number(url.searchParams.get('continue') ?? '0') + 1;
+    sendJson(res, 200, {
+      metadata: { continue: String(page) },
+      items: [{ metadata: { name: `n${page}` }, padding: 'x'.repeat(bytes) }],
+    });
+  }
+
+  it('abandons a server that drips one byte every 200 ms at the request deadline', async () => {
+    // Prepare: the idle timer never fires, only the overall deadline can end it
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(drip));
+    });
+
+    // Act
+    const error = await failureOf(
+      client({ readTimeoutMs: 5_000, limits: { requestDeadlineMs: 1_000 } }).list(NODECLASSES)
+    );
+
+    // Assess
+    expect(error.kind).toBe('timeout');
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toContain('did not finish within 1000 ms (kube limit requestDeadlineMs)');
+  }, 15_000);
+
+  it('applies the request deadline to single objects too', async () => {
+    // Prepare
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(drip));
+    });
+
+    // Act
+    const error = await failureOf(
+      client({ limits: { requestDeadlineMs: 600 } }).get('/apis/apps/v1/x', DeploymentSchema)
+    );
+
+    // Assess
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('kube limit requestDeadlineMs');
+  }, 15_000);
+
+  it('ends a list whose pages are each quick but never stop at the list deadline', async () => {
+    // Prepare
+    server.handle((_req, res, url) => {
+      setTimeout(() => endlessPage(res, url, 10), 100);
+    });
+
+    // Act
+    const error = await failureOf(client({ limits: { listDeadlineMs: 700 } }).list(NODECLASSES));
+
+    // Assess
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('all pages together (kube limit listDeadlineMs)');
+    expect(server.requests.length).toBeGreaterThan(1);
+  }, 15_000);
+
+  it('stops an endless list of large pages at the list byte budget', async () => {
+    // Prepare
+    server.handle((_req, res, url) => endlessPage(res, url, 256 * 1024));
+
+    // Act
+    const error = await failureOf(
+      client({ limits: { maxListBytes: 1024 * 1024 } }).list(NODECLASSES)
+    );
+
+    // Assess
+    expect(error.kind).toBe('malformed');
+    expect(error.reason).toBe('invalid-response');
+    expect(error.message).toMatch(
+      /read more than 1048576 bytes in 4 page\(s\) \(kube limit maxListBytes\)/
+    );
+    expect(server.requests).toHaveLength(4);
+  }, 15_000);
+
+  it('refuses one response larger than the response cap', async () => {
+    // Prepare
+    server.handle((_req, res) => sendJson(res, 200, { items: ['x'.repeat(2 * 1024 * 1024)] }));
+
+    // Act
+    const error = await failureOf(
+      client({ limits: { maxResponseBytes: 1024 * 1024 } }).list(NODECLASSES)
+    );
+
+    // Assess
+    expect(error.reason).toBe('invalid-response');
+    expect(error.message).toContain(
+      'returned more than 1048576 bytes (kube limit maxResponseBytes)'
+    );
+  }, 15_000);
+
+  it('stops following continue tokens at the page cap', async () => {
+    // Prepare
+    server.handle((_req, res, url) => endlessPage(res, url, 10));
+
+    // Act
+    const error = await failureOf(client({ limits: { maxListPages: 5 } }).list(NODECLASSES));
+
+    // Assess
+    expect(error.reason).toBe('invalid-response');
+    expect(error.message).toContain('kept paginating past 5 pages (kube limit maxListPages)');
+    expect(server.requests).toHaveLength(5);
+  }, 15_000);
+
+  it('lists within every budget when the server behaves', async () => {
+    // Prepare
+    server.handle((_req, res, url) => {
+      const page = Number(url.searchParams.get('continue') ?? '0') + 1;
+      sendJson(res, 200, {
+        metadata: page < 3 ? { continue: String(page) } : {},
+        items: [{ metadata: { name: `n${page}` } }],
+      });
+    });
+
+    // Act
+    const items = await client({
+      limits: { maxListPages: 3, maxListBytes: 64 * 1024, listDeadlineMs: 10_000 },
+    }).list(NODECLASSES);
+
+    // Assess
+    expect(items).toHaveLength(3);
   });
 });
