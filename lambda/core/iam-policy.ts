@@ -1,7 +1,7 @@
 // IAM policy documents (role trust policies) parsed with zod, and the question the node-role check
 // asks of them: may this service principal assume the role?
 import { z } from 'zod';
-import { ec2WildcardMatches } from './selectors/ec2-filter.js';
+import { IAM_ACTION, wildcardMatches } from './wildcard.js';
 
 const stringOrList = z.union([z.string(), z.array(z.string())]);
 
@@ -57,9 +57,7 @@ function list(value: string | readonly string[] | undefined): readonly string[] 
 
 /** IAM action patterns are case-insensitive and use `*`/`?` wildcards. */
 function actionMatches(patterns: readonly string[], action: string): boolean {
-  return patterns.some((pattern) =>
-    ec2WildcardMatches(pattern.toLowerCase(), action.toLowerCase())
-  );
+  return patterns.some((pattern) => wildcardMatches(pattern, action, IAM_ACTION));
 }
 
 function principalIncludesService(

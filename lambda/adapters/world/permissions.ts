@@ -1,17 +1,12 @@
 // Offline PolicySimulatorPort: answers simulations from the world file's `iam.permissions` table.
 import type { SimulationRequest, SimulationResult } from '../../core/facts/permissions.js';
 import type { PolicySimulatorPort } from '../../core/iam/ports.js';
+import { IAM_ACTION, IAM_ARN, wildcardMatches as matchWildcard } from '../../core/wildcard.js';
 import type { World, WorldPermission } from './schema.js';
 
-/** IAM-style wildcard match: `*` any run of characters, `?` one character. */
+/** IAM-style wildcard match: `*` any run of characters, `?` one character, no escapes. */
 export function wildcardMatches(pattern: string, value: string, ignoreCase = false): boolean {
-  const source = pattern
-    .split('')
-    .map((char) =>
-      char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    )
-    .join('');
-  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value);
+  return matchWildcard(pattern, value, ignoreCase ? IAM_ACTION : IAM_ARN);
 }
 
 /** A row's principal may be the role ARN, the role name, or a pattern over the ARN. */

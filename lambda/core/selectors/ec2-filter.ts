@@ -2,39 +2,12 @@
 // can never disagree: filters are ANDed, a filter's values are ORed, values are case-sensitive,
 // `*` matches any run of characters, `?` exactly one, and `\` escapes the next character.
 import type { Ec2Filter, Tags } from '../facts/aws.js';
-
-const patternCache = new Map<string, RegExp>();
-
-function compileWildcard(pattern: string): RegExp {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i] as string;
-    if (char === '\\' && i + 1 < pattern.length) {
-      i++;
-      source += escapeRegExp(pattern[i] as string);
-    } else if (char === '*') {
-      source += '[\\s\\S]*';
-    } else if (char === '?') {
-      source += '[\\s\\S]';
-    } else {
-      source += escapeRegExp(char);
-    }
-  }
-  return new RegExp(`^${source}$`, 'u');
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+import { EC2_FILTER, wildcardMatcher, wildcardMatches } from '../wildcard.js';
+import { tagValue } from './tag-map.js';
 
 /** True when `value` matches the EC2 filter value `pattern` (wildcards and escapes included). */
 export function ec2WildcardMatches(pattern: string, value: string): boolean {
-  let regex = patternCache.get(pattern);
-  if (!regex) {
-    regex = compileWildcard(pattern);
-    if (patternCache.size < 10_000) patternCache.set(pattern, regex);
-  }
-  return regex.test(value);
+  return wildcardMatches(pattern, value, EC2_FILTER);
 }
 
 /** Escapes `*`, `?` and `\` so a literal value can be used as a filter value. */
@@ -43,9 +16,10 @@ export function escapeEc2FilterValue(value: string): string {
 }
 
 function anyValueMatches(filter: Ec2Filter, candidates: readonly string[]): boolean {
-  return filter.values.some((pattern) =>
-    candidates.some((candidate) => ec2WildcardMatches(pattern, candidate))
-  );
+  return filter.values.some((pattern) => {
+    const matcher = wildcardMatcher(pattern, EC2_FILTER);
+    return candidates.some((candidate) => matcher.matches(candidate));
+  });
 }
 
 /**
@@ -53,14 +27,11 @@ function anyValueMatches(filter: Ec2Filter, candidates: readonly string[]): bool
  * anything else is `tag:<key>=<value>`.
  */
 export function tagFilters(tags: Tags | undefined): Ec2Filter[] {
-  return Object.keys(tags ?? {})
-    .sort()
-    .map((key) => {
-      const value = (tags as Tags)[key] as string;
-      return value === '*'
-        ? { name: 'tag-key', values: [key] }
-        : { name: `tag:${key}`, values: [value] };
-    });
+  return Object.entries(tags ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) =>
+      value === '*' ? { name: 'tag-key', values: [key] } : { name: `tag:${key}`, values: [value] }
+    );
 }
 
 /** Thrown for a filter the offline matcher does not implement (never silently "matches"). */
@@ -84,7 +55,7 @@ export function matchesFilters(
   return filters.every((filter) => {
     if (filter.name === 'tag-key') return anyValueMatches(filter, Object.keys(tags));
     if (filter.name.startsWith('tag:')) {
-      const value = tags[filter.name.slice('tag:'.length)];
+      const value = tagValue(tags, filter.name.slice('tag:'.length));
       return value !== undefined && anyValueMatches(filter, [value]);
     }
     const values = attribute(filter.name);
@@ -104,9 +75,10 @@ export function matchesFilters(
 export function tagsMatchTerm(resourceTags: Tags, termTags: Tags | undefined): boolean {
   return Object.entries(termTags ?? {}).every(([key, value]) => {
     if (value === '*') {
-      return Object.keys(resourceTags).some((actualKey) => ec2WildcardMatches(key, actualKey));
+      const matcher = wildcardMatcher(key, EC2_FILTER);
+      return Object.keys(resourceTags).some((actualKey) => matcher.matches(actualKey));
     }
-    const actual = resourceTags[key];
+    const actual = tagValue(resourceTags, key);
     return actual !== undefined && ec2WildcardMatches(value, actual);
   });
 }
