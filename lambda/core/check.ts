@@ -140,7 +140,8 @@ const NO_CLUSTER: ClusterContext = { name: '', partition: 'aws' };
 
 /**
  * Runs `evaluateOne` for every NodeClass whose object parsed. NodeClasses that did not parse get
- * one `error` finding each (the schema check reports the reasons), so no NodeClass is skipped.
+ * one `error` finding each, a follow-on of nodeclass-schema-valid (which reports the reasons), so
+ * no NodeClass is skipped and one broken object raises one alert.
  * `target.cluster` is the effective context: the object's context annotations override the
  * cluster's region/partition and Karpenter version.
  */
@@ -158,6 +159,7 @@ export function forEachNodeClass(
         message:
           'Not evaluated: the object is not a valid karpenter.k8s.aws/v1 EC2NodeClass (see nodeclass-schema-valid).',
         evidence: { issues: entry.parsed.issues.slice(0, 5) },
+        causedBy: { checkId: 'nodeclass-schema-valid' },
       });
       continue;
     }

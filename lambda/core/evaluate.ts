@@ -1,7 +1,7 @@
 import type { Check, CheckContext, FindingDraft } from './check.js';
 import type { Inventory } from './inventory.js';
 import { materialHash } from './material.js';
-import { type Finding, findingId, type ResourceRef } from './model.js';
+import { type Finding, findingId, type ResourceRef, severityRank } from './model.js';
 
 export interface Evaluation {
   readonly findings: readonly Finding[];
@@ -41,27 +41,49 @@ function rootKey(checkId: string, resource: ResourceRef): string {
 }
 
 /**
- * Points each follow-on finding at its root: the most severe `fail`/`error` finding of the named
- * check on the resource. A follow-on whose root passed (or was not run) stays a finding of its own.
+ * Points each follow-on finding at its root: a `fail`/`error` finding of the named check on the
+ * resource (one that is not a follow-on itself if there is one, then the most severe). When that
+ * root is a follow-on too, the chain is followed to the finding that has no root of its own, so
+ * every follow-on sits under the thing to fix. A follow-on whose root passed (or was not run), or
+ * whose chain loops, stays a finding of its own.
  */
 function linkRootCauses(
   findings: readonly Finding[],
   causes: ReadonlyMap<Finding, NonNullable<FindingDraft['causedBy']>>
 ): Finding[] {
+  const betterRoot = (candidate: Finding, known: Finding): boolean => {
+    const candidateFollows = causes.has(candidate);
+    if (candidateFollows !== causes.has(known)) return !candidateFollows;
+    return severityRank(candidate.severity) < severityRank(known.severity);
+  };
   const roots = new Map<string, Finding>();
   for (const finding of findings) {
     if (finding.status !== 'fail' && finding.status !== 'error') continue;
-    if (causes.has(finding)) continue;
     const key = rootKey(finding.checkId, finding.resource);
-    if (!roots.has(key)) roots.set(key, finding);
+    const known = roots.get(key);
+    if (known === undefined || betterRoot(finding, known)) roots.set(key, finding);
   }
-  return findings.map((finding) => {
+  const directRoot = (finding: Finding): Finding | undefined => {
     const cause = causes.get(finding);
-    if (cause === undefined) return finding;
+    if (cause === undefined) return undefined;
     const root = roots.get(rootKey(cause.checkId, cause.resource ?? finding.resource));
-    return root === undefined || root.id === finding.id
-      ? finding
-      : { ...finding, causedBy: root.id };
+    return root === finding ? undefined : root;
+  };
+  const ultimateRoot = (finding: Finding): Finding | undefined => {
+    const seen = new Set<Finding>([finding]);
+    let root = directRoot(finding);
+    while (root !== undefined) {
+      if (seen.has(root)) return undefined;
+      seen.add(root);
+      const next = directRoot(root);
+      if (next === undefined) return root;
+      root = next;
+    }
+    return undefined;
+  };
+  return findings.map((finding) => {
+    const root = ultimateRoot(finding);
+    return root === undefined ? finding : { ...finding, causedBy: root.id };
   });
 }
 

@@ -1,6 +1,7 @@
 import { parseAlias } from '../ami/alias.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { AliasResolution } from '../facts/aws.js';
+import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
 
 /** What to change when Karpenter refuses the alias (or the CRD would reject it). */
@@ -29,7 +30,7 @@ export const amiAliasResolves = defineCheck({
   remediation:
     "Use an alias version published for the cluster's Kubernetes version (or @latest); AL2 aliases end at Kubernetes 1.32 and windows2025 needs 1.35.",
   references: ['#7544', '#8564', '#8151', '#8842'],
-  material: [],
+  material: ['alias', 'kubernetesVersion', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;
@@ -62,17 +63,18 @@ export const amiAliasResolves = defineCheck({
           })),
         };
         if (alias.unsupported) {
+          const invalid = parseAlias(alias.alias) === undefined;
           return [
             {
               status: 'fail',
               resource,
-              message:
-                parseAlias(alias.alias) === undefined
-                  ? `Alias ${alias.alias} is not a valid family@version alias (the API server rejects it; see nodeclass-schema-valid): ${alias.unsupported}.`
-                  : `Karpenter refuses alias ${alias.alias} on Kubernetes ${alias.kubernetesVersion} (AMIsReady=False, UnsupportedAlias): ${alias.unsupported}`,
+              message: invalid
+                ? `Alias ${alias.alias} is not a valid family@version alias (the API server rejects it; see nodeclass-schema-valid): ${alias.unsupported}.`
+                : `Karpenter refuses alias ${alias.alias} on Kubernetes ${alias.kubernetesVersion} (AMIsReady=False, UnsupportedAlias): ${alias.unsupported}`,
               remediation: refusedAliasRemediation(alias),
               evidence,
               location,
+              ...(invalid ? { causedBy: { checkId: nodeClassSchemaValid.id } } : {}),
             },
           ];
         }

@@ -11,7 +11,7 @@ export const amiAllowed = defineCheck({
   remediation:
     "Add the image owner or name to the account's Allowed AMIs criteria (EC2 → Allowed AMIs), or select an allowed image.",
   references: ['aws-facts §1.5'],
-  material: [],
+  material: ['images[].id', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

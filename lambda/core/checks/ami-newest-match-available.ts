@@ -25,7 +25,7 @@ export const amiNewestMatchAvailable = defineCheck({
   inputs: ['aws'],
   remediation: UPGRADE,
   references: ['#7652', '#7672', '#7685'],
-  material: [],
+  material: ['images[].id', 'images[].state', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource, cluster } = target;

@@ -14,7 +14,7 @@ export const amiNotDeprecated = defineCheck({
   remediation:
     'Move spec.amiSelectorTerms to a current image (or extend the image deprecation time); Karpenter keeps a deprecated image only when nothing newer matches.',
   references: ['#6393', '#6500', 'karpenter-validations §2.3'],
-  material: [],
+  material: ['images[].id', 'images[].deprecated', 'reason'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
@@ -31,6 +31,8 @@ export const amiNotDeprecated = defineCheck({
               id: item.image.id,
               name: item.image.name,
               deprecationTime: item.image.deprecationTime,
+              // Becoming deprecated is a change; the days left are not.
+              deprecated: past,
               text: `${item.image.id} (${item.image.name ?? 'unnamed'}) ${past ? 'was deprecated' : 'will be deprecated'} on ${item.image.deprecationTime}`,
             },
           ];

@@ -27,7 +27,7 @@ export const amiOwnerExplicit = defineCheck({
   remediation:
     'Add owner to each tags-only amiSelectorTerm (your account ID or "self"), or select by id.',
   references: ['karpenter-validations §2.3'],
-  material: [],
+  material: ['tags'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const drafts: FindingDraft[] = [];

@@ -21,7 +21,7 @@ export const amiSelectorPinned = defineCheck({
     'karpenter-validations §2.3, §5.2',
     'https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms',
   ],
-  material: [],
+  material: ['alias', 'name'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const severity = inventory.environment === 'non-production' ? 'info' : undefined;

@@ -1,6 +1,7 @@
 import { parseAlias } from '../ami/alias.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { refusedAliasRemediation } from './ami-alias-resolves.js';
+import { amiAliasResolves, refusedAliasRemediation } from './ami-alias-resolves.js';
+import { amiSsmParameterResolves } from './ami-ssm-parameter-resolves.js';
 import { list, withAvailableImages } from './support/aws-facts.js';
 
 /** At least one `available` image matches the amiSelectorTerms (Karpenter's exact queries). */
@@ -13,7 +14,7 @@ export const amiSelectorResolves = defineCheck({
   remediation:
     'Fix spec.amiSelectorTerms so they match an available image this account can see (name, tags, owner or id), or publish the image.',
   references: ['karpenter-validations §2.3'],
-  material: [],
+  material: ['cause', 'queries', 'alias', 'parameters', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;
@@ -40,8 +41,13 @@ export const amiSelectorResolves = defineCheck({
                   ? `No image: ${alias.alias} is not a valid alias (see nodeclass-schema-valid).`
                   : `No image: Karpenter refuses alias ${alias.alias} (UnsupportedAlias): ${alias.unsupported}`,
               remediation: refusedAliasRemediation(alias),
-              evidence: { alias: alias.alias, kubernetesVersion: alias.kubernetesVersion },
+              evidence: {
+                cause: 'unsupported-alias',
+                alias: alias.alias,
+                kubernetesVersion: alias.kubernetesVersion,
+              },
               location: { path: 'spec.amiSelectorTerms' },
+              causedBy: { checkId: amiAliasResolves.id },
             },
           ];
         }
@@ -50,6 +56,9 @@ export const amiSelectorResolves = defineCheck({
         );
         // A parameter the scanner could not read may hold the image the other terms lack.
         if (unreadableSsm.length > 0) {
+          const aliasUnreadable = (alias?.parameters ?? []).some(
+            (lookup) => lookup.value.status === 'unavailable'
+          );
           const reasons = unreadableSsm.map((lookup) =>
             lookup.value.status === 'unavailable'
               ? `${lookup.name} (${lookup.value.reason})`
@@ -60,26 +69,47 @@ export const amiSelectorResolves = defineCheck({
               status: 'error',
               resource,
               message: `Not evaluated: no image matched the readable terms, and SSM parameters could not be read: ${list(reasons)}.`,
-              evidence: { parameters: unreadableSsm.map((lookup) => lookup.name) },
+              evidence: {
+                cause: 'ssm-unreadable',
+                parameters: unreadableSsm.map((lookup) => lookup.name),
+              },
+              causedBy: {
+                checkId: aliasUnreadable ? amiAliasResolves.id : amiSsmParameterResolves.id,
+              },
             },
           ];
         }
-        const why =
-          selection.queries.length === 0
-            ? 'no AMI id was resolved from the alias or SSM parameters (see ami-alias-resolves / ami-ssm-parameter-resolves)'
-            : selection.matchCount > 0
-              ? `${selection.matchCount} image(s) match but none is x86_64 or arm64`
-              : 'no available image matches (Karpenter: AMIsReady=False, AMINotFound)';
+        const noImageId = selection.queries.length === 0;
+        const cause = noImageId
+          ? 'no-image-id'
+          : selection.matchCount > 0
+            ? 'no-supported-architecture'
+            : 'no-match';
+        const why = {
+          'no-image-id':
+            'no AMI id was resolved from the alias or SSM parameters (see ami-alias-resolves / ami-ssm-parameter-resolves)',
+          'no-supported-architecture': `${selection.matchCount} image(s) match but none is x86_64 or arm64`,
+          'no-match': 'no available image matches (Karpenter: AMIsReady=False, AMINotFound)',
+        }[cause];
         return [
           {
             status: 'fail',
             resource,
             message: `amiSelectorTerms resolve to no image: ${why}.`,
             evidence: {
+              cause,
               queries: selection.queries.map((result) => result.query),
               matchCount: selection.matchCount,
             },
             location: { path: 'spec.amiSelectorTerms' },
+            // The alias or SSM parameter check names which term resolved to nothing.
+            ...(noImageId
+              ? {
+                  causedBy: {
+                    checkId: alias === undefined ? amiSsmParameterResolves.id : amiAliasResolves.id,
+                  },
+                }
+              : {}),
           },
         ];
       });

@@ -17,7 +17,7 @@ export const amiSsmParameterResolves = defineCheck({
   remediation:
     "Create the SSM parameter with an ami-… value in the cluster's region, fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
   references: ['#7341', 'karpenter-validations §2.3, §4.1'],
-  material: [],
+  material: ['parameter', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;
@@ -43,7 +43,7 @@ export const amiSsmParameterResolves = defineCheck({
               ...base,
               status: 'fail',
               message: `SSM parameter ${lookup.name} does not exist: Karpenter skips the term silently (AMINotFound if nothing else matches).`,
-              evidence: { parameter: lookup.name },
+              evidence: { parameter: lookup.name, cause: 'not-found' },
             };
           }
           if (!value.startsWith('ami-')) {
@@ -52,7 +52,11 @@ export const amiSsmParameterResolves = defineCheck({
               status: 'fail',
               // Not echoed: any parameter the scanner can read may be named, secrets included.
               message: `SSM parameter ${lookup.name} holds a value that is not an ami- id (${value.length} characters, not shown): Karpenter skips the term silently.`,
-              evidence: { parameter: lookup.name, valueLength: value.length },
+              evidence: {
+                parameter: lookup.name,
+                cause: 'not-an-image-id',
+                valueLength: value.length,
+              },
             };
           }
           // Only a well-formed image id is echoed; anything else could be someone's secret.

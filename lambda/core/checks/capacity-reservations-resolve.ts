@@ -15,7 +15,7 @@ export const capacityReservationsResolve = defineCheck({
   remediation:
     'Fix spec.capacityReservationSelectorTerms (id, ownerID, tags, instanceMatchCriteria) or renew the reservation before it ends.',
   references: ['karpenter-validations §2.7'],
-  material: [],
+  material: ['unmatchedTerms', 'ending[].id', 'reason'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

@@ -1,5 +1,5 @@
 import { defineCheck } from '../check.js';
-import { permissionCheckDrafts } from '../iam/permission-check.js';
+import { PERMISSION_MATERIAL, permissionCheckDrafts } from '../iam/permission-check.js';
 
 /** The controller may read what it resolves the class from (EC2 Describe*, SSM parameters, the cluster). */
 export const controllerCanDiscover = defineCheck({
@@ -11,7 +11,7 @@ export const controllerCanDiscover = defineCheck({
   remediation:
     "Allow Karpenter's read actions: AllowRegionalReadActions (ec2:Describe*), AllowSSMReadActions (ssm:GetParameter, plus any custom parameter) and AllowAPIServerEndpointDiscovery (eks:DescribeCluster).",
   references: ['karpenter-validations §4.1'],
-  material: [],
+  material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'discover',

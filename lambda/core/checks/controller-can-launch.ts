@@ -1,6 +1,6 @@
 import { defineCheck, type FindingDraft } from '../check.js';
 import type { DryRunOutcome } from '../facts/permissions.js';
-import { permissionCheckDrafts } from '../iam/permission-check.js';
+import { PERMISSION_MATERIAL, permissionCheckDrafts } from '../iam/permission-check.js';
 
 function dryRunDraft(outcome: DryRunOutcome): Omit<FindingDraft, 'resource'> {
   const discriminator = `dry-run:${outcome.operation}`;
@@ -71,7 +71,7 @@ export const controllerCanLaunch = defineCheck({
     'karpenter-validations §3.2',
     'karpenter-validations §4.2',
   ],
-  material: [],
+  material: [...PERMISSION_MATERIAL, 'code'],
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'launch',

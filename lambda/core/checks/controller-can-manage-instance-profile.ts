@@ -1,5 +1,5 @@
 import { defineCheck } from '../check.js';
-import { permissionCheckDrafts } from '../iam/permission-check.js';
+import { PERMISSION_MATERIAL, permissionCheckDrafts } from '../iam/permission-check.js';
 
 /** Role mode: the controller may create, tag, fill and clean up the instance profiles it manages. */
 export const controllerCanManageInstanceProfile = defineCheck({
@@ -11,7 +11,7 @@ export const controllerCanManageInstanceProfile = defineCheck({
   remediation:
     "Allow the instance-profile actions of Karpenter's reference policy (AllowScopedInstanceProfile*, AllowInstanceProfileReadActions, AllowUnscopedInstanceProfileListAction).",
   references: ['karpenter-validations §2.6', 'karpenter-validations §4.1', '#8838'],
-  material: [],
+  material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'manage-instance-profile',

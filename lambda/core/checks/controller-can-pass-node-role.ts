@@ -1,5 +1,5 @@
 import { defineCheck } from '../check.js';
-import { permissionCheckDrafts } from '../iam/permission-check.js';
+import { PERMISSION_MATERIAL, permissionCheckDrafts } from '../iam/permission-check.js';
 
 /** The controller may pass the class' node role to EC2 (`iam:PassRole`, `iam:PassedToService=ec2`). */
 export const controllerCanPassNodeRole = defineCheck({
@@ -11,7 +11,7 @@ export const controllerCanPassNodeRole = defineCheck({
   remediation:
     "Allow iam:PassRole on the node role with iam:PassedToService ec2.amazonaws.com in the controller's policy (AllowPassingInstanceRole).",
   references: ['#7953', '#5444', 'karpenter-validations §4.1'],
-  material: [],
+  material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {
       group: 'pass-node-role',

@@ -12,7 +12,7 @@ export const controllerRoleFound = defineCheck({
   remediation:
     "Give Karpenter's ServiceAccount an EKS Pod Identity association or an eks.amazonaws.com/role-arn annotation, or name the role with --controller-role CLUSTER=ROLE_ARN.",
   references: ['karpenter-validations §6', 'aws-facts §5.4'],
-  material: [],
+  material: ['reason'],
   evaluate: (inventory) => {
     const drafts: FindingDraft[] = [];
     const clusters = [...new Set(inventory.nodeClasses.map((entry) => entry.cluster))];

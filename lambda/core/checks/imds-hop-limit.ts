@@ -20,7 +20,7 @@ export const imdsHopLimit = defineCheck({
   remediation:
     'Set spec.metadataOptions.httpPutResponseHopLimit: 1 and give pods that need AWS access their own role (EKS Pod Identity or IRSA).',
   references: ['karpenter-validations §1.3'],
-  material: [],
+  material: ['httpPutResponseHopLimit'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const disabled = metadataEndpointDisabled(spec, resource);

@@ -34,7 +34,7 @@ export const imdsIpv6Supported = defineCheck({
   remediation:
     'Upgrade Karpenter to v1.7.0 or later; on older versions remove httpProtocolIPv6 from the CRD default (kubectl patch crd) so it is not sent.',
   references: ['#7081', '#7667', '#5700', '#8404', '#8631', 'aws-facts §7.2'],
-  material: [],
+  material: ['region', 'httpProtocolIPv6'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource, cluster } = target;

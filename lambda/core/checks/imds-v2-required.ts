@@ -14,7 +14,7 @@ export const imdsV2Required = defineCheck({
   remediation:
     'Set spec.metadataOptions.httpTokens: required (or remove it; the default is required).',
   references: ['#9018', 'karpenter-validations §1.3'],
-  material: [],
+  material: ['httpTokens'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const disabled = metadataEndpointDisabled(spec, resource);

@@ -11,7 +11,7 @@ export const instanceProfileExists = defineCheck({
   remediation:
     'Create the instance profile and add the node role to it (aws iam create-instance-profile / add-role-to-instance-profile), or switch to spec.role.',
   references: ['#9390', '#8538', 'karpenter-validations §2.6'],
-  material: [],
+  material: ['instanceProfile', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;
@@ -36,7 +36,7 @@ export const instanceProfileExists = defineCheck({
                 status: 'fail',
                 resource,
                 message: `Instance profile "${name}" does not exist: Karpenter reports InstanceProfileReady=True and every launch fails.`,
-                evidence: { instanceProfile: name },
+                evidence: { instanceProfile: name, cause: 'not-found' },
                 location,
               },
             ];
@@ -48,7 +48,7 @@ export const instanceProfileExists = defineCheck({
                 resource,
                 message: `Instance profile "${name}" holds no role: nodes start without credentials and never join.`,
                 remediation: `aws iam add-role-to-instance-profile --instance-profile-name ${name} --role-name <node role>`,
-                evidence: { instanceProfile: name, arn: profile.arn },
+                evidence: { instanceProfile: name, cause: 'no-role', arn: profile.arn },
                 location,
               },
             ];

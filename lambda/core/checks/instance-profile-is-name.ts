@@ -11,7 +11,7 @@ export const instanceProfileIsName = defineCheck({
   remediation:
     'Set spec.instanceProfile to the bare instance profile name (the last segment of the ARN).',
   references: ['#8072', '#8312', '#5470'],
-  material: [],
+  material: ['instanceProfile'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const profile = spec.instanceProfile;

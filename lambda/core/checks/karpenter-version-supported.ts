@@ -8,6 +8,7 @@ import type { ClusterContext } from '../inventory.js';
 import { applicableDefects, type KarpenterDefect } from '../karpenter-defects.js';
 import type { ResourceRef } from '../model.js';
 import type { KarpenterVersion } from '../version.js';
+import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
 
 interface ClusterDefect {
   readonly defect: KarpenterDefect;
@@ -59,7 +60,7 @@ export const karpenterVersionSupported = defineCheck({
   inputs: ['spec'],
   remediation: 'Upgrade Karpenter to a release with the fix, or apply the workaround named.',
   references: ['#7652', '#7834', '#7891', '#7928', '#8015', '#8072', '#8404'],
-  material: [],
+  material: ['defect'],
   evaluate: (inventory) => {
     // Controller-wide defects are reported once per cluster and version, not once per NodeClass.
     const clusterDefects = new Map<string, ClusterDefect>();
@@ -68,6 +69,7 @@ export const karpenterVersionSupported = defineCheck({
       if (!running) {
         const reason = unknownVersionReason(cluster);
         if (reason) {
+          const unreadable = cluster.state?.controller?.status === 'unavailable';
           return [
             {
               status: 'error',
@@ -75,6 +77,15 @@ export const karpenterVersionSupported = defineCheck({
               message: `Karpenter's version is unknown: ${reason}.`,
               remediation:
                 'Run the scanner with read access to deployments (see scanner-can-read-cluster), or pass --karpenter-version.',
+              // scanner-can-read-cluster reports the controller it could not read.
+              ...(unreadable
+                ? {
+                    causedBy: {
+                      checkId: scannerCanReadCluster.id,
+                      resource: { cluster: cluster.name, kind: 'Cluster', name: cluster.name },
+                    },
+                  }
+                : {}),
             },
           ];
         }

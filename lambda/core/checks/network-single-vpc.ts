@@ -11,7 +11,7 @@ export const networkSingleVpc = defineCheck({
   remediation:
     'Narrow spec.subnetSelectorTerms and spec.securityGroupSelectorTerms (ids or cluster-specific tags) so they only match the cluster VPC; Karpenter sends no VPC filter.',
   references: ['#8175', '#3007'],
-  material: [],
+  material: ['vpcs', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource, cluster } = target;

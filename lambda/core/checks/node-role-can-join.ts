@@ -49,7 +49,7 @@ export const nodeRoleCanJoin = defineCheck({
   remediation:
     'Create an EKS access entry of type EC2_LINUX (EC2_WINDOWS for Windows nodes) for the node role, or map it in aws-auth with groups system:bootstrappers and system:nodes.',
   references: ['#7558', '#5369', 'aws-facts §5.3'],
-  material: [],
+  material: ['role', 'authenticationMode', 'causes', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource, cluster } = target;
@@ -84,6 +84,8 @@ export const nodeRoleCanJoin = defineCheck({
           const useConfigMap = mode !== 'API';
           const expectedType = isWindows(spec) ? 'EC2_WINDOWS' : 'EC2_LINUX';
           const problems: string[] = [];
+          // Which mapping is missing or wrong, as codes: the material part of `problems`.
+          const causes: string[] = [];
           const unread: string[] = [];
           let wrongType: AccessEntry | undefined;
 
@@ -104,6 +106,7 @@ export const nodeRoleCanJoin = defineCheck({
                 ];
               }
               wrongType = forRole[0];
+              causes.push(wrongType ? 'access-entry-type' : 'no-access-entry');
               problems.push(
                 wrongType
                   ? `the access entry for ${role.name} has type ${wrongType.type ?? 'unknown'}, not ${expectedType}`
@@ -133,6 +136,7 @@ export const nodeRoleCanJoin = defineCheck({
                   },
                 ];
               }
+              causes.push(mapping ? 'aws-auth-without-system-nodes' : 'not-in-aws-auth');
               problems.push(
                 mapping
                   ? `aws-auth maps ${role.name} without group system:nodes`
@@ -167,6 +171,7 @@ export const nodeRoleCanJoin = defineCheck({
               evidence: {
                 role: role.arn,
                 authenticationMode: mode,
+                causes,
                 expectedType,
                 ...(wrongType ? { entryType: wrongType.type } : {}),
               },

@@ -39,7 +39,7 @@ export const nodeRolePolicies = defineCheck({
   remediation:
     'Attach AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly, AmazonEKS_CNI_Policy (unless the VPC CNI has its own role) and AmazonSSMManagedInstanceCore to the node role.',
   references: ['karpenter-validations §4.1', '#7963'],
-  material: [],
+  material: ['role', 'missing', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

@@ -18,7 +18,7 @@ export const nodeRoleValid = defineCheck({
   remediation:
     'Create the node role with a trust policy allowing the EC2 service principal (ec2.amazonaws.com) to call sts:AssumeRole, and reference it by name.',
   references: ['karpenter-validations §2.6, §4.1'],
-  material: [],
+  material: ['role', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource, cluster } = target;
@@ -45,7 +45,7 @@ export const nodeRoleValid = defineCheck({
                 status: 'fail',
                 resource,
                 message: `Node role "${facts.name}" (from ${facts.source}) does not exist.`,
-                evidence: { role: facts.name, source: facts.source },
+                evidence: { role: facts.name, cause: 'not-found', source: facts.source },
                 location,
               },
             ];
@@ -61,7 +61,7 @@ export const nodeRoleValid = defineCheck({
                 status: 'fail',
                 resource,
                 message: `Node role "${role.name}" has an unreadable trust policy: ${parsed.error}.`,
-                evidence: { role: role.arn },
+                evidence: { role: role.arn, cause: 'unreadable-trust-policy' },
               },
             ];
           }
@@ -75,6 +75,7 @@ export const nodeRoleValid = defineCheck({
                 message: `Node role "${role.name}" does not trust ${principals.join(' or ')}: instances cannot assume it and never join.`,
                 evidence: {
                   role: role.arn,
+                  cause: 'ec2-not-trusted',
                   trustPolicy: role.assumeRolePolicyDocument,
                   expectedPrincipals: principals,
                 },

@@ -24,15 +24,23 @@ export const nodeClassReady = defineCheck({
   remediation:
     'Fix the condition Karpenter names (kubectl describe ec2nodeclass <name>); NodePools that reference a NodeClass that is not Ready launch no nodes.',
   references: ['karpenter-validations §2.1', '#8072', '#8148'],
-  material: [],
+  material: ['conditions'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (nodeClass, { resource }) => {
       const conditions = nodeClass.status?.conditions ?? [];
       const ready = conditions.find((condition) => condition.type === 'Ready');
-      const dependents = unhealthyDependents(conditions).map(describeCondition);
+      const unhealthy = unhealthyDependents(conditions);
+      const dependents = unhealthy.map(describeCondition);
       const evidence = {
         ...(ready ? { ready } : {}),
         ...(dependents.length > 0 ? { notTrue: dependents } : {}),
+        // Type, status and reason of Ready and every condition that is not True; Karpenter's
+        // messages and transition times are left out (they change without the state changing).
+        conditions: [...(ready ? [ready] : []), ...unhealthy].map(({ type, status, reason }) => ({
+          type,
+          status,
+          ...(reason ? { reason } : {}),
+        })),
       };
       if (!ready) {
         return [

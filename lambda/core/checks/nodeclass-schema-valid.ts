@@ -89,7 +89,7 @@ export const nodeClassSchemaValid = defineCheck({
     'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
     MIGRATION_GUIDE,
   ],
-  material: [],
+  material: ['path', 'rule', 'apiVersion'],
   evaluate: (inventory) =>
     inventory.nodeClasses.flatMap((entry): readonly FindingDraft[] => {
       const resource = nodeClassRef(entry);

@@ -14,7 +14,7 @@ export const roleIsName = defineCheck({
   inputs: ['spec'],
   remediation: 'Set spec.role to the bare IAM role name (the last segment of the ARN).',
   references: ['karpenter-validations §2.6', '#8838', '#5470'],
-  material: [],
+  material: ['role'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const role = spec.role;

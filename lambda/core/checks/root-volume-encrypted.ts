@@ -35,7 +35,7 @@ export const rootVolumeEncrypted = defineCheck({
   remediation:
     'Set ebs.encrypted: true on the root blockDeviceMappings entry (optionally with kmsKeyID).',
   references: ['#7927', 'karpenter-validations §1.2, §4.2'],
-  material: [],
+  material: ['deviceName'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (nodeClass, { resource }) => {
       const { spec } = nodeClass;

@@ -64,7 +64,7 @@ export const rootVolumeFitsAmi = defineCheck({
   remediation:
     "Raise ebs.volumeSize of the block device mapping for the image's root device to at least the snapshot size.",
   references: ['#7928', '#8148'],
-  material: [],
+  material: ['images[].id', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

@@ -154,7 +154,7 @@ export const scannerCanReadCluster = defineCheck({
   remediation:
     'Give the scanner an EKS access entry mapped to a group bound to a read-only ClusterRole (get/list/watch on ec2nodeclasses, nodepools, deployments, serviceaccounts), and network reach to the cluster endpoint.',
   references: ['aws-facts §5.2–5.3'],
-  material: [],
+  material: ['reason', 'failure'],
   evaluate: (inventory) =>
     inventory.clusters
       .filter((cluster) => cluster.name !== '')

@@ -13,7 +13,7 @@ export const securityGroupNameUnique = defineCheck({
   remediation:
     'Select the security group by id or by a cluster-specific tag instead of by name: same-named groups in other VPCs are matched too.',
   references: ['#8175', '#8719'],
-  material: [],
+  material: ['groups[].id', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;

@@ -11,7 +11,7 @@ export const securityGroupsResolve = defineCheck({
   remediation:
     'Fix spec.securityGroupSelectorTerms (name matches the GroupName, not the Name tag; tags are case-sensitive) or tag the node security group.',
   references: ['karpenter-validations §2.5'],
-  material: [],
+  material: ['queries', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

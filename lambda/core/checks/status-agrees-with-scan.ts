@@ -20,6 +20,8 @@ interface Contradiction {
     | 'validation-unknown'
     | 'observed-generation'
     | 'ami-state';
+  /** What the contradiction is about (profile, role, image); absent when the kind says it all. */
+  readonly subject?: string;
   readonly message: string;
   readonly evidence?: Readonly<Record<string, unknown>>;
 }
@@ -39,6 +41,7 @@ function instanceProfileContradictions(
       return [
         {
           kind: 'instance-profile',
+          subject: profile,
           message: `InstanceProfileReady=True although spec.instanceProfile "${profile}" is not a name: Karpenter makes no IAM call in instanceProfile mode, and EC2 rejects the value at every launch (#8072).`,
           evidence: { instanceProfile: profile },
         },
@@ -49,6 +52,7 @@ function instanceProfileContradictions(
       return [
         {
           kind: 'instance-profile',
+          subject: profile,
           message: `InstanceProfileReady=True but instance profile "${looked.value.name}" does not exist.`,
           evidence: { instanceProfile: profile },
         },
@@ -58,6 +62,7 @@ function instanceProfileContradictions(
       return [
         {
           kind: 'instance-profile',
+          subject: profile,
           message: `InstanceProfileReady=True but instance profile "${looked.value.name}" holds no role.`,
           evidence: { instanceProfile: profile },
         },
@@ -70,6 +75,7 @@ function instanceProfileContradictions(
     return [
       {
         kind: 'node-role',
+        subject: role.value.name ?? nodeClass.spec.role,
         message: `InstanceProfileReady=True but node role "${role.value.name ?? nodeClass.spec.role}" does not exist (deleted after Karpenter created the profile).`,
         evidence: { role: nodeClass.spec.role },
       },
@@ -141,6 +147,7 @@ function amiContradictions(
     return [
       {
         kind: 'ami-state',
+        subject: ami.id,
         message: `status.amis lists ${ami.id}${ami.name ? ` (${ami.name})` : ''}, whose state is "${image.state}": launches with it fail.`,
         evidence: { imageId: ami.id, state: image.state },
       },
@@ -158,7 +165,7 @@ export const statusAgreesWithScan = defineCheck({
   remediation:
     'Trust the scan over the condition: fix the NodeClass as the message says, then force revalidation by adding any annotation to the EC2NodeClass.',
   references: ['#8072', '#8148', '#8312', 'karpenter-validations §2.1, §3.3–3.5'],
-  material: [],
+  material: ['contradictions[].kind', 'contradictions[].subject'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (nodeClass, { resource, entry }) => {
       if (!nodeClass.status) {
@@ -197,7 +204,12 @@ export const statusAgreesWithScan = defineCheck({
           message: contradictions.map((contradiction) => contradiction.message).join(' '),
           evidence: {
             awsFactsUsed,
-            contradictions: contradictions.map(({ kind, evidence }) => ({ kind, ...evidence })),
+            // The minutes a condition has been Unknown are evidence, never material: the kind is.
+            contradictions: contradictions.map(({ kind, subject, evidence }) => ({
+              kind,
+              ...(subject === undefined ? {} : { subject }),
+              ...evidence,
+            })),
           },
           location: { path: 'status.conditions' },
         },

@@ -14,7 +14,7 @@ export const subnetsHaveFreeIps = defineCheck({
   remediation:
     'Add larger subnets (or a secondary CIDR) to spec.subnetSelectorTerms, or free addresses in the exhausted ones; consider prefix delegation sizing.',
   references: ['#5234', '#2921'],
-  material: [],
+  material: ['subnets[].id', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

@@ -11,7 +11,7 @@ export const subnetsResolve = defineCheck({
   remediation:
     "Fix spec.subnetSelectorTerms (tag keys and values are case-sensitive; ids must exist in this region) or tag the cluster's subnets.",
   references: ['karpenter-validations §2.4'],
-  material: [],
+  material: ['queries', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {
       const { resource } = target;

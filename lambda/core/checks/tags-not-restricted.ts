@@ -84,7 +84,7 @@ export const tagsNotRestricted = defineCheck({
   remediation:
     'Remove restricted keys (kubernetes.io/cluster/*, karpenter.sh/nodepool, karpenter.sh/nodeclaim, eks:eks-cluster-name, karpenter.k8s.aws/ec2nodeclass) and empty keys from spec.tags.',
   references: ['karpenter-validations §1.2, §1.4', '#7404', '#3784', '#4582'],
-  material: [],
+  material: ['key'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {
       const keys = Object.keys(spec.tags ?? {});

@@ -23,11 +23,21 @@ function ids<T>(
   return fallback === undefined ? undefined : ok(fallback);
 }
 
-/** Image, subnets, security groups and capacity reservations the class resolves to. */
-export function launchResourcesOf(
+/** Each launch resource kind, and the check that reports it when it does not resolve. */
+const LAUNCH_RESOURCE_CHECKS = {
+  images: 'ami-selector-resolves',
+  subnets: 'subnets-resolve',
+  'security groups': 'security-groups-resolve',
+  'capacity reservations': 'capacity-reservations-resolve',
+} as const;
+
+type LaunchResourceKind = keyof typeof LAUNCH_RESOURCE_CHECKS;
+
+/** The ids of each launch resource kind, from the AWS facts or else Karpenter's status. */
+function launchSlices(
   facts: AwsNodeClassFacts | undefined,
   nodeClass: EC2NodeClass
-): Slice<LaunchResources> {
+): readonly (readonly [LaunchResourceKind, Slice<readonly string[]> | undefined])[] {
   const status = nodeClass.status;
   const images = ids(
     facts?.amis?.status === 'ok' ? facts.amis.value.available : facts?.amis,
@@ -51,16 +61,26 @@ export function launchResourcesOf(
       ?.map((reservation) => reservation.id)
       .filter((id): id is string => typeof id === 'string')
   );
-  for (const [what, slice] of [
+  return [
     ['images', images],
     ['subnets', subnets],
     ['security groups', securityGroups],
     ['capacity reservations', reservations],
-  ] as const) {
+  ];
+}
+
+/** Image, subnets, security groups and capacity reservations the class resolves to. */
+export function launchResourcesOf(
+  facts: AwsNodeClassFacts | undefined,
+  nodeClass: EC2NodeClass
+): Slice<LaunchResources> {
+  const slices = launchSlices(facts, nodeClass);
+  for (const [what, slice] of slices) {
     if (slice?.status === 'unavailable') {
       return unavailable(slice.reason, `resolving ${what} failed: ${slice.message}`);
     }
   }
+  const [images, subnets, securityGroups, reservations] = slices.map(([, slice]) => slice);
   if (images === undefined && subnets === undefined && securityGroups === undefined) {
     return unavailable(
       'unknown',
@@ -78,6 +98,41 @@ export function launchResourcesOf(
     capacityReservationIds: value(reservations),
     ...(placementName === undefined ? {} : { placementGroup: placementName }),
   });
+}
+
+/**
+ * The check whose finding explains why the class' launch resources are unknown (a read failed) or
+ * empty (a selector matched nothing): the first such kind, in `launchResourcesOf`'s order.
+ * Undefined when they resolved, or when nothing was collected at all (no check explains that).
+ */
+export function launchRootCheck(
+  facts: AwsNodeClassFacts | undefined,
+  nodeClass: EC2NodeClass
+): string | undefined {
+  const slices = launchSlices(facts, nodeClass);
+  const failed = slices.find(([, slice]) => slice?.status === 'unavailable');
+  if (failed) return LAUNCH_RESOURCE_CHECKS[failed[0]];
+  const required = slices.slice(0, 3);
+  if (required.every(([, slice]) => slice === undefined)) return undefined;
+  const empty = required.find(([, slice]) => slice?.status !== 'ok' || slice.value.length === 0);
+  return empty ? LAUNCH_RESOURCE_CHECKS[empty[0]] : undefined;
+}
+
+/**
+ * The check whose finding explains why the node role is unknown (`nodeRoleArnOf` unavailable): its
+ * read failed (node-role-valid errors), or the instance profile is missing or empty.
+ */
+export function nodeRoleRootCheck(facts: AwsNodeClassFacts | undefined): string | undefined {
+  const nodeRole = facts?.nodeRole;
+  if (nodeRole?.status === 'unavailable') return 'node-role-valid';
+  if (
+    nodeRole?.status === 'ok' &&
+    nodeRole.value.role === undefined &&
+    nodeRole.value.name === undefined
+  ) {
+    return 'instance-profile-exists';
+  }
+  return undefined;
 }
 
 /** ARN of the role EC2 instances get: `spec.role`, or the role inside `spec.instanceProfile`. */

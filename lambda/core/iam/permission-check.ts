@@ -1,12 +1,101 @@
 // Shared evaluation of the controller-* permission checks: one finding per NodeClass and group.
-import { type FindingDraft, forEachNodeClass } from '../check.js';
-import type { PermissionFacts, PermissionGroup } from '../facts/permissions.js';
-import type { Inventory } from '../inventory.js';
-import { nodeClassKey } from '../inventory.js';
+import { type FindingDraft, forEachNodeClass, type RootCause } from '../check.js';
+import type {
+  ControllerRoleFound,
+  PermissionFacts,
+  PermissionGroup,
+  SimulationGap,
+} from '../facts/permissions.js';
+import type { Inventory, NodeClassEntry } from '../inventory.js';
+import { clusterOf, nodeClassKey } from '../inventory.js';
+import type { MaterialPath } from '../material.js';
+import type { ResourceRef } from '../model.js';
 import type { EC2NodeClass } from '../schema.js';
-import { type Denial, describeDenial, interpretGroup } from './interpret.js';
-import { permissionScopeOf } from './nodeclass-inputs.js';
+import { type Denial, describeDenial, type GroupVerdict, interpretGroup } from './interpret.js';
+import {
+  launchRootCheck,
+  nodeRoleRootCheck,
+  permissionScopeOf,
+  simulationInputOf,
+} from './nodeclass-inputs.js';
 import { remediationPolicy } from './remediation.js';
+import { buildSimulations } from './request-context.js';
+
+/**
+ * What makes a controller-* finding different: which actions on which resources are denied and by
+ * whom, and what could not be simulated or concluded. Counts and policy wording are not.
+ */
+export const PERMISSION_MATERIAL: readonly MaterialPath[] = [
+  'denials[].action',
+  'denials[].resource',
+  'denials[].deniedBy',
+  'unsimulated[].kind',
+  'unsimulated[].reason',
+  'inconclusive[].action',
+  'inconclusive[].resource',
+];
+
+// Check ids by name: the checks import this module, so it cannot import them.
+const CONTROLLER_ROLE_FOUND = 'controller-role-found';
+const SCANNER_CAN_READ_CLUSTER = 'scanner-can-read-cluster';
+
+function clusterResource(cluster: string): ResourceRef {
+  return { cluster, kind: 'Cluster', name: cluster };
+}
+
+const sameGaps = (a: readonly SimulationGap[], b: readonly SimulationGap[]): boolean =>
+  a.length === b.length &&
+  a.every(
+    (gap, index) =>
+      gap.group === b[index]?.group &&
+      gap.reason === b[index]?.reason &&
+      gap.message === b[index]?.message
+  );
+
+/**
+ * The root finding an `error` verdict follows from, when every reason it could not be verified is a
+ * simulation gap another check reports: NodePools unreadable, the image, subnets or security groups
+ * unresolved, the node role unknown. Undefined when a simulation call itself failed, a result was
+ * inconclusive, or a gap has no such check (unknown region or account, nothing collected).
+ */
+function gapRootCause(
+  inventory: Inventory,
+  entry: NodeClassEntry,
+  nodeClass: EC2NodeClass,
+  role: ControllerRoleFound,
+  facts: PermissionFacts,
+  group: PermissionGroup,
+  verdict: GroupVerdict
+): RootCause | undefined {
+  const recorded = facts.gaps.filter((gap) => gap.group === group);
+  if (recorded.length === 0 || verdict.inconclusive.length > 0) return undefined;
+  if (verdict.unsimulated.length !== recorded.length) return undefined;
+  // The collector plans with the cluster as listed (context annotations are not applied there).
+  const cluster = clusterOf(inventory, entry.cluster) ?? { name: entry.cluster, partition: 'aws' };
+  const scope = permissionScopeOf(cluster, role);
+  if (scope.status !== 'ok') return undefined;
+  const input = simulationInputOf(inventory, entry, nodeClass, scope.value, role);
+  // Only gaps this very inventory produces are explained by it.
+  const planned = buildSimulations(input).gaps.filter((gap) => gap.group === group);
+  if (!sameGaps(planned, recorded)) return undefined;
+  const awsFacts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
+  const roots: (RootCause | undefined)[] = [];
+  if (group === 'launch') {
+    if (input.nodePools.status === 'unavailable') {
+      roots.push({ checkId: SCANNER_CAN_READ_CLUSTER, resource: clusterResource(entry.cluster) });
+    }
+    if (roots.length < recorded.length) {
+      const checkId = launchRootCheck(awsFacts, nodeClass);
+      roots.push(checkId === undefined ? undefined : { checkId });
+    }
+  } else if (group === 'pass-node-role') {
+    const checkId = nodeRoleRootCheck(awsFacts);
+    roots.push(checkId === undefined ? undefined : { checkId });
+  }
+  if (roots.length !== recorded.length) return undefined;
+  const [first] = roots;
+  return roots.every((root) => root !== undefined) ? first : undefined;
+}
 
 /** Stated in every permission finding: what the simulator cannot see. */
 export const SIMULATOR_LIMITS =
@@ -89,6 +178,7 @@ export function permissionCheckDrafts(
           message:
             "Not evaluated: Karpenter's controller role is unknown (see controller-role-found).",
           evidence: { lookedAt: role.lookedAt },
+          causedBy: { checkId: CONTROLLER_ROLE_FOUND, resource: clusterResource(entry.cluster) },
         },
       ];
     }
@@ -132,10 +222,20 @@ export function permissionCheckDrafts(
             `${item.action} on ${item.resource} is allowed only because the policies use context keys the scanner cannot supply (${item.missingContextValues.join(', ')})`
         ),
       ];
+      const causedBy = gapRootCause(
+        inventory,
+        entry,
+        nodeClass,
+        role,
+        facts,
+        options.group,
+        verdict
+      );
       return [
         {
           status: 'error',
           resource,
+          ...(causedBy === undefined ? {} : { causedBy }),
           message: `${options.subject} could not be verified for controller role ${role.roleArn}: ${problems[0] ?? 'nothing was simulated'}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}.`,
           evidence: {
             ...baseEvidence,
