@@ -249,6 +249,71 @@ describe('status-agrees-with-scan', () => {
     expect(finding?.message).toContain('node role "KarpenterNodeRole-demo" does not exist');
   });
 
+  describe('material facts', () => {
+    const unknownSince = minutesAgo(40);
+    const stuck = (overrides: Record<string, unknown> = {}) =>
+      aNodeClassObject({
+        ...overrides,
+        status: {
+          conditions: conditions({
+            ValidationSucceeded: {
+              status: 'Unknown',
+              reason: 'AwaitingReconciliation',
+              lastTransitionTime: unknownSince,
+            },
+          }),
+        },
+      });
+    const scanAt = (at: Date, object: Record<string, unknown>) => {
+      const inventory = anInventory([object], { cluster: { name: 'prod' }, inputs: ['cluster'] });
+      const [finding] = runChecks(inventory, [statusAgreesWithScan], { now: at }).findings;
+      return finding;
+    };
+
+    it('keeps the material hash while the Unknown condition only ages by 15 minutes', () => {
+      // Act
+      const first = scanAt(now, stuck());
+      const later = scanAt(new Date(now.getTime() + 15 * 60_000), stuck());
+
+      // Assess: the message says the minutes, the hash does not depend on them.
+      expect(first?.message).toContain('for 40 minutes');
+      expect(later?.message).toContain('for 55 minutes');
+      expect(later?.id).toBe(first?.id);
+      expect(later?.materialHash).toBe(first?.materialHash);
+    });
+
+    it('changes the material hash when another kind of contradiction appears', () => {
+      // Act
+      const first = scanAt(now, stuck());
+      const later = scanAt(now, stuck({ metadata: { generation: 2 } }));
+
+      // Assess
+      expect(later?.status).toBe('fail');
+      expect(later?.evidence.contradictions).toEqual([
+        expect.objectContaining({ kind: 'validation-unknown' }),
+        expect.objectContaining({ kind: 'observed-generation' }),
+      ]);
+      expect(later?.materialHash).not.toBe(first?.materialHash);
+    });
+
+    it('changes the material hash when the contradiction is about another image', () => {
+      // Prepare
+      const withAmi = (id: string) =>
+        aNodeClassObject({ status: { conditions: conditions(), amis: [{ id }] } });
+      const facts = amiFacts([image('ami-old', 'deregistered'), image('ami-new', 'failed')]);
+
+      // Act
+      const [first] = evaluate(withAmi('ami-old'), facts);
+      const [later] = evaluate(withAmi('ami-new'), facts);
+
+      // Assess
+      expect(first?.evidence.contradictions).toEqual([
+        expect.objectContaining({ kind: 'ami-state', subject: 'ami-old' }),
+      ]);
+      expect(later?.materialHash).not.toBe(first?.materialHash);
+    });
+  });
+
   it('is not applicable to a NodeClass without status', () => {
     const [finding] = evaluate(aNodeClassObject());
     expect(finding?.status).toBe('not-applicable');
