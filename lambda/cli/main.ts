@@ -1,10 +1,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { collectInventory, evaluateInventory } from '../app/run-scan.js';
+import { collectInventory, evaluateInventory, selectChecks } from '../app/run-scan.js';
+import { compareWithBaseline } from '../core/baseline.js';
 import { CHECKS } from '../core/checks/index.js';
 import { SEVERITIES, type Severity } from '../core/model.js';
 import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
+import { loadBaseline } from './baseline.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
@@ -82,6 +84,7 @@ interface ScanFlags {
   failOn: Severity | 'none';
   only?: string[];
   skip?: string[];
+  baseline?: string;
   nonProduction?: boolean;
   stdinName?: string;
 }
@@ -113,6 +116,10 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .option('--skip <ids>', 'skip these checks (comma-separated)', splitList)
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
     .option(
+      '--baseline <file>',
+      'compare with an earlier --format json report; --fail-on then counts only new and changed findings'
+    )
+    .option(
       '--stdin-name <name>',
       'file name SARIF reports for manifests read from - (default: stdin)',
       (value: string) => {
@@ -132,6 +139,8 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .action(async (paths: string[], flags: ScanFlags) => {
       checkIdsExist(flags.only ?? [], '--only');
       checkIdsExist(flags.skip ?? [], '--skip');
+      const baseline =
+        flags.baseline === undefined ? undefined : await loadBaseline(flags.baseline);
       const plan = await buildPlan({
         paths,
         clusters: flags.cluster ?? [],
@@ -155,11 +164,19 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
           : {}),
       });
       const { inventory, inputErrors } = await collectInventory(plan);
-      const report = evaluateInventory(
+      const evaluated = evaluateInventory(
         inventory,
         { now: io.now(), only: flags.only ?? [], skip: flags.skip ?? [] },
         inputErrors
       );
+      const report =
+        baseline === undefined
+          ? evaluated
+          : compareWithBaseline(evaluated, baseline, {
+              checkIds: selectChecks(CHECKS, flags.only, flags.skip)
+                .map((check) => check.id)
+                .filter((id) => !evaluated.summary.notRun.some((run) => run.checkId === id)),
+            });
       io.stdout(
         formatReport(report, flags.format, {
           color: useColor(io),

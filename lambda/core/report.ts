@@ -1,4 +1,5 @@
 import type { Evaluation } from './evaluate.js';
+import type { ChangeVerdict } from './material.js';
 import {
   FINDING_STATUSES,
   type Finding,
@@ -26,12 +27,27 @@ export interface InputError {
   readonly message: string;
 }
 
-/** The JSON report contract (ARCHITECTURE.md). */
+/** A finding as reported: with a baseline, `fail`/`error` findings also say how they compare. */
+export interface ReportFinding extends Finding {
+  readonly change?: ChangeVerdict;
+}
+
+/** A finding open (`fail`/`error`) in the baseline and no longer open in this scan. */
+export interface ResolvedFinding {
+  readonly id: string;
+  readonly checkId: string;
+  readonly resource: Finding['resource'];
+  readonly severity: Severity;
+  readonly message: string;
+}
+
+/** The JSON report contract. `resolved` (and each open finding's `change`) only with a baseline. */
 export interface ScanReport {
   readonly version: 1;
   readonly scannedAt: string;
-  readonly findings: readonly Finding[];
+  readonly findings: readonly ReportFinding[];
   readonly summary: ReportSummary;
+  readonly resolved?: readonly ResolvedFinding[];
 }
 
 function countBy<K extends string>(keys: readonly K[], values: readonly K[]): Record<K, number> {
@@ -41,7 +57,10 @@ function countBy<K extends string>(keys: readonly K[], values: readonly K[]): Re
 }
 
 /** Most severe first, then by cluster, resource, check: a stable, readable order. */
-export function compareFindings(a: Finding, b: Finding): number {
+export function compareFindings(
+  a: Pick<Finding, 'severity' | 'resource' | 'checkId' | 'id'>,
+  b: Pick<Finding, 'severity' | 'resource' | 'checkId' | 'id'>
+): number {
   return (
     severityRank(a.severity) - severityRank(b.severity) ||
     a.resource.cluster.localeCompare(b.resource.cluster) ||
@@ -82,14 +101,22 @@ export function buildReport(input: {
 }
 
 /**
- * True when the report should fail a CI gate: a failing finding at or above the threshold, or an
- * `error` at or above it (a check that could not look is not a pass).
+ * Whether a finding can fail a CI gate on its own: `fail`, or `error` (a check that could not look
+ * is not a pass). Suppressed findings never count; a follow-on counts through its root only; with a
+ * baseline, what the baseline already had (`unchanged`) was accepted when the baseline was taken.
  */
+export function countsForGate(finding: ReportFinding): boolean {
+  return (
+    (finding.status === 'fail' || finding.status === 'error') &&
+    finding.causedBy === undefined &&
+    finding.change !== 'unchanged'
+  );
+}
+
+/** True when the report should fail a CI gate: a finding that counts at or above the threshold. */
 export function breachesThreshold(report: ScanReport, threshold: Severity | 'none'): boolean {
   if (threshold === 'none') return false;
   return report.findings.some(
-    (finding) =>
-      (finding.status === 'fail' || finding.status === 'error') &&
-      isAtOrAbove(finding.severity, threshold)
+    (finding) => countsForGate(finding) && isAtOrAbove(finding.severity, threshold)
   );
 }

@@ -1,5 +1,5 @@
 import type { Finding, ResourceRef } from '../../core/model.js';
-import type { ScanReport } from '../../core/report.js';
+import type { ReportFinding, ScanReport } from '../../core/report.js';
 import { xmlElement } from './xml.js';
 
 /** `cluster/NodeClass` (the cluster is omitted for a manifest scan); other kinds keep their kind. */
@@ -15,23 +15,68 @@ interface TestCase {
   readonly element: string;
 }
 
-function detail(findings: readonly Finding[]): string {
+/** Finding id → the finding, and root id → its follow-ons (findings with `causedBy`). */
+interface Links {
+  readonly byId: ReadonlyMap<string, Finding>;
+  readonly followOns: ReadonlyMap<string, readonly Finding[]>;
+}
+
+function linksOf(findings: readonly Finding[]): Links {
+  const byId = new Map(findings.map((finding) => [finding.id, finding]));
+  const followOns = new Map<string, Finding[]>();
+  for (const finding of findings) {
+    if (finding.causedBy === undefined) continue;
+    followOns.set(finding.causedBy, [...(followOns.get(finding.causedBy) ?? []), finding]);
+  }
+  return { byId, followOns };
+}
+
+function detail(findings: readonly ReportFinding[], links: Links): string {
   return findings
-    .map((f) => `[${f.severity}] ${f.message}\nRemediation: ${f.remediation}`)
+    .map((f) => {
+      const change = f.change === undefined ? '' : `, ${f.change}`;
+      const followOns = (links.followOns.get(f.id) ?? []).map(
+        (follow) =>
+          `\nFollow-on: ${follow.checkId} (${follow.severity} ${follow.status}): ${follow.message}`
+      );
+      return `[${f.severity}${change}] ${f.message}\nRemediation: ${f.remediation}${followOns.join('')}`;
+    })
     .join('\n\n');
 }
 
-/** One check on one resource; several findings (e.g. one per violation) share the testcase. */
-function testCase(className: string, checkId: string, findings: readonly Finding[]): TestCase {
-  const failed = findings.filter((f) => f.status === 'fail');
-  const errored = findings.filter((f) => f.status === 'error');
+function skippedCase(attrs: Record<string, string | number>, message: string): TestCase {
+  return {
+    name: String(attrs.name),
+    outcome: 'skipped',
+    element: xmlElement('testcase', attrs, { children: [xmlElement('skipped', { message })] }),
+  };
+}
+
+/**
+ * One check on one resource; several findings (e.g. one per violation) share the testcase. Only
+ * a finding's own failure fails it: suppressed findings and follow-ons (whose root fails in its
+ * own testcase) are skipped, with the reason.
+ */
+function testCase(
+  className: string,
+  checkId: string,
+  findings: readonly Finding[],
+  links: Links
+): TestCase {
+  const own = findings.filter((f) => f.causedBy === undefined);
+  const failed = own.filter((f) => f.status === 'fail');
+  const errored = own.filter((f) => f.status === 'error');
+  const suppressed = findings.filter((f) => f.status === 'suppressed');
+  const followOns = findings.filter(
+    (f) => f.causedBy !== undefined && (f.status === 'fail' || f.status === 'error')
+  );
   const attrs = { classname: className, name: checkId, time: 0 };
   if (failed.length > 0) {
     const message = failed.map((f) => f.message).join(' | ');
     const child = xmlElement(
       'failure',
       { message, type: failed[0]?.severity },
-      { text: detail(failed) }
+      { text: detail(failed, links) }
     );
     return {
       name: checkId,
@@ -41,12 +86,23 @@ function testCase(className: string, checkId: string, findings: readonly Finding
   }
   if (errored.length > 0) {
     const message = errored.map((f) => f.message).join(' | ');
-    const child = xmlElement('error', { message, type: 'error' }, { text: detail(errored) });
+    const child = xmlElement('error', { message, type: 'error' }, { text: detail(errored, links) });
     return {
       name: checkId,
       outcome: 'error',
       element: xmlElement('testcase', attrs, { children: [child] }),
     };
+  }
+  if (suppressed.length > 0) {
+    const reasons = suppressed.map((f) => f.suppression?.reason ?? 'no reason given');
+    return skippedCase(attrs, `suppressed: ${[...new Set(reasons)].join(' | ')}`);
+  }
+  if (followOns.length > 0) {
+    const causes = followOns.map((f) => {
+      const root = links.byId.get(f.causedBy ?? '');
+      return `caused by ${root?.checkId ?? f.causedBy}: ${f.message}`;
+    });
+    return skippedCase(attrs, causes.join(' | '));
   }
   if (findings.length > 0 && findings.every((f) => f.status === 'not-applicable')) {
     const message = findings.map((f) => f.message).join(' | ');
@@ -106,10 +162,13 @@ export function formatJunit(report: ScanReport): string {
     totals.skipped += cases.filter((c) => c.outcome === 'skipped').length;
   };
 
+  const links = linksOf(report.findings);
   for (const [className, { resource, byCheck }] of [...byResource].sort(([a], [b]) =>
     a.localeCompare(b)
   )) {
-    const cases = [...byCheck].map(([checkId, findings]) => testCase(className, checkId, findings));
+    const cases = [...byCheck].map(([checkId, findings]) =>
+      testCase(className, checkId, findings, links)
+    );
     if (resource.kind === 'EC2NodeClass') {
       for (const { checkId, missingInputs } of report.summary.notRun) {
         const message = `not run: needs ${missingInputs.join(', ')} input, not collected in this scan`;

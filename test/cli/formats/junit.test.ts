@@ -120,6 +120,63 @@ describe('formatJunit', () => {
   });
 });
 
+describe('formatJunit: suppressed findings and follow-ons', () => {
+  it('skips a suppressed check with its reason instead of failing it', () => {
+    // Prepare
+    const report = aReport([
+      aFinding({
+        checkId: 'node-role-policies',
+        status: 'suppressed',
+        resource: nodeClass('one', 'prod'),
+        suppression: { reason: 'CNI uses IRSA', source: 'annotation', status: 'fail' },
+      }),
+    ]);
+    // Act
+    const root = parseXml(formatJunit(report));
+    // Assess
+    const [skipped] = findAll(root, 'skipped');
+    expect(skipped?.attributes.message).toBe('suppressed: CNI uses IRSA');
+    expect(root.attributes).toMatchObject({ tests: '1', failures: '0', errors: '0', skipped: '1' });
+  });
+
+  it('fails only the root; its follow-on is skipped, naming the root, and listed in the failure', () => {
+    const cause = aFinding({
+      checkId: 'ami-selector-resolves',
+      severity: 'critical',
+      resource: nodeClass('golden', 'prod'),
+    });
+    const report = aReport([
+      cause,
+      aFinding({
+        checkId: 'controller-can-launch',
+        severity: 'critical',
+        status: 'error',
+        resource: nodeClass('golden', 'prod'),
+        message: 'Launching nodes could not be verified.',
+        causedBy: cause.id,
+      }),
+    ]);
+    const root = parseXml(formatJunit(report));
+    expect(testcases(root)).toEqual([
+      { classname: 'prod/golden', name: 'ami-selector-resolves', outcome: 'failure' },
+      { classname: 'prod/golden', name: 'controller-can-launch', outcome: 'skipped' },
+    ]);
+    expect(root.attributes).toMatchObject({ failures: '1', errors: '0', skipped: '1' });
+    expect(findAll(root, 'skipped')[0]?.attributes.message).toBe(
+      'caused by ami-selector-resolves: Launching nodes could not be verified.'
+    );
+    expect(findAll(root, 'failure')[0]?.text).toContain(
+      'Follow-on: controller-can-launch (critical error): Launching nodes could not be verified.'
+    );
+  });
+
+  it('says how a failure compares with the baseline', () => {
+    const report = aReport([{ ...aFinding({ checkId: 'a-check' }), change: 'new' as const }]);
+    const [failure] = findAll(parseXml(formatJunit(report)), 'failure');
+    expect(failure?.text).toContain('[high, new] a-check failed');
+  });
+});
+
 describe('junitClassName', () => {
   it('omits the empty cluster of a manifest scan and keeps the kind of other resources', () => {
     expect(junitClassName(nodeClass('default'))).toBe('default');

@@ -111,6 +111,171 @@ describe('formatTable', () => {
   });
 });
 
+describe('formatTable: suppressed findings and follow-ons', () => {
+  const root = aFinding({
+    checkId: 'ami-selector-resolves',
+    severity: 'critical',
+    resource: nodeClass('golden', 'prod'),
+    message: 'amiSelectorTerms resolve to no image.',
+  });
+  const followOn = aFinding({
+    checkId: 'controller-can-launch',
+    severity: 'critical',
+    status: 'error',
+    resource: nodeClass('golden', 'prod'),
+    message: 'Launching nodes could not be verified.',
+    causedBy: root.id,
+  });
+  const accepted = aFinding({
+    checkId: 'node-role-policies',
+    status: 'suppressed',
+    resource: nodeClass('golden', 'prod'),
+    message: 'Node role lacks AmazonEKS_CNI_Policy.',
+    suppression: {
+      reason: 'CNI has its own role through IRSA',
+      source: 'config',
+      status: 'fail',
+      expires: '2027-01-31',
+    },
+  });
+
+  it('shows a follow-on under its root and a suppressed finding with its reason, counting neither as a failure', () => {
+    // Act
+    const text = formatTable(aReport([followOn, accepted, root]), {
+      color: false,
+      sources: noSources,
+    });
+    // Assess
+    expect(text).toBe(
+      [
+        'cluster prod · EC2NodeClass golden',
+        '  CRITICAL fail  ami-selector-resolves  amiSelectorTerms resolve to no image.',
+        '                 fix: Fix ami-selector-resolves.',
+        '                 ↳ controller-can-launch (critical error, caused by ami-selector-resolves): Launching nodes could not be verified.',
+        '  suppressed  node-role-policies (high fail, config, until 2027-01-31): CNI has its own role through IRSA',
+        '',
+        'Summary: 1 fail (1 critical), 0 error, 1 follow-on, 1 suppressed, 0 pass, 0 not-applicable · 1 NodeClass scanned',
+        '',
+      ].join('\n')
+    );
+  });
+
+  it('names the resource of a follow-on that sits under a root on another resource', () => {
+    const pool = aFinding({
+      checkId: 'nodepool-check',
+      status: 'error',
+      resource: { cluster: 'prod', kind: 'NodePool', name: 'general' },
+      causedBy: root.id,
+    });
+    const text = formatTable(aReport([root, pool]), { color: false, sources: noSources });
+    expect(text).toContain(
+      '                 ↳ nodepool-check on NodePool general (high error, caused by ami-selector-resolves): nodepool-check failed'
+    );
+    expect(text).not.toContain('cluster prod · NodePool general');
+  });
+
+  it('shows a follow-on whose root is not in the report as a finding of its own', () => {
+    const orphan = { ...followOn, causedBy: 'ffffffffffffffff' };
+    const text = formatTable(aReport([orphan]), { color: false, sources: noSources });
+    expect(text).toContain(
+      '  CRITICAL error controller-can-launch  Launching nodes could not be verified.'
+    );
+  });
+});
+
+describe('formatTable with a baseline', () => {
+  const changed = {
+    ...aFinding({ checkId: 'subnets-have-free-ips', resource: nodeClass('edge', 'prod') }),
+    change: 'changed' as const,
+  };
+  const unchanged = {
+    ...aFinding({
+      checkId: 'ami-allowed',
+      resource: nodeClass('hardened', 'prod'),
+      message: 'Image not allowed.',
+    }),
+    change: 'unchanged' as const,
+  };
+  const followOn = {
+    ...aFinding({
+      checkId: 'controller-can-launch',
+      severity: 'critical',
+      status: 'error',
+      resource: nodeClass('hardened', 'prod'),
+      message: 'Not verifiable.',
+      causedBy: unchanged.id,
+    }),
+    change: 'new' as const,
+  };
+  const passed = aFinding({
+    checkId: 'role-is-name',
+    status: 'pass',
+    resource: nodeClass('hardened', 'prod'),
+  });
+  const report = {
+    ...aReport([changed, unchanged, followOn, passed]),
+    resolved: [
+      {
+        id: 'aaaaaaaaaaaaaaaa',
+        checkId: 'node-role-valid',
+        resource: nodeClass('batch', 'prod'),
+        severity: 'critical' as const,
+        message: 'Node role does not trust EC2.',
+      },
+    ],
+  };
+
+  it('groups by change: new, changed, unchanged, then resolved; follow-ons stay under their root', () => {
+    const text = formatTable(report, { color: false, sources: noSources });
+    expect(text).toBe(
+      [
+        'New since the baseline: none',
+        '',
+        'Changed since the baseline: 1',
+        '',
+        'cluster prod · EC2NodeClass edge',
+        '  HIGH     fail  subnets-have-free-ips  subnets-have-free-ips failed',
+        '                 fix: Fix subnets-have-free-ips.',
+        '',
+        'Unchanged: 1',
+        '',
+        'cluster prod · EC2NodeClass hardened',
+        '  HIGH     fail  ami-allowed  Image not allowed.',
+        '                 fix: Fix ami-allowed.',
+        '                 ↳ controller-can-launch (critical error, caused by ami-allowed): Not verifiable.',
+        '',
+        'Resolved since the baseline: 1',
+        '  CRITICAL node-role-valid  cluster prod · EC2NodeClass batch: Node role does not trust EC2.',
+        '',
+        'Summary: 2 fail (2 high), 0 error, 1 follow-on, 1 pass, 0 not-applicable · 2 NodeClasses scanned · vs baseline: 0 new, 1 changed, 1 unchanged, 1 resolved',
+        '',
+      ].join('\n')
+    );
+  });
+
+  it('lists suppressed findings in a section of their own', () => {
+    const accepted = aFinding({
+      checkId: 'node-role-policies',
+      status: 'suppressed',
+      resource: nodeClass('edge', 'prod'),
+      suppression: { reason: 'accepted risk', source: 'annotation', status: 'fail' },
+    });
+    const text = formatTable(
+      { ...aReport([accepted, passed]), resolved: [] },
+      { color: false, sources: noSources }
+    );
+    expect(text).toContain(
+      [
+        'Suppressed: 1',
+        '',
+        'cluster prod · EC2NodeClass edge',
+        '  suppressed  node-role-policies (high fail, annotation): accepted risk',
+      ].join('\n')
+    );
+    expect(text).not.toContain('Resolved');
+  });
+});
+
 describe('terminalSafe', () => {
   it('makes C0 and C1 control characters visible and keeps other text', () => {
     expect(terminalSafe('a\u0000b\u009bc\nd é😀')).toBe('a\\u0000b\\u009Bc\\u000Ad é😀');

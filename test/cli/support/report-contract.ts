@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { FINDING_STATUSES, SEVERITIES } from '../../../lambda/core/model.js';
 
+const resource = z.strictObject({
+  cluster: z.string(),
+  kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
+  name: z.string(),
+});
+const findingIdSchema = z.string().regex(/^[0-9a-f]{16}$/);
+
 const counts = <K extends string>(keys: readonly K[]) =>
   z.strictObject(
     Object.fromEntries(keys.map((key) => [key, z.number().int().nonnegative()])) as Record<
@@ -15,24 +22,17 @@ export const ReportContract = z.strictObject({
   scannedAt: z.iso.datetime(),
   findings: z.array(
     z.strictObject({
-      id: z.string().regex(/^[0-9a-f]{16}$/),
+      id: findingIdSchema,
       checkId: z.string().min(1),
       severity: z.enum(SEVERITIES),
       status: z.enum(FINDING_STATUSES),
-      resource: z.strictObject({
-        cluster: z.string(),
-        kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
-        name: z.string(),
-      }),
+      resource,
       message: z.string().min(1),
       remediation: z.string(),
       evidence: z.record(z.string(), z.unknown()),
       location: z.strictObject({ path: z.string() }).optional(),
       materialHash: z.string().regex(/^[0-9a-f]{16}$/),
-      causedBy: z
-        .string()
-        .regex(/^[0-9a-f]{16}$/)
-        .optional(),
+      causedBy: findingIdSchema.optional(),
       suppression: z
         .strictObject({
           reason: z.string().min(1),
@@ -41,6 +41,8 @@ export const ReportContract = z.strictObject({
           expires: z.string().optional(),
         })
         .optional(),
+      /** With --baseline, on `fail`/`error` findings only. */
+      change: z.enum(['new', 'changed', 'unchanged']).optional(),
     })
   ),
   summary: z.strictObject({
@@ -52,4 +54,16 @@ export const ReportContract = z.strictObject({
     notRun: z.array(z.strictObject({ checkId: z.string(), missingInputs: z.array(z.string()) })),
     inputErrors: z.array(z.strictObject({ source: z.string(), message: z.string() })),
   }),
+  /** With --baseline: open there, no longer open now. */
+  resolved: z
+    .array(
+      z.strictObject({
+        id: findingIdSchema,
+        checkId: z.string().min(1),
+        resource,
+        severity: z.enum(SEVERITIES),
+        message: z.string(),
+      })
+    )
+    .optional(),
 });
