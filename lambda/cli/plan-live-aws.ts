@@ -11,7 +11,7 @@ import { ok } from '../core/facts/slice.js';
 import type { ClusterContext } from '../core/inventory.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
-import { resolveRegion } from './snapshot.js';
+import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 
 export interface LiveManifestPlanOptions {
   readonly paths: readonly string[];
@@ -39,13 +39,14 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
       ...(options.region === undefined ? {} : { region: options.region }),
       ...(options.profile === undefined ? {} : { profile: options.profile }),
     });
-  const region = await resolveRegion(clients, options.region);
   const { kubernetesVersion } = options;
   if (kubernetesVersion !== undefined && !/^\d+\.\d+$/.test(kubernetesVersion)) {
     throw new ConfigError(
       `--kubernetes-version "${kubernetesVersion}" is not a version such as 1.33`
     );
   }
+  const region = await resolveRegion(clients, options.region);
+  await verifyAwsAccess(clients.sts(region), region);
   return {
     environment: options.environment,
     objects: createManifestSource({

@@ -1,3 +1,4 @@
+import { createAwsClients } from '../adapters/aws/clients.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
 import { createLivePlan } from '../adapters/live-plan.js';
@@ -7,6 +8,7 @@ import { redactSecrets } from '../core/redact.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
+import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 import { buildLiveManifestPlan } from './plan-live-aws.js';
 import { buildWorldPlan } from './plan-world.js';
 
@@ -43,7 +45,7 @@ export function formatClusterProgress(progress: ClusterProgress): string {
 }
 
 /** `--cluster NAME…`: live EKS clusters (Kubernetes objects through the EKS API). */
-function buildClusterPlan(options: ScanCliOptions): ScanPlan {
+async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
   if (options.paths.length > 0) {
     throw new ConfigError('give either manifest paths or --cluster, not both');
   }
@@ -60,10 +62,17 @@ function buildClusterPlan(options: ScanCliOptions): ScanPlan {
       `--controller-role names ${unknown.join(', ')}, which is not a --cluster of this scan`
     );
   }
-  return createLivePlan({
+  const clients = createAwsClients({
     region: options.region,
-    clusters: options.clusters,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
+  });
+  const region = await resolveRegion(clients, options.region);
+  // Credentials that do not work stop the scan here: no cluster would be readable.
+  await verifyAwsAccess(clients.sts(region), region);
+  return createLivePlan({
+    region,
+    clusters: options.clusters,
+    clients,
     now: () => options.now ?? new Date(),
     ...(karpenterVersion ? { karpenterVersion } : {}),
     ...(Object.keys(controllerRoles).length === 0 ? {} : { controllerRoles }),

@@ -1,7 +1,6 @@
 // `nodeclass-scan snapshot`: runs the collection half of a live scan with a recorder around the AWS
 // facts adapter, then writes a world file holding exactly what the scan read (stdout or --output).
 import { writeFile } from 'node:fs/promises';
-import { GetCallerIdentityCommand, type STSClient } from '@aws-sdk/client-sts';
 import type { Command } from 'commander';
 import { type AwsFactsClients, createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
@@ -19,7 +18,8 @@ import { collectInventory } from '../app/run-scan.js';
 import type { PolicySimulatorPort } from '../core/iam/ports.js';
 import type { ObjectSource } from '../core/ports.js';
 import { partitionOf } from '../core/region.js';
-import { ConfigError, ScannerError } from '../shared/errors.js';
+import { ConfigError } from '../shared/errors.js';
+import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 import type { CommandContext } from './main.js';
 
 export interface SnapshotInput {
@@ -53,31 +53,6 @@ export async function recordSnapshot(input: SnapshotInput): Promise<World> {
     ...(simulations ? { permissions: simulations.rows() } : {}),
     loaded: inventory,
   });
-}
-
-export async function callerAccount(sts: Pick<STSClient, 'send'>): Promise<string> {
-  try {
-    const identity = await sts.send(new GetCallerIdentityCommand({}));
-    if (identity.Account) return identity.Account;
-  } catch (error) {
-    throw new ScannerError(
-      `cannot determine the AWS account (sts:GetCallerIdentity): ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error }
-    );
-  }
-  throw new ScannerError('sts:GetCallerIdentity returned no account');
-}
-
-/** `--region`, else the SDK's default chain (AWS_REGION, profile); a usage error when neither. */
-export async function resolveRegion(clients: AwsClients, flag?: string): Promise<string> {
-  if (flag !== undefined) return flag;
-  try {
-    const region = await clients.ec2().config.region();
-    if (region) return region;
-  } catch {
-    // Falls through to the usage error below.
-  }
-  throw new ConfigError('no AWS region: pass --region or set AWS_REGION / a profile region');
 }
 
 export interface SnapshotDeps {
@@ -140,7 +115,7 @@ export function registerSnapshotCommand(
         ...(flags.profile === undefined ? {} : { profile: flags.profile }),
       });
       const region = await resolveRegion(clients, flags.region);
-      const account = await callerAccount(clients.sts(region));
+      const { account } = await verifyAwsAccess(clients.sts(region), region);
       const world = await recordSnapshot({
         account,
         region,

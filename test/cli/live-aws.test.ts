@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
@@ -15,6 +16,7 @@ import { runCliCaptured, tempTree } from './support/run-cli.js';
 const ec2 = mockClient(EC2Client);
 const ssm = mockClient(SSMClient);
 const iam = mockClient(IAMClient);
+const sts = mockClient(STSClient);
 
 const MANIFEST = [
   'apiVersion: karpenter.k8s.aws/v1',
@@ -70,6 +72,11 @@ beforeEach(() => {
   ec2.reset();
   ssm.reset();
   iam.reset();
+  sts.reset();
+  sts.on(GetCallerIdentityCommand).resolves({
+    Account: '111122223333',
+    Arn: 'arn:aws:sts::111122223333:assumed-role/Auditor/session',
+  });
 });
 
 describe('scan --aws with manifests', () => {

@@ -7,7 +7,9 @@ import {
 } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
+import type { Log } from 'sarif';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_FINDINGS, EXIT_USAGE } from '../../lambda/cli/main.js';
 import { formatClusterProgress } from '../../lambda/cli/plan.js';
@@ -21,12 +23,15 @@ import {
 } from '../adapters/kube/tls-fixtures.js';
 import { aNodeClassObject } from '../support/builders.js';
 import { runCliCaptured } from './support/run-cli.js';
+import { sarifErrors } from './support/sarif-schema.js';
 
 const eksMock = mockClient(EKSClient);
 // The live plan's AWS-facts and permission enrichers also run: keep them off the network.
 const ec2Mock = mockClient(EC2Client);
 const iamMock = mockClient(IAMClient);
 const ssmMock = mockClient(SSMClient);
+// The preflight's sts:GetCallerIdentity (token presigning does not send through the client).
+const stsMock = mockClient(STSClient);
 const denied = Object.assign(new Error('denied in tests'), {
   name: 'AccessDenied',
   $metadata: { httpStatusCode: 403 },
@@ -51,6 +56,7 @@ beforeEach(() => {
   ec2Mock.reset().onAnyCommand().rejects(denied);
   iamMock.reset().onAnyCommand().rejects(denied);
   ssmMock.reset().onAnyCommand().rejects(denied);
+  stsMock.reset().on(GetCallerIdentityCommand).resolves({ Account: '111122223333' });
   server.requests.length = 0;
   eksMock.on(DescribeClusterCommand).resolves({
     cluster: {
@@ -154,6 +160,67 @@ describe('nodeclass-scan scan --cluster', () => {
     );
     expect(result.code).toBe(EXIT_USAGE);
     expect(result.stderr).toContain('--controller-role names prdo');
+  });
+
+  it('keeps a cluster the scanner may not read as a finding, not a usage error', async () => {
+    // Prepare: authenticated, but RBAC forbids listing EC2NodeClasses.
+    server.handle((_req, res) => {
+      sendJson(res, 403, statusBody(403, 'Forbidden', 'ec2nodeclasses is forbidden'));
+    });
+
+    // Act
+    const result = await run(
+      ['scan', '--cluster', 'prod', '--region', 'eu-west-1', '--format', 'json'],
+      false
+    );
+
+    // Assess
+    expect(result.code).toBe(EXIT_FINDINGS);
+    expect(result.stderr).toBe('');
+    const report = JSON.parse(result.stdout) as ScanReport;
+    expect(
+      report.findings.find((finding) => finding.checkId === 'scanner-can-read-cluster')
+    ).toMatchObject({ status: 'fail', resource: { cluster: 'prod', kind: 'Cluster' } });
+  });
+
+  it('keeps a cluster whose eks:DescribeCluster is denied as a finding', async () => {
+    // Prepare
+    eksMock.on(DescribeClusterCommand).rejects(denied);
+
+    // Act
+    const result = await run(
+      ['scan', '--cluster', 'prod', '--region', 'eu-west-1', '--format', 'json'],
+      false
+    );
+
+    // Assess
+    expect(result.code).toBe(EXIT_FINDINGS);
+    const report = JSON.parse(result.stdout) as ScanReport;
+    const read = report.findings.find((finding) => finding.checkId === 'scanner-can-read-cluster');
+    expect(read?.status).toBe('fail');
+    expect(read?.message).toContain('may not describe cluster prod');
+  });
+
+  it('locates live findings in SARIF at stable pseudo-paths, cluster-level ones included', async () => {
+    // Prepare
+    server.handle((_req, res) => {
+      sendJson(res, 403, statusBody(403, 'Forbidden', 'forbidden'));
+    });
+
+    // Act
+    const result = await run(
+      ['scan', '--cluster', 'prod', '--region', 'eu-west-1', '--format', 'sarif'],
+      false
+    );
+
+    // Assess
+    const log = JSON.parse(result.stdout) as Log;
+    expect(sarifErrors(log)).toEqual([]);
+    const read = log.runs[0]?.results?.find((entry) => entry.ruleId === 'scanner-can-read-cluster');
+    expect(read?.locations?.[0]?.physicalLocation).toEqual({
+      artifactLocation: { uri: 'clusters/prod/cluster.yaml' },
+      region: { startLine: 1 },
+    });
   });
 
   it('formats progress for clusters that could not be read', () => {

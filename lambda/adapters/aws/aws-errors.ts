@@ -57,7 +57,9 @@ const UNREACHABLE = new Set([
 
 function codeOf(error: unknown): string {
   const shape = (error ?? {}) as SdkErrorShape;
-  return shape.name ?? shape.Code ?? shape.code ?? '';
+  // Node's network errors are plain `Error`s whose `code` says what failed (`ENOTFOUND`).
+  const name = shape.name === 'Error' ? undefined : shape.name;
+  return name ?? shape.Code ?? shape.code ?? shape.name ?? '';
 }
 
 export function isThrottling(error: unknown): boolean {
@@ -102,4 +104,46 @@ export function toSourceUnavailable(source: string, error: unknown): SourceUnava
   return new SourceUnavailableError(source, reason, `${source} failed (${code}): ${detail}`, {
     cause: error,
   });
+}
+
+/**
+ * Why the caller's credentials or region cannot be used at all (a live scan's preflight): not a
+ * finding about a cluster, a usage error. `CredentialsProviderError` is the SDK's "no provider in
+ * the chain had credentials" (also an unknown `--profile` or an expired SSO session).
+ */
+export type CredentialProblem =
+  | 'no-credentials'
+  | 'expired'
+  | 'invalid'
+  | 'region-disabled'
+  | 'unreachable'
+  | 'refused';
+
+const NO_CREDENTIALS = new Set(['CredentialsProviderError', 'TokenProviderError']);
+const EXPIRED = new Set(['ExpiredToken', 'ExpiredTokenException', 'RequestExpired']);
+const INVALID = new Set([
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'SignatureDoesNotMatch',
+  'IncompleteSignature',
+  'InvalidAccessKeyId',
+  'AuthFailure',
+]);
+
+export function classifyCredentialError(error: unknown): CredentialProblem {
+  const code = codeOf(error);
+  if (NO_CREDENTIALS.has(code)) return 'no-credentials';
+  if (EXPIRED.has(code)) return 'expired';
+  if (INVALID.has(code)) return 'invalid';
+  // STS answers this in an opt-in region the account has not enabled.
+  if (code === 'RegionDisabledException') return 'region-disabled';
+  if (TIMEOUT.has(code) || UNREACHABLE.has(code)) return 'unreachable';
+  const status = statusOf(error);
+  if (status !== undefined && status >= 500) return 'unreachable';
+  return 'refused';
+}
+
+/** The SDK error's code for a message (`ExpiredToken`, `ENOTFOUND`), `Error` when it has none. */
+export function awsErrorCode(error: unknown): string {
+  return codeOf(error) || 'Error';
 }
