@@ -7,6 +7,7 @@ import { SEVERITIES, type Severity } from '../core/model.js';
 import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
+import { expiredRuleWarnings, loadCliConfig } from './config-file.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
@@ -84,6 +85,7 @@ interface ScanFlags {
   failOn: Severity | 'none';
   only?: string[];
   skip?: string[];
+  config?: string;
   baseline?: string;
   nonProduction?: boolean;
   stdinName?: string;
@@ -114,6 +116,10 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     )
     .option('--only <ids>', 'run only these checks (comma-separated)', splitList)
     .option('--skip <ids>', 'skip these checks (comma-separated)', splitList)
+    .option(
+      '--config <file>',
+      'config file with ignore rules (default: ./.nodeclass-scanner.yaml if present)'
+    )
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
     .option(
       '--baseline <file>',
@@ -139,6 +145,11 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     .action(async (paths: string[], flags: ScanFlags) => {
       checkIdsExist(flags.only ?? [], '--only');
       checkIdsExist(flags.skip ?? [], '--skip');
+      const config = await loadCliConfig({
+        ...(flags.config === undefined ? {} : { explicit: flags.config }),
+        cwd: io.cwd ?? process.cwd(),
+      });
+      for (const warning of expiredRuleWarnings(config, io.now())) io.stderr(warning);
       const baseline =
         flags.baseline === undefined ? undefined : await loadBaseline(flags.baseline);
       const plan = await buildPlan({
@@ -166,7 +177,7 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
       const { inventory, inputErrors } = await collectInventory(plan);
       const evaluated = evaluateInventory(
         inventory,
-        { now: io.now(), only: flags.only ?? [], skip: flags.skip ?? [] },
+        { now: io.now(), only: flags.only ?? [], skip: flags.skip ?? [], ignore: config.ignore },
         inputErrors
       );
       const report =

@@ -120,44 +120,47 @@ export function isExpired(rule: Pick<IgnoreRule, 'expires'>, now: Date): boolean
  * `expires` is an issue on that rule's field.
  */
 export function ignoreRulesSchema(knownCheckIds: readonly string[]) {
-  const rule = z
-    .strictObject({
-      check: z.string().trim().min(1, 'a check id (see `nodeclass-scan checks`) or *'),
-      resource: z.string().trim().min(1, 'a glob over cluster/Kind/name, e.g. */EC2NodeClass/*'),
-      reason: z.string().trim().min(1, 'say why the finding is accepted'),
-      expires: z.string().trim().optional(),
-    })
-    .superRefine((value, context) => {
-      if (!knownCheckIds.some((id) => globMatches(value.check, id))) {
-        context.addIssue({
-          code: 'custom',
-          path: ['check'],
-          message: `unknown check id "${value.check}" (see \`nodeclass-scan checks\`)`,
-        });
+  // Each field validates itself, so every problem of a rule is reported at once.
+  const text = (what: string) =>
+    z
+      .string({
+        error: (issue) => (issue.input === undefined ? `required: ${what}` : `expected ${what}`),
+      })
+      .trim()
+      .min(1, `required: ${what}`);
+  const rule = z.strictObject({
+    check: text('a check id (see `nodeclass-scan checks`) or a glob such as *').refine(
+      (check) => knownCheckIds.some((id) => globMatches(check, id)),
+      {
+        error: (issue) =>
+          `unknown check id "${String(issue.input)}" (see \`nodeclass-scan checks\`)`,
       }
-      const parts = value.resource.split('/');
-      const kind = parts[1] ?? '';
-      if (parts.length !== 3 || parts.some((part) => part === '')) {
-        context.addIssue({
-          code: 'custom',
-          path: ['resource'],
-          message: `"${value.resource}" is not cluster/Kind/name (use * for any part, e.g. */EC2NodeClass/legacy-*)`,
-        });
-      } else if (!RESOURCE_KINDS.some((known) => globMatches(kind, known))) {
-        context.addIssue({
-          code: 'custom',
-          path: ['resource'],
-          message: `"${kind}" matches no kind (${RESOURCE_KINDS.join(', ')})`,
-        });
+    ),
+    resource: text('a glob over cluster/Kind/name such as */EC2NodeClass/legacy-*').superRefine(
+      (resource, context) => {
+        const parts = resource.split('/');
+        const kind = parts[1] ?? '';
+        if (parts.length !== 3 || parts.some((part) => part === '')) {
+          context.addIssue({
+            code: 'custom',
+            message: `"${resource}" is not cluster/Kind/name (use * for any part, e.g. */EC2NodeClass/legacy-*)`,
+          });
+        } else if (!RESOURCE_KINDS.some((known) => globMatches(kind, known))) {
+          context.addIssue({
+            code: 'custom',
+            message: `"${kind}" matches no kind (${RESOURCE_KINDS.join(', ')})`,
+          });
+        }
       }
-      if (value.expires !== undefined && expiryInstant(value.expires) === undefined) {
-        context.addIssue({
-          code: 'custom',
-          path: ['expires'],
-          message: `"${value.expires}" is not a date (YYYY-MM-DD) or an ISO date-time with a zone`,
-        });
-      }
-    });
+    ),
+    reason: text('the reason the finding is accepted'),
+    expires: text('a date (YYYY-MM-DD) or an ISO date-time with a zone')
+      .refine((expires) => expiryInstant(expires) !== undefined, {
+        error: (issue) =>
+          `"${String(issue.input)}" is not a date (YYYY-MM-DD) or an ISO date-time with a zone`,
+      })
+      .optional(),
+  });
   return z.array(rule);
 }
 

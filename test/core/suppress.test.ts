@@ -162,7 +162,7 @@ describe('ignoreRulesSchema', () => {
       expect.arrayContaining([
         ['0.check', 'unknown check id "node-role-policy" (see `nodeclass-scan checks`)'],
         ['1.resource', expect.stringContaining('"legacy-*" is not cluster/Kind/name')],
-        ['2.reason', 'say why the finding is accepted'],
+        ['2.reason', 'required: the reason the finding is accepted'],
         ['3.expires', expect.stringContaining('"31.01.2027" is not a date')],
         ['4.resource', expect.stringContaining('"Deployment" matches no kind')],
         ['5', expect.stringContaining('owner')],

@@ -1,0 +1,96 @@
+// The CLI's config file: `--config FILE`, or `.nodeclass-scanner.yaml` in the working directory
+// when present. Every problem is a usage error naming the file and the offending key.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parse, YAMLParseError } from 'yaml';
+import { z } from 'zod';
+import { CHECKS } from '../core/checks/index.js';
+import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/suppress.js';
+import { ConfigError } from '../shared/errors.js';
+
+export const DEFAULT_CONFIG_FILE = '.nodeclass-scanner.yaml';
+
+/** Same cap as manifests: a config file is small, anything bigger is a mistake. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+export interface CliConfig {
+  /** The file read, when there was one. */
+  readonly file?: string;
+  readonly ignore: readonly IgnoreRule[];
+}
+
+const configSchema = z.strictObject({
+  ignore: ignoreRulesSchema(CHECKS.map((check) => check.id)).default([]),
+});
+
+async function readText(
+  file: string,
+  label: string,
+  explicit: boolean
+): Promise<string | undefined> {
+  try {
+    const text = await readFile(file, 'utf8');
+    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) {
+      throw new ConfigError(`${label}: larger than 1 MiB; is this the config file?`);
+    }
+    return text;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // The default file is optional; a file the user named must exist.
+    if (!explicit && code === 'ENOENT') return undefined;
+    throw new ConfigError(`${label}: cannot read (${code ?? String(error)})`);
+  }
+}
+
+/** Parses a config file's text; `file` names it in every message. */
+export function parseCliConfig(text: string, file: string): CliConfig {
+  let document: unknown;
+  try {
+    document = parse(text, { prettyErrors: false, uniqueKeys: true, maxAliasCount: 100 });
+  } catch (error) {
+    const reason = error instanceof YAMLParseError ? error.message : String(error);
+    throw new ConfigError(`${file}: not valid YAML: ${reason}`);
+  }
+  // An empty file (or only comments) is an empty config.
+  const result = configSchema.safeParse(document ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const where = issue.path.length === 0 ? '' : `${issuePath('', issue.path).slice(1)}: `;
+        const allowed = issue.path.length === 0 ? 'ignore' : 'check, resource, reason, expires';
+        return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed})`;
+      }
+      const path = issuePath('', issue.path).slice(1);
+      return path === '' ? issue.message : `${path}: ${issue.message}`;
+    });
+    throw new ConfigError(`${file}: ${problems.join('; ')}`);
+  }
+  return { file, ignore: result.data.ignore };
+}
+
+/**
+ * `--config FILE` (must exist), else `.nodeclass-scanner.yaml` in `cwd` when present, else no
+ * config. Relative paths are resolved against `cwd`.
+ */
+export async function loadCliConfig(options: {
+  readonly explicit?: string;
+  readonly cwd: string;
+}): Promise<CliConfig> {
+  const explicit = options.explicit !== undefined;
+  const label = options.explicit ?? DEFAULT_CONFIG_FILE;
+  const text = await readText(resolve(options.cwd, label), label, explicit);
+  if (text === undefined) return { ignore: [] };
+  return parseCliConfig(text, label);
+}
+
+/** One stderr line per rule whose `expires` has passed: its findings are reported again. */
+export function expiredRuleWarnings(config: CliConfig, now: Date): string[] {
+  return config.ignore.flatMap((rule, index) =>
+    isExpired(rule, now)
+      ? [
+          `nodeclass-scan: warning: ${config.file ?? 'config'}: ignore[${index}] (${rule.check} on ${rule.resource}) expired ${rule.expires}; its findings are reported again\n`,
+        ]
+      : []
+  );
+}

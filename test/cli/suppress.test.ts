@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReportContract } from './support/report-contract.js';
+import { runCliCaptured, tempTree } from './support/run-cli.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function tree(files: Record<string, string>): string {
+  const { dir, cleanup } = tempTree(files);
+  cleanups.push(cleanup);
+  return dir;
+}
+
+// An instance profile ARN where Karpenter wants a name: instance-profile-is-name fails (critical).
+function nodeClass(name: string, annotations = ''): string {
+  return `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: ${name}${annotations === '' ? '' : `\n  annotations:\n${annotations}`}
+spec:
+  amiSelectorTerms:
+    - alias: al2023@v20251001
+  instanceProfile: arn:aws:iam::123456789012:instance-profile/KarpenterNode
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+`;
+}
+
+const MANIFESTS = [
+  nodeClass(
+    'legacy-a',
+    '    ignore-check.nodeclass-scanner/instance-profile-is-name: "rendered by the old chart"'
+  ),
+  nodeClass('legacy-b'),
+].join('---\n');
+
+const CONFIG = `# accepted findings
+ignore:
+  - check: instance-profile-is-name
+    resource: "*/EC2NodeClass/legacy-b"
+    reason: migrating next sprint
+    expires: 2026-11-30
+`;
+
+async function scan(dir: string, args: readonly string[] = [], now?: Date) {
+  return runCliCaptured(
+    ['scan', join(dir, 'nodeclasses.yaml'), '--format', 'json', '--fail-on', 'high', ...args],
+    { cwd: dir, ...(now === undefined ? {} : { now }) }
+  );
+}
+
+function statusesOf(stdout: string) {
+  const report = ReportContract.parse(JSON.parse(stdout));
+  return {
+    report,
+    byName: Object.fromEntries(
+      report.findings
+        .filter((finding) => finding.checkId === 'instance-profile-is-name')
+        .map((finding) => [finding.resource.name, finding])
+    ),
+  };
+}
+
+describe('nodeclass-scan scan with suppressions', () => {
+  it('exits 0 when only suppressed failures remain, keeping them in the report with the reason', async () => {
+    // Prepare
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, 'ci/scan.yaml': CONFIG });
+    // Act
+    const outcome = await scan(dir, ['--config', 'ci/scan.yaml']);
+    // Assess
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    const { report, byName } = statusesOf(outcome.stdout);
+    expect(byName['legacy-a']).toMatchObject({
+      status: 'suppressed',
+      severity: 'critical',
+      suppression: { reason: 'rendered by the old chart', source: 'annotation', status: 'fail' },
+    });
+    expect(byName['legacy-b']).toMatchObject({
+      status: 'suppressed',
+      suppression: {
+        reason: 'migrating next sprint',
+        source: 'config',
+        status: 'fail',
+        expires: '2026-11-30',
+      },
+    });
+    expect(report.summary.byStatus).toMatchObject({ suppressed: 2, fail: 0, error: 0 });
+  });
+
+  it('fails on the finding the config no longer covers (without the config file)', async () => {
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS });
+    const outcome = await scan(dir);
+    expect(outcome.code).toBe(1);
+    expect(statusesOf(outcome.stdout).byName['legacy-b']?.status).toBe('fail');
+  });
+
+  it('discovers .nodeclass-scanner.yaml in the working directory', async () => {
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, '.nodeclass-scanner.yaml': CONFIG });
+    const outcome = await scan(dir);
+    expect(outcome.code).toBe(0);
+    expect(statusesOf(outcome.stdout).byName['legacy-b']?.status).toBe('suppressed');
+  });
+
+  it('reports the finding again once the rule has expired, with a warning naming the rule', async () => {
+    // Prepare
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, '.nodeclass-scanner.yaml': CONFIG });
+    // Act
+    const outcome = await scan(dir, [], new Date('2026-12-01T00:00:00Z'));
+    // Assess
+    expect(outcome.code).toBe(1);
+    expect(statusesOf(outcome.stdout).byName['legacy-b']?.status).toBe('fail');
+    expect(outcome.stderr).toBe(
+      'nodeclass-scan: warning: .nodeclass-scanner.yaml: ignore[0] (instance-profile-is-name on */EC2NodeClass/legacy-b) expired 2026-11-30; its findings are reported again\n'
+    );
+  });
+
+  it('is a usage error (exit 2, nothing on stdout) when a rule names an unknown check', async () => {
+    // Prepare
+    const dir = tree({
+      'nodeclasses.yaml': MANIFESTS,
+      'scan.yaml': CONFIG.replace('check: instance-profile-is-name', 'check: instance-profile'),
+    });
+    // Act
+    const outcome = await scan(dir, ['--config', 'scan.yaml']);
+    // Assess
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toBe(
+      'nodeclass-scan: scan.yaml: ignore[0].check: unknown check id "instance-profile" (see `nodeclass-scan checks`)\n'
+    );
+  });
+
+  it('is a usage error when the config file has an unknown key', async () => {
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, '.nodeclass-scanner.yaml': 'skip: []\n' });
+    const outcome = await scan(dir);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toBe(
+      'nodeclass-scan: .nodeclass-scanner.yaml: unknown key "skip" (allowed: ignore)\n'
+    );
+  });
+
+  it('reports an annotation naming an unknown check as an error finding on the object', async () => {
+    // Prepare
+    const dir = tree({
+      'nodeclasses.yaml': nodeClass(
+        'legacy-a',
+        '    ignore-check.nodeclass-scanner/instance-profile-is-nam: "typo"'
+      ),
+    });
+    // Act
+    const outcome = await scan(dir);
+    // Assess
+    expect(outcome.code).toBe(1);
+    const { report, byName } = statusesOf(outcome.stdout);
+    expect(byName['legacy-a']?.status).toBe('fail');
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        checkId: 'nodeclass-schema-valid',
+        status: 'error',
+        resource: { cluster: '', kind: 'EC2NodeClass', name: 'legacy-a' },
+        message: expect.stringContaining(
+          'ignore-check.nodeclass-scanner/instance-profile-is-nam names no check'
+        ),
+      })
+    );
+  });
+});
