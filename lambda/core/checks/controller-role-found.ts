@@ -1,6 +1,7 @@
 import { defineCheck, type FindingDraft } from '../check.js';
-import { nodeClassKey } from '../inventory.js';
+import { clusterOf, nodeClassKey } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
+import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
 
 /** The scanner knows which IAM role Karpenter's controller runs as (Pod Identity or IRSA). */
 export const controllerRoleFound = defineCheck({
@@ -45,11 +46,16 @@ export const controllerRoleFound = defineCheck({
           },
         });
       } else if (role.status === 'unavailable') {
+        // Unreadable controller Deployment: scanner-can-read-cluster reports it.
+        const controllerUnread = clusterOf(inventory, cluster)?.state?.controller?.status;
         drafts.push({
           status: 'error',
           resource,
           message: `Karpenter's controller role could not be determined (${role.reason}): ${role.message}`,
           evidence: { ...evidence, reason: role.reason },
+          ...(controllerUnread === 'unavailable'
+            ? { causedBy: { checkId: scannerCanReadCluster.id } }
+            : {}),
         });
       } else {
         drafts.push({
