@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { StringMapSchema } from './selectors/tag-map.js';
 
 // Structural schemas for Karpenter's v1 objects. Types only: the CRD's CEL rules are evaluated by
 // the `nodeclass-schema-valid` check so that each violation becomes its own finding. Unknown fields
 // are kept (newer Karpenter versions add fields).
 
-const stringMap = z.record(z.string(), z.string());
+// Keeps `__proto__`/`constructor` keys as ordinary keys (tags, labels and annotations alike).
+const stringMap = StringMapSchema;
 
 export const SubnetSelectorTermSchema = z.looseObject({
   id: z.string().optional(),

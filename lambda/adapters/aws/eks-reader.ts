@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-eks';
 import type { AccessEntry } from '../../core/facts/aws.js';
 import type { EndpointAccess, PodIdentityAssociation } from '../../core/facts/cluster.js';
+import { tagMapOf, tagValue } from '../../core/selectors/tag-map.js';
 import { mapLimited } from '../../shared/concurrency.js';
 import { toSourceUnavailable } from './aws-errors.js';
 
@@ -59,10 +60,12 @@ export interface EksReader {
   ): Promise<PodIdentityAssociation[]>;
 }
 
+/** Own keys only: a filter key `constructor` must not match through Object.prototype. */
 export function matchesTags(tags: Readonly<Record<string, string>>, filter: ClusterTagFilter) {
-  return Object.entries(filter).every(
-    ([key, value]) => tags[key] !== undefined && (value === '*' || tags[key] === value)
-  );
+  return Object.entries(filter).every(([key, value]) => {
+    const actual = tagValue(tags, key);
+    return actual !== undefined && (value === '*' || actual === value);
+  });
 }
 
 function accountOf(arn: string | undefined): string | undefined {
@@ -106,7 +109,7 @@ export function createEksReader(deps: { readonly eks: EKSClient }): EksReader {
           : { privateAccess: vpc.endpointPrivateAccess }),
         ...(vpc?.publicAccessCidrs ? { publicAccessCidrs: vpc.publicAccessCidrs } : {}),
       },
-      tags: cluster.tags ?? {},
+      tags: tagMapOf(Object.entries(cluster.tags ?? {})),
     };
   }
 

@@ -10,18 +10,20 @@ import type {
   Subnet,
   Tags,
 } from '../../core/facts/aws.js';
+import { tagMapOf } from '../../core/selectors/tag-map.js';
 
 interface SdkTag {
   readonly Key?: string | undefined;
   readonly Value?: string | undefined;
 }
 
+/** SDK tag list → own-property map (a `__proto__` or `constructor` key is an ordinary tag). */
 export function tagsOf(tags: readonly SdkTag[] | undefined): Tags {
-  const result: Record<string, string> = {};
-  for (const tag of tags ?? []) {
-    if (tag.Key !== undefined) result[tag.Key] = tag.Value ?? '';
-  }
-  return result;
+  return tagMapOf(
+    (tags ?? []).flatMap((tag): [string, string][] =>
+      tag.Key === undefined ? [] : [[tag.Key, tag.Value ?? '']]
+    )
+  );
 }
 
 function isoOf(value: string | Date | undefined): string | undefined {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
@@ -134,7 +135,7 @@ export const WorldPodIdentityAssociationSchema = z.looseObject({
 export const WorldServiceAccountSchema = z.looseObject({
   namespace: z.string(),
   name: z.string(),
-  annotations: z.record(z.string(), z.string()).optional(),
+  annotations: StringMapSchema.optional(),
 });
 
 export const WorldKubernetesSchema = z.looseObject({
@@ -170,7 +171,7 @@ export const WorldClusterSchema = z.looseObject({
     })
     .optional(),
   accessConfig: z.looseObject({ authenticationMode: z.string().optional() }).optional(),
-  tags: z.record(z.string(), z.string()).optional(),
+  tags: StringMapSchema.optional(),
   accessEntries: z.array(WorldAccessEntrySchema).default([]),
   podIdentityAssociations: z.array(WorldPodIdentityAssociationSchema).default([]),
   kubernetes: WorldKubernetesSchema.optional(),
@@ -190,8 +191,8 @@ export const WorldSchema = z.looseObject({
     })
     .default({ images: [], subnets: [], securityGroups: [], capacityReservations: [] }),
   ssm: z
-    .looseObject({ parameters: z.record(z.string(), z.string()).default({}) })
-    .default({ parameters: {} }),
+    .looseObject({ parameters: StringMapSchema.default(() => tagMapOf([])) })
+    .default(() => ({ parameters: tagMapOf([]) })),
   iam: z
     .looseObject({
       instanceProfiles: z.array(WorldInstanceProfileSchema).default([]),

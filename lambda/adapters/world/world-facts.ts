@@ -101,7 +101,10 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
 
     async getParameter(name: string): Promise<string | undefined> {
       const parameters = world.ssm.parameters;
-      const found = parameterNamesOf(name).find((candidate) => candidate in parameters);
+      // Own keys only: a parameter named `toString` is not Object.prototype's.
+      const found = parameterNamesOf(name).find((candidate) =>
+        Object.hasOwn(parameters, candidate)
+      );
       return found === undefined ? undefined : parameters[found];
     },
 
