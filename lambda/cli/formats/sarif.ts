@@ -10,7 +10,7 @@ import type {
 } from 'sarif';
 import type { CheckMeta } from '../../core/check.js';
 import type { Finding, Severity } from '../../core/model.js';
-import type { ScanReport } from '../../core/report.js';
+import type { ReportFinding, ScanReport } from '../../core/report.js';
 import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -38,6 +38,11 @@ export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
   low: '3.0',
   info: '0.0',
 };
+
+/** With `--baseline`: how a result compares with the previous report, in SARIF's words. */
+const BASELINE_STATES: Readonly<
+  Record<NonNullable<ReportFinding['change']>, Result.baselineState>
+> = { new: 'new', changed: 'updated', unchanged: 'unchanged' };
 
 const UPSTREAM_ISSUES = 'https://github.com/aws/karpenter-provider-aws/issues/';
 
@@ -214,7 +219,7 @@ function messageOf(finding: Finding, followOns: readonly Finding[]): string {
 }
 
 function result(
-  finding: Finding,
+  finding: ReportFinding,
   ruleIndex: number,
   followOns: readonly Finding[],
   options: SarifOptions
@@ -227,6 +232,7 @@ function result(
     message: { text: messageOf(finding, followOns) },
     locations: [locationOf(finding, options)],
     partialFingerprints: { [FINDING_FINGERPRINT]: finding.id },
+    ...(finding.change === undefined ? {} : { baselineState: BASELINE_STATES[finding.change] }),
     ...(suppressions.length === 0 ? {} : { suppressions }),
     properties: {
       status: finding.status,

@@ -119,6 +119,33 @@ describe('formatSarif', () => {
     expect(result?.partialFingerprints).toEqual({ [FINDING_FINGERPRINT]: arnFinding.id });
   });
 
+  it('states how each result compares with a baseline, when the report has one', () => {
+    // Prepare
+    const report = {
+      ...aReport([]),
+      findings: [
+        { ...aFinding({ checkId: 'a' }), change: 'new' as const },
+        { ...aFinding({ checkId: 'b' }), change: 'changed' as const },
+        { ...aFinding({ checkId: 'c' }), change: 'unchanged' as const },
+        aFinding({ checkId: 'd' }),
+      ],
+    };
+
+    // Act
+    const log = JSON.parse(
+      formatSarif(report, { checks: CHECKS, sources, cwd, toolVersion: '0.1.0' })
+    ) as Log;
+
+    // Assess
+    expect(resultsOf(log).map((result) => [result.ruleId, result.baselineState])).toEqual([
+      ['a', 'new'],
+      ['b', 'updated'],
+      ['c', 'unchanged'],
+      ['d', undefined],
+    ]);
+    expect(sarifErrors(log)).toEqual([]);
+  });
+
   it('indexes each result to its rule', () => {
     const [result] = resultsOf(sarifOf([arnFinding]));
     const rules = sarifOf([]).runs[0]?.tool.driver.rules ?? [];
