@@ -13,7 +13,7 @@ import {
 export interface ReportSummary {
   readonly total: number;
   readonly byStatus: Readonly<Record<FindingStatus, number>>;
-  /** Failing findings per severity. */
+  /** Failing findings per severity; follow-ons (`causedBy`) are counted through their root only. */
   readonly failuresBySeverity: Readonly<Record<Severity, number>>;
   readonly nodeClasses: number;
   readonly clusters: readonly string[];
@@ -90,7 +90,9 @@ export function buildReport(input: {
       ),
       failuresBySeverity: countBy(
         SEVERITIES,
-        findings.filter((f) => f.status === 'fail').map((f) => f.severity)
+        findings
+          .filter((f) => f.status === 'fail' && f.causedBy === undefined)
+          .map((f) => f.severity)
       ),
       nodeClasses: input.nodeClasses,
       clusters: input.clusters,

@@ -140,19 +140,15 @@ function plural(count: number, word: string, words = `${word}s`): string {
 const isOpen = (finding: Finding) => finding.status === 'fail' || finding.status === 'error';
 
 function summaryLine(report: ScanReport): string {
-  const { byStatus, nodeClasses, notRun, inputErrors } = report.summary;
+  const { byStatus, failuresBySeverity, nodeClasses, notRun, inputErrors } = report.summary;
   // Follow-ons are shown under their root and counted apart, so one cause is one failure.
   const own = report.findings.filter((f) => f.causedBy === undefined);
   const followOns = report.findings.length - own.length;
-  const failed = own.filter((f) => f.status === 'fail');
-  const failing = SEVERITIES.map(
-    (severity) => [severity, failed.filter((f) => f.severity === severity).length] as const
-  )
-    .filter(([, count]) => count > 0)
-    .map(([severity, count]) => `${count} ${severity}`)
-    .join(', ');
+  const failing = SEVERITIES.filter((severity) => failuresBySeverity[severity] > 0);
+  const failed = failing.reduce((sum, severity) => sum + failuresBySeverity[severity], 0);
+  const bySeverity = failing.map((severity) => `${failuresBySeverity[severity]} ${severity}`);
   const counts = [
-    `${failed.length} fail${failing === '' ? '' : ` (${failing})`}`,
+    `${failed} fail${failed === 0 ? '' : ` (${bySeverity.join(', ')})`}`,
     `${own.filter((f) => f.status === 'error').length} error`,
     ...(followOns > 0 ? [`${followOns} follow-on`] : []),
     ...(byStatus.suppressed > 0 ? [`${byStatus.suppressed} suppressed`] : []),
