@@ -441,6 +441,31 @@ describe('scan --format sarif (the real CLI)', () => {
     expect(arn?.locations?.[0]?.physicalLocation?.region?.startLine).toBe(8);
   });
 
+  it('reports an object annotated to ignore a check as an inSource suppression', async () => {
+    // Prepare
+    const annotated = TWO_NODECLASSES.replace(
+      '  name: arn-profile\n',
+      '  name: arn-profile\n  annotations:\n    ignore-check.nodeclass-scanner/instance-profile-is-name: "migrating in Q3"\n'
+    );
+
+    // Act
+    const run = await runCliCaptured(
+      ['scan', '-', '--only', 'instance-profile-is-name', '--format', 'sarif'],
+      { stdin: annotated, cwd }
+    );
+
+    // Assess
+    const log = JSON.parse(run.stdout) as Log;
+    expectUploadable(log);
+    expect(run.code).toBe(0);
+    const [result] = resultsOf(log);
+    expect(result?.suppressions?.[0]).toMatchObject({
+      kind: 'inSource',
+      justification: 'migrating in Q3',
+    });
+    expect(result?.locations?.[0]?.physicalLocation?.region?.startLine).toBe(10);
+  });
+
   it('refuses an empty --stdin-name', async () => {
     const run = await runCliCaptured(['scan', '-', '--stdin-name', ' ', '--format', 'sarif'], {
       stdin: TWO_NODECLASSES,
