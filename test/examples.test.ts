@@ -111,6 +111,25 @@ describe('examples/nodeclasses', async () => {
     for (const checkId of checkIds) expect(failed, `${name} → ${checkId}`).toContain(checkId);
   });
 
+  it.each(['legacy-v1beta1', 'subnet-terms-missing'])(
+    '%s: every error on an object that does not parse is a follow-on of its schema findings',
+    (name) => {
+      // Prepare
+      const findings = findingsFor(report, name);
+
+      // Act
+      const roots = findings.filter((finding) => finding.checkId === 'nodeclass-schema-valid');
+      const errors = findings.filter((finding) => finding.status === 'error');
+
+      // Assess: one root to fix, no storm of critical "not evaluated" errors beside it.
+      expect(roots.map((root) => root.status)).toContain('fail');
+      expect(errors.length).toBeGreaterThan(5);
+      for (const error of errors) {
+        expect(roots.map((root) => root.id)).toContain(error.causedBy);
+      }
+    }
+  );
+
   it('covers every group A check with a broken example', () => {
     const covered = new Set(cases.flatMap(([, , checkIds]) => checkIds));
     expect([...covered].sort()).toEqual([...GROUP_A].sort());
