@@ -171,7 +171,8 @@ describe('formatJunit: suppressed findings and follow-ons', () => {
   });
 
   it('says how a failure compares with the baseline', () => {
-    const report = aReport([{ ...aFinding({ checkId: 'a-check' }), change: 'new' as const }]);
+    const added = { ...aFinding({ checkId: 'a-check' }), change: 'new' as const };
+    const report = aReport([added]);
     const [failure] = findAll(parseXml(formatJunit(report)), 'failure');
     expect(failure?.text).toContain('[high, new] a-check failed');
   });
