@@ -22,17 +22,18 @@ import { remediationPolicy } from './remediation.js';
 import { buildSimulations } from './request-context.js';
 
 /**
- * What makes a controller-* finding different: which actions on which resources are denied and by
- * whom, and what could not be simulated or concluded. Counts and policy wording are not.
+ * What makes a controller-* finding different: which of Karpenter's requests (kind) are denied for
+ * which actions and by whom, and what could not be simulated or concluded. Resource ARNs are left
+ * out: a new image under an `@latest` alias is the same denial. Counts and wording are too.
  */
 export const PERMISSION_MATERIAL: readonly MaterialPath[] = [
+  'denials[].kind',
   'denials[].action',
-  'denials[].resource',
   'denials[].deniedBy',
   'unsimulated[].kind',
   'unsimulated[].reason',
+  'inconclusive[].kind',
   'inconclusive[].action',
-  'inconclusive[].resource',
 ];
 
 // Check ids by name: the checks import this module, so it cannot import them.
@@ -113,6 +114,7 @@ export interface PermissionCheckOptions {
 
 function denialEvidence(denial: Denial): Record<string, unknown> {
   return {
+    kind: denial.kind,
     action: denial.action,
     resource: denial.resource,
     decision: denial.decision,

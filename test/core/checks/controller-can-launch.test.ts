@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanLaunch } from '../../../lambda/core/checks/controller-can-launch.js';
+import { runChecks } from '../../../lambda/core/evaluate.js';
 import { ok, type Slice, unavailable } from '../../../lambda/core/facts/slice.js';
+import { aNodeClassEntry } from '../../support/builders.js';
 import {
   aCluster,
   aClusterState,
   aPermissionsInventory,
+  aRoleModeNodeClass,
   CONTROLLER_ROLE,
+  type Decide,
   withSimulations,
 } from '../../support/permission-builders.js';
 
@@ -135,5 +139,43 @@ describe('controller-can-launch', () => {
     // Assess
     expect(findings.map((finding) => finding.status)).toEqual(['pass', 'pass']);
     expect(new Set(seen)).toEqual(new Set(['']));
+  });
+
+  describe('material facts', () => {
+    const denyImages: Decide = (_request, _action, resource) =>
+      resource.includes(':image/') ? { decision: 'implicitDeny' } : {};
+    /** The launch finding of `default` when its image is `imageId`. */
+    const launchWith = (imageId: string, decide: Decide = denyImages) => {
+      const raw = aRoleModeNodeClass();
+      const status = { ...(raw.status as Record<string, unknown>), amis: [{ id: imageId }] };
+      const entry = aNodeClassEntry({ ...raw, status }, 'demo');
+      const inventory = withSimulations(aPermissionsInventory({ nodeClasses: [entry] }), decide);
+      return runChecks(inventory, [controllerCanLaunch], { now }).findings[0];
+    };
+
+    it('keeps the material hash when the same denial now names a newer image', () => {
+      // Act
+      const first = launchWith('ami-0123456789abcdef0');
+      const later = launchWith('ami-0fedcba9876543210');
+
+      // Assess
+      expect(first?.status).toBe('fail');
+      expect(JSON.stringify(later?.evidence)).toContain('ami-0fedcba9876543210');
+      expect(later?.materialHash).toBe(first?.materialHash);
+    });
+
+    it('changes the material hash when another action is denied', () => {
+      // Act
+      const first = launchWith('ami-0123456789abcdef0');
+      const later = launchWith('ami-0123456789abcdef0', (request, action, resource) =>
+        action === 'ec2:CreateTags'
+          ? { decision: 'explicitDeny' }
+          : denyImages(request, action, resource)
+      );
+
+      // Assess
+      expect(later?.severity).toBe(first?.severity);
+      expect(later?.materialHash).not.toBe(first?.materialHash);
+    });
   });
 });
