@@ -1,6 +1,7 @@
 // Finding lifecycle: the pure diff between stored finding state and a new scan. It decides what is
 // worth telling someone (new, changed, resolved, reminder) so a finding alerts once per change, not
 // on every run (Cloud Custodian's most common complaint, scanner-anchors §1.8).
+import { changeBetween } from './material.js';
 import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';
 import type { OutgoingMessage } from './notify/message.js';
@@ -43,6 +44,18 @@ export interface LifecycleChange {
   readonly previous?: FindingState;
   /** The finding from this scan (absent when resolved because the resource is gone). */
   readonly finding?: Finding;
+  /** Findings of this scan that could not be evaluated because of this one (`causedBy`). */
+  readonly followOns?: readonly Finding[];
+}
+
+/**
+ * A stored open finding closed without a notification, because it is now suppressed or a follow-on
+ * of another finding. Stored as resolved, so it alerts as new once it stands on its own again.
+ */
+export interface SilentClose {
+  readonly next: FindingState;
+  readonly previous: FindingState;
+  readonly finding: Finding;
 }
 
 /** Which resources a scan looked at: stored findings outside it are left alone. */
@@ -66,12 +79,27 @@ export interface DiffInput {
 export interface LifecycleDiff {
   /** Transitions to write conditionally and then notify, in a stable order. */
   readonly changes: readonly LifecycleChange[];
-  /** Unchanged open findings whose `lastSeen` is refreshed without a notification. */
+  /**
+   * Unchanged open findings refreshed without a notification: `lastSeen`, and the material hash of
+   * a state stored before hashes existed.
+   */
   readonly touched: readonly FindingState[];
+  /** Stored open findings now suppressed or follow-ons: written as resolved, never notified. */
+  readonly silenced: readonly SilentClose[];
 }
 
 export function isOpenStatus(status: Finding['status']): status is OpenFindingStatus {
   return status === 'fail' || status === 'error';
+}
+
+/** Suppressed findings and follow-ons of another finding never alert and never count as open. */
+export function isQuiet(finding: Pick<Finding, 'status' | 'causedBy'>): boolean {
+  return finding.status === 'suppressed' || finding.causedBy !== undefined;
+}
+
+/** The check could not look: an `error`, also when it is suppressed or a follow-on. */
+function couldNotLook(finding: Finding): boolean {
+  return finding.status === 'error' || finding.suppression?.status === 'error';
 }
 
 export function inScope(scope: DiffScope, resource: ResourceRef): boolean {
@@ -100,7 +128,7 @@ function erroredInputs(findings: readonly Finding[]): {
   const pairs = new Set<string>();
   const crashedChecks = new Set<string>();
   for (const finding of findings) {
-    if (finding.status !== 'error') continue;
+    if (!couldNotLook(finding)) continue;
     pairs.add(resourceKey(finding.checkId, finding.resource));
     if (finding.resource.name === '*') crashedChecks.add(finding.checkId);
   }
@@ -123,6 +151,7 @@ function openState(finding: Finding, now: string, previous?: FindingState): Find
     findingStatus: finding.status === 'error' ? 'error' : 'fail',
     severity: finding.severity,
     message: finding.message,
+    materialHash: finding.materialHash,
     firstSeen: reopened ? now : previous.firstSeen,
     lastSeen: now,
     lastNotified: now,
@@ -130,14 +159,27 @@ function openState(finding: Finding, now: string, previous?: FindingState): Find
   };
 }
 
+/** Current follow-on findings (that would alert on their own) per root finding id. */
+function followOnsByRoot(findings: Iterable<Finding>): Map<string, Finding[]> {
+  const byRoot = new Map<string, Finding[]>();
+  for (const finding of findings) {
+    if (finding.causedBy === undefined || !isOpenStatus(finding.status)) continue;
+    byRoot.set(finding.causedBy, [...(byRoot.get(finding.causedBy) ?? []), finding]);
+  }
+  return byRoot;
+}
+
 /**
  * Diffs stored state against a new scan. Rules:
  * - `new`: an open finding with no stored state, or whose stored state is resolved (reopened);
- * - `changed`: still open, with a different severity or message (or error → fail);
+ * - `changed`: still open with other material facts (`changeBetween`: status, severity, the
+ *   evidence its check declares material), never for a re-worded message alone;
  * - `resolved`: stored open, in scope, and now passing or gone — unless its input errored (the same
  *   id now `error`, an `error` for the same check and resource, a crashed check, or an unread cluster);
  * - `reminder`: unchanged and last notified at least `reminderIntervalMs` ago.
  * A stored failure that now errors stays open and silent: "could not look" is not "fixed".
+ * Suppressed findings and follow-ons (`causedBy`) never alert: a stored open state of one is closed
+ * silently (`silenced`), and an `error` among them still blocks resolving its check's failures.
  */
 export function diffFindings(input: DiffInput): LifecycleDiff {
   const now = input.now.toISOString();
@@ -152,24 +194,51 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
     }
   }
   const errored = erroredInputs([...current.values()]);
+  const followOns = followOnsByRoot(current.values());
+  const withFollowOns = (id: string) => {
+    const list = followOns.get(id);
+    return list === undefined ? {} : { followOns: list };
+  };
   const changes: LifecycleChange[] = [];
   const touched: FindingState[] = [];
+  const silenced: SilentClose[] = [];
 
   for (const finding of current.values()) {
-    if (!isOpenStatus(finding.status)) continue;
     const previous = storedById.get(finding.id);
+    if (isQuiet(finding)) {
+      if (previous?.status === 'open') {
+        silenced.push({ next: closedState(previous, now), previous, finding });
+      }
+      continue;
+    }
+    if (!isOpenStatus(finding.status)) continue;
     if (previous === undefined || previous.status === 'resolved') {
       changes.push({
         kind: 'new',
         next: openState(finding, now, previous),
         finding,
         ...(previous ? { previous } : {}),
+        ...withFollowOns(finding.id),
       });
       continue;
     }
     if (finding.status === 'error' && previous.findingStatus === 'fail') continue;
-    if (finding.severity !== previous.severity || finding.message !== previous.message) {
-      changes.push({ kind: 'changed', next: openState(finding, now, previous), previous, finding });
+    const verdict = changeBetween(
+      {
+        severity: previous.severity,
+        status: previous.findingStatus,
+        ...(previous.materialHash === undefined ? {} : { materialHash: previous.materialHash }),
+      },
+      finding
+    );
+    if (verdict === 'changed') {
+      changes.push({
+        kind: 'changed',
+        next: openState(finding, now, previous),
+        previous,
+        finding,
+        ...withFollowOns(finding.id),
+      });
     } else if (
       elapsedMs(previous.lastNotified ?? previous.firstSeen, input.now) >= reminderInterval
     ) {
@@ -178,16 +247,22 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
         next: openState(finding, now, previous),
         previous,
         finding,
+        ...withFollowOns(finding.id),
       });
-    } else if (elapsedMs(previous.lastSeen, input.now) >= touchInterval) {
-      touched.push({ ...previous, lastSeen: now });
+    } else if (
+      previous.materialHash === undefined ||
+      elapsedMs(previous.lastSeen, input.now) >= touchInterval
+    ) {
+      // A state stored before hashes gets this scan's hash, silently, so the next change is
+      // judged on material facts (and the first scan after an upgrade sends nothing).
+      touched.push({ ...previous, lastSeen: now, materialHash: finding.materialHash });
     }
   }
 
   for (const previous of input.stored) {
     if (previous.status !== 'open' || !inScope(input.scope, previous.resource)) continue;
     const finding = current.get(previous.id);
-    if (finding !== undefined && isOpenStatus(finding.status)) continue;
+    if (finding !== undefined && (isOpenStatus(finding.status) || isQuiet(finding))) continue;
     const blocked =
       unread.has(previous.resource.cluster) ||
       errored.crashedChecks.has(previous.checkId) ||
@@ -208,7 +283,18 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
     });
   }
 
-  return { changes: changes.sort(compareChanges), touched };
+  return { changes: changes.sort(compareChanges), touched, silenced };
+}
+
+/** A stored open state closed without notifying (`lastNotified` stays). */
+function closedState(previous: FindingState, now: string): FindingState {
+  return {
+    ...previous,
+    status: 'resolved',
+    lastSeen: now,
+    resolvedAt: now,
+    revision: previous.revision + 1,
+  };
 }
 
 const KIND_ORDER: Readonly<Record<ChangeKind, number>> = {
@@ -226,10 +312,10 @@ function compareChanges(a: LifecycleChange, b: LifecycleChange): number {
   );
 }
 
-/** The stored states after applying the changes that were written. */
+/** The stored states after applying the changes (and silent closes) that were written. */
 export function applyChanges(
   stored: readonly FindingState[],
-  applied: readonly LifecycleChange[]
+  applied: readonly { readonly next: FindingState }[]
 ): FindingState[] {
   const byId = new Map(stored.map((state) => [state.id, state]));
   for (const change of applied) byId.set(change.next.id, change.next);

@@ -8,11 +8,18 @@ import {
   openBySeverity,
   type PendingPublish,
 } from '../../lambda/core/lifecycle.js';
+import { materialHash } from '../../lambda/core/material.js';
+import type { Finding } from '../../lambda/core/model.js';
 import { aFinding, aStoredState } from '../support/findings.js';
 
 const T0 = '2026-11-01T00:00:00.000Z';
 const at = (iso: string) => new Date(iso);
 const scope = { clusters: ['prod'] };
+
+/** `finding` with the hash its check computes when `material` names these evidence paths. */
+function hashed(finding: Finding, material: readonly string[] = []): Finding {
+  return { ...finding, materialHash: materialHash(finding, material) };
+}
 
 describe('diffFindings', () => {
   it('reports a first failure as new, with revision 1 and first/last seen now', () => {
@@ -55,7 +62,7 @@ describe('diffFindings', () => {
 
   it('touches lastSeen of an unchanged open finding once the touch interval has passed', () => {
     const finding = aFinding();
-    const stored = [aStoredState(finding, T0)];
+    const stored = [aStoredState(finding, T0, { materialHash: finding.materialHash })];
     const diff = diffFindings({
       stored,
       findings: [finding],
@@ -66,18 +73,12 @@ describe('diffFindings', () => {
     expect(diff.touched).toEqual([{ ...stored[0], lastSeen: '2026-11-01T02:00:00.000Z' }]);
   });
 
-  it('reports changed when the severity or the message changes, keeping firstSeen', () => {
-    const finding = aFinding();
-    const stored = [aStoredState(finding, T0)];
+  it('reports changed when the material facts change (severity), keeping firstSeen', () => {
+    const finding = hashed(aFinding());
+    const stored = [aStoredState(finding, T0, { materialHash: finding.materialHash })];
     const severityChanged = diffFindings({
       stored,
-      findings: [{ ...finding, severity: 'high' }],
-      scope,
-      now: at('2026-11-01T01:00:00Z'),
-    });
-    const messageChanged = diffFindings({
-      stored,
-      findings: [{ ...finding, message: 'Another reason.' }],
+      findings: [hashed({ ...finding, severity: 'high' })],
       scope,
       now: at('2026-11-01T01:00:00Z'),
     });
@@ -87,8 +88,107 @@ describe('diffFindings', () => {
       firstSeen: T0,
       revision: 2,
     });
+    expect(severityChanged.changes[0]?.next.materialHash).not.toBe(finding.materialHash);
     expect(severityChanged.changes[0]?.previous).toEqual(stored[0]);
-    expect(messageChanged.changes.map((c) => c.kind)).toEqual(['changed']);
+  });
+
+  it('reports changed when a declared material evidence path changes, not when a count moves', () => {
+    // Prepare: subnets-have-free-ips style evidence; only the set of failing subnets is material
+    const material = ['subnets[].id'];
+    const low = (free: Record<string, number>) =>
+      hashed(
+        aFinding({
+          checkId: 'subnets-have-free-ips',
+          evidence: { subnets: Object.entries(free).map(([id, count]) => ({ id, free: count })) },
+          message: `Subnets with too few free IPs: ${JSON.stringify(free)}`,
+        }),
+        material
+      );
+    const first = low({ 'subnet-a': 3 });
+    const stored = [aStoredState(first, T0, { materialHash: first.materialHash })];
+    const now = at('2026-11-01T01:00:00Z');
+    // Act
+    const countMoved = diffFindings({ stored, findings: [low({ 'subnet-a': 4 })], scope, now });
+    const setGrew = diffFindings({
+      stored,
+      findings: [low({ 'subnet-a': 4, 'subnet-b': 1 })],
+      scope,
+      now,
+    });
+    // Assess
+    expect(countMoved.changes).toEqual([]);
+    expect(setGrew.changes.map((c) => c.kind)).toEqual(['changed']);
+  });
+
+  it('never reports a volatile message as changed, and still reminds once the interval passed', () => {
+    // Prepare: status-agrees-with-scan says "Unknown for N minutes", N growing every scan
+    const unknownFor = (minutes: number) =>
+      hashed(
+        aFinding({
+          checkId: 'status-agrees-with-scan',
+          severity: 'high',
+          message: `Ready condition is Unknown for ${minutes} minutes.`,
+          evidence: { minutes },
+        })
+      );
+    let stored = applyChanges(
+      [],
+      diffFindings({ stored: [], findings: [unknownFor(15)], scope, now: at(T0) }).changes
+    );
+    const kinds: string[] = [];
+    // Act: a scan every 15 minutes for a day and 15 minutes
+    for (let scan = 1; scan <= 97; scan++) {
+      const now = new Date(Date.parse(T0) + scan * 15 * 60_000);
+      const diff = diffFindings({ stored, findings: [unknownFor(15 * (scan + 1))], scope, now });
+      kinds.push(...diff.changes.map((c) => c.kind));
+      stored = applyChanges(
+        applyChanges(
+          stored,
+          diff.touched.map((next) => ({ next }))
+        ),
+        diff.changes
+      );
+    }
+    // Assess: one reminder after 24 hours, nothing else
+    expect(kinds).toEqual(['reminder']);
+  });
+
+  it('records the hash of a state stored before hashes silently, then judges on material facts', () => {
+    // Prepare: a state written by an earlier version (no materialHash)
+    const finding = hashed(aFinding({ message: 'Reworded since.' }));
+    const legacy = aStoredState(aFinding(), T0);
+    expect(legacy.materialHash).toBeUndefined();
+    // Act
+    const upgrade = diffFindings({
+      stored: [legacy],
+      findings: [finding],
+      scope,
+      now: at('2026-11-01T00:15:00Z'),
+    });
+    const after = upgrade.touched.map((next) => ({ next }));
+    const next = diffFindings({
+      stored: applyChanges([legacy], after),
+      findings: [hashed({ ...finding, severity: 'high' })],
+      scope,
+      now: at('2026-11-01T00:30:00Z'),
+    });
+    // Assess: no alert storm on upgrade; the hash is stored; a later severity change alerts
+    expect(upgrade.changes).toEqual([]);
+    expect(upgrade.touched).toEqual([
+      { ...legacy, lastSeen: '2026-11-01T00:15:00.000Z', materialHash: finding.materialHash },
+    ]);
+    expect(next.changes.map((c) => c.kind)).toEqual(['changed']);
+  });
+
+  it('judges a hash-less state on severity and status alone', () => {
+    const legacy = aStoredState(aFinding(), T0);
+    const diff = diffFindings({
+      stored: [legacy],
+      findings: [hashed(aFinding({ severity: 'medium' }))],
+      scope,
+      now: at('2026-11-01T00:15:00Z'),
+    });
+    expect(diff.changes.map((c) => c.kind)).toEqual(['changed']);
   });
 
   it('reports resolved when a stored failure now passes', () => {
@@ -268,6 +368,154 @@ describe('diffFindings', () => {
       'new:b',
       'resolved:gone',
     ]);
+  });
+});
+
+describe('diffFindings with root causes', () => {
+  const root = aFinding({ checkId: 'ami-selector-resolves', severity: 'critical' });
+  const followOn = aFinding({
+    checkId: 'controller-can-launch',
+    status: 'error',
+    severity: 'critical',
+    message: 'Launching nodes could not be verified: the AMI did not resolve.',
+    causedBy: root.id,
+  });
+
+  it('alerts the root only and shows the follow-on under it', () => {
+    // Act
+    const diff = diffFindings({ stored: [], findings: [root, followOn], scope, now: at(T0) });
+    // Assess
+    expect(diff.changes.map((c) => `${c.kind}:${c.next.checkId}`)).toEqual([
+      'new:ami-selector-resolves',
+    ]);
+    expect(diff.changes[0]?.followOns).toEqual([followOn]);
+    expect(openBySeverity(applyChanges([], diff.changes)).critical).toBe(1);
+  });
+
+  it('closes a stored open follow-on silently, so it never counts as open', () => {
+    // Prepare: the launch check was alerted on its own before its root failed
+    const stored = [
+      aStoredState(root, T0),
+      aStoredState({ ...followOn, status: 'fail', causedBy: undefined }, T0),
+    ];
+    // Act
+    const diff = diffFindings({
+      stored,
+      findings: [root, followOn],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    // Assess
+    expect(diff.changes).toEqual([]);
+    expect(diff.silenced).toHaveLength(1);
+    expect(diff.silenced[0]?.next).toMatchObject({
+      id: followOn.id,
+      status: 'resolved',
+      revision: 2,
+      lastNotified: T0,
+    });
+    expect(openBySeverity(applyChanges(stored, diff.silenced)).critical).toBe(1);
+  });
+
+  it('does not resolve a stored failure of the check whose follow-on now errors', () => {
+    // Prepare: a real denial of controller-can-launch under another id (another discriminator)
+    const denial = aFinding({ id: 'denial', checkId: 'controller-can-launch' });
+    // Act
+    const diff = diffFindings({
+      stored: [aStoredState(denial, T0)],
+      findings: [root, followOn],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    // Assess
+    expect(diff.changes.filter((c) => c.kind === 'resolved')).toEqual([]);
+  });
+
+  it('alerts the follow-on as new once it fails on its own after the root is fixed', () => {
+    const first = diffFindings({ stored: [], findings: [root, followOn], scope, now: at(T0) });
+    const stored = applyChanges([], first.changes);
+    const standalone = { ...followOn, status: 'fail' as const, causedBy: undefined };
+    const diff = diffFindings({
+      stored,
+      findings: [{ ...root, status: 'pass' }, standalone],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    expect(diff.changes.map((c) => `${c.kind}:${c.next.checkId}`)).toEqual([
+      'new:controller-can-launch',
+      'resolved:ami-selector-resolves',
+    ]);
+  });
+});
+
+describe('diffFindings with suppressed findings', () => {
+  const failing = hashed(aFinding({ checkId: 'node-role-policies', severity: 'high' }));
+  const suppressed: Finding = {
+    ...failing,
+    status: 'suppressed',
+    suppression: {
+      reason: 'CNI policy is attached through IRSA',
+      source: 'config',
+      status: 'fail',
+      expires: '2026-12-01',
+    },
+  };
+
+  it('never alerts a suppressed finding and never counts it as open', () => {
+    const diff = diffFindings({ stored: [], findings: [suppressed], scope, now: at(T0) });
+    expect(diff.changes).toEqual([]);
+    expect(diff.silenced).toEqual([]);
+  });
+
+  it('closes an open finding silently when suppressed, and alerts it as new when the suppression expires', () => {
+    // Prepare: alerted while failing
+    const first = diffFindings({ stored: [], findings: [failing], scope, now: at(T0) });
+    let stored = applyChanges([], first.changes);
+    // Act: suppressed; a day later still suppressed; then the rule expired (the finding fails again)
+    const quiet = diffFindings({
+      stored,
+      findings: [suppressed],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    stored = applyChanges(stored, quiet.silenced);
+    const stillQuiet = diffFindings({
+      stored,
+      findings: [suppressed],
+      scope,
+      now: at('2026-11-02T02:00:00Z'),
+    });
+    const expired = diffFindings({
+      stored,
+      findings: [failing],
+      scope,
+      now: at('2026-12-02T00:00:00Z'),
+    });
+    // Assess
+    expect(quiet.changes).toEqual([]);
+    expect(quiet.silenced.map((close) => close.next.status)).toEqual(['resolved']);
+    expect(openBySeverity(stored).high).toBe(0);
+    expect([...stillQuiet.changes, ...stillQuiet.silenced, ...stillQuiet.touched]).toEqual([]);
+    expect(expired.changes.map((c) => c.kind)).toEqual(['new']);
+    expect(expired.changes[0]?.next).toMatchObject({
+      status: 'open',
+      firstSeen: '2026-12-02T00:00:00.000Z',
+    });
+  });
+
+  it('does not resolve a stored failure of the check when a suppressed finding of it errors', () => {
+    const denial = aFinding({ id: 'denial', checkId: 'node-role-policies' });
+    const erroring: Finding = {
+      ...suppressed,
+      suppression: { reason: 'accepted', source: 'annotation', status: 'error' },
+    };
+    const diff = diffFindings({
+      stored: [aStoredState(denial, T0)],
+      findings: [erroring],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    expect(diff.changes).toEqual([]);
   });
 });
 

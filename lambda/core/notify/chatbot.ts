@@ -1,7 +1,7 @@
 // AWS Chatbot (Amazon Q Developer in chat applications) custom notification schema: `version` must
 // be "1.0", `source` must be "custom", `content.description` is required; payloads of another shape
 // are dropped silently (scanner-anchors §5.2). `threadId` keeps one Slack thread per finding.
-import { sanitizeText } from './sanitize.js';
+import { markdownBlocks, sanitizeText, type TextBlock } from './sanitize.js';
 
 export interface ChatbotNotification {
   readonly version: '1.0';
@@ -37,7 +37,8 @@ export interface ChatbotInput {
   readonly threadId?: string;
   readonly eventType: string;
   readonly title: string;
-  readonly description: string;
+  /** Text, or blocks: text blocks are Markdown-neutralised, code blocks stay verbatim (fenced). */
+  readonly description: string | readonly TextBlock[];
   readonly nextSteps?: readonly string[];
   readonly keywords?: readonly string[];
   readonly relatedResources?: readonly string[];
@@ -50,10 +51,15 @@ function markdown(value: string, maxLength: number, multiline = false): string {
 
 /**
  * Builds a custom notification. Every text field is sanitised here (idempotently: callers may
- * already have done so), so nothing user-controlled reaches Slack unneutralised.
+ * already have done so), so nothing user-controlled reaches Slack unneutralised. Code blocks keep
+ * their brackets and asterisks (a pasted IAM statement must stay valid JSON) and cannot be closed
+ * from inside.
  */
 export function chatbotNotification(input: ChatbotInput): ChatbotNotification {
-  const description = markdown(input.description, CHATBOT_LIMITS.description, true);
+  const description =
+    typeof input.description === 'string'
+      ? markdown(input.description, CHATBOT_LIMITS.description, true)
+      : markdownBlocks(input.description, CHATBOT_LIMITS.description);
   return {
     version: '1.0',
     source: 'custom',

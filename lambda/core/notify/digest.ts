@@ -13,7 +13,7 @@ import {
   sanitizeLine,
   structuredMessageBytes,
 } from './message.js';
-import { emailSubject } from './sanitize.js';
+import { fittingSubject } from './sanitize.js';
 
 export const DIGEST_MAX_ITEMS = 50;
 
@@ -23,6 +23,10 @@ export interface DigestInput {
   readonly trigger: string;
   readonly scannedAt: string;
   readonly clusters: readonly string[];
+  /** The AWS account the clusters are in. */
+  readonly account?: string;
+  /** Each cluster's region. */
+  readonly regions?: Readonly<Record<string, string>>;
   readonly failedClusters: readonly string[];
   readonly nodeClassesScanned: number;
   readonly changes: readonly LifecycleChange[];
@@ -37,6 +41,8 @@ export interface DigestBody {
   readonly trigger: string;
   readonly scannedAt: string;
   readonly clusters: readonly string[];
+  readonly account?: string;
+  readonly regions?: Readonly<Record<string, string>>;
   readonly failedClusters: readonly string[];
   readonly nodeClassesScanned: number;
   readonly counts: Readonly<Record<ChangeKind, number>>;
@@ -83,13 +89,33 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     ', '
   );
   const title = `Scan digest for ${clusters.join(', ') || 'no cluster'}: ${summary}`;
+  const account = input.account ? sanitizeLine(input.account, 20) : undefined;
+  const regions = Object.fromEntries(
+    input.clusters.flatMap((cluster) => {
+      const region = input.regions?.[cluster];
+      return region ? [[sanitizeLine(cluster, 100), sanitizeLine(region, 30)]] : [];
+    })
+  );
+  const placed = clusters.map((cluster) =>
+    regions[cluster] ? `${cluster} (${regions[cluster]})` : cluster
+  );
+  const where = [
+    ...(account ? [`account ${account}`] : []),
+    ...(placed.length > 0 ? [`clusters ${placed.join(', ')}`] : []),
+  ].join(', ');
   const lines = [
     title,
+    ...(where === '' ? [] : [`Where: ${where}`]),
     `Open findings: ${open}`,
     `Trigger: ${sanitizeLine(input.trigger, 100)}  Scanned at: ${input.scannedAt}  NodeClasses: ${input.nodeClassesScanned}`,
     ...(failed.length > 0 ? [`Clusters that could not be scanned: ${failed.join(', ')}`] : []),
     '',
-    ...listed.map((change) => `- ${headline(change.kind, change.next)}`),
+    ...listed.flatMap((change) => [
+      `- ${headline(change.kind, change.next)}`,
+      ...(change.kind === 'resolved' ? [] : (change.followOns ?? [])).map(
+        (followOn) => `    caused by it: ${followOn.checkId} (${followOn.status})`
+      ),
+    ]),
     ...(omitted > 0 ? [`… and ${omitted} more`] : []),
   ];
   const text = lines.join('\n');
@@ -101,6 +127,8 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     trigger: sanitizeLine(input.trigger, 100),
     scannedAt: input.scannedAt,
     clusters,
+    ...(account ? { account } : {}),
+    ...(Object.keys(regions).length > 0 ? { regions } : {}),
     failedClusters: failed,
     nodeClassesScanned: input.nodeClassesScanned,
     counts,
@@ -121,22 +149,40 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     eventType: 'digest',
     title: `:bar_chart: ${title}`,
     description: [
+      ...(where === '' ? [] : [`Where: ${where}`]),
       `Open findings: ${open}`,
       ...(failed.length > 0 ? [`Could not scan: ${failed.join(', ')}`] : []),
       ...listed.slice(0, 20).map((change) => `• ${headline(change.kind, change.next)}`),
       ...(input.changes.length > 20 ? [`… and ${input.changes.length - 20} more`] : []),
     ].join('\n'),
-    keywords: ['digest', ...clusters.slice(0, 5)],
+    keywords: ['digest', ...clusters.slice(0, 5), ...(account ? [account] : [])],
     additionalContext: { scanId: input.scanId, trigger: input.trigger },
   });
   const single = input.clusters.length === 1 ? (input.clusters[0] ?? '') : '';
+  const singleRegion = input.regions?.[single];
+  const location = {
+    ...(input.account ? { account: input.account } : {}),
+    ...(singleRegion ? { region: singleRegion } : {}),
+  };
+  const place = [account, single === '' ? undefined : regions[sanitizeLine(single, 100)]]
+    .filter((part) => part)
+    .join(' ');
+  const changed = CHANGE_KINDS.filter((kind) => counts[kind] > 0)
+    .map((kind) => `${counts[kind]} ${kind}`)
+    .join(', ');
+  const subjectTitle = `Scan digest for ${clusters.join(', ') || 'no cluster'}${place ? ` in ${place}` : ''}: ${changed || 'no changes'}`;
   return {
     id: `digest-${input.scanId}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80),
-    subject: emailSubject(`[nodeclass-scanner] ${title}`),
+    subject: fittingSubject([
+      `[nodeclass-scanner] ${subjectTitle}`,
+      `[nodeclass-scanner] ${title}`,
+    ]),
     attributes: messageAttributes('digest', {
       severity: highestSeverity(input.changes),
       cluster: single,
+      location,
     }),
+    covers: [],
     bodies: { default: JSON.stringify(body), email: text, https: JSON.stringify(chatbot) },
   };
 }

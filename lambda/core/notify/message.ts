@@ -7,10 +7,18 @@ import type { ChangeKind, FindingState, LifecycleChange } from '../lifecycle.js'
 import type { Finding, ResourceRef, Severity } from '../model.js';
 import { type ChatbotNotification, chatbotNotification } from './chatbot.js';
 import {
+  pasteableJson,
+  type RemediationPart,
+  remediationParts,
+  remediationProse,
+} from './remediation.js';
+import {
   EVIDENCE_LIMITS,
-  emailSubject,
+  fittingSubject,
+  isPolicyLike,
   sanitizeDeep,
   sanitizeText,
+  type TextBlock,
   truncateText,
   utf8Length,
 } from './sanitize.js';
@@ -20,8 +28,10 @@ export const MAX_MESSAGE_BYTES = 240 * 1024;
 export const MAX_MESSAGE_CHARS = 4_000;
 export const MAX_REMEDIATION_CHARS = 2_000;
 const INITIAL_EVIDENCE_CHARS = 60_000;
+/** Follow-on findings listed under their root in one message. */
+const MAX_FOLLOW_ONS = 20;
 
-export type MessageKind = ChangeKind | 'digest';
+export type MessageKind = ChangeKind | 'digest' | 'summary';
 
 /** What the publisher port sends: one SNS PublishBatch entry. */
 export interface OutgoingMessage {
@@ -33,6 +43,18 @@ export interface OutgoingMessage {
   readonly attributes: Readonly<Record<string, string>>;
   /** Per-protocol bodies (`MessageStructure: json`). */
   readonly bodies: { readonly default: string; readonly email: string; readonly https: string };
+  /**
+   * The changes this message notifies, as `kind:findingId` (one for a per-change message, all of
+   * a batch for a summary; none for a digest). Not sent: it lets a later attempt of the scan tell
+   * which of its changes an already claimed summary covers.
+   */
+  readonly covers?: readonly string[];
+}
+
+/** Where the findings are: the AWS account and region of the cluster (the cluster is on each finding). */
+export interface AlertLocation {
+  readonly account?: string;
+  readonly region?: string;
 }
 
 /** The JSON body contract (`default`). */
@@ -40,6 +62,8 @@ export interface FindingMessageBody {
   readonly version: 1;
   readonly source: 'nodeclass-scanner';
   readonly change: ChangeKind;
+  readonly account?: string;
+  readonly region?: string;
   readonly finding: {
     readonly id: string;
     readonly checkId: string;
@@ -51,12 +75,22 @@ export interface FindingMessageBody {
     readonly remediation: string;
     readonly evidence: unknown;
   };
+  /** Findings that could not be evaluated because of this one: shown here, never alerted. */
+  readonly followOns?: readonly FollowOnSummary[];
   readonly previous?: { readonly severity: Severity; readonly message: string };
   readonly firstSeen: string;
   readonly lastSeen: string;
   readonly resolvedAt?: string;
   readonly evidenceTruncated: boolean;
   readonly text: string;
+}
+
+export interface FollowOnSummary {
+  readonly id: string;
+  readonly checkId: string;
+  readonly severity: Severity;
+  readonly status: Finding['status'];
+  readonly message: string;
 }
 
 const CHANGE_LABEL: Readonly<Record<ChangeKind, string>> = {
@@ -88,6 +122,21 @@ export function headline(kind: ChangeKind, state: FindingState): string {
   return `${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${state.checkId} on ${resourceLabel(state.resource)}`;
 }
 
+/** `cluster prod, account 111122223333, region eu-west-1` (the parts that are known). */
+export function whereLine(cluster: string, location: AlertLocation = {}): string {
+  return [
+    ...(cluster === '' ? [] : [`cluster ${oneLine(cluster, 100)}`]),
+    ...(location.account ? [`account ${oneLine(location.account, 20)}`] : []),
+    ...(location.region ? [`region ${oneLine(location.region, 30)}`] : []),
+  ].join(', ');
+}
+
+/** `in 111122223333 eu-west-1` for subjects, empty when neither is known. */
+export function subjectLocation(location: AlertLocation = {}): string {
+  const parts = [location.account, location.region].filter((part) => part);
+  return parts.length === 0 ? '' : ` in ${parts.join(' ')}`;
+}
+
 /** The finding this change is about; a resolved finding whose resource is gone is rebuilt from state. */
 function findingOf(change: LifecycleChange): Finding {
   if (change.finding !== undefined && change.kind !== 'resolved') return change.finding;
@@ -114,30 +163,113 @@ export function boundEvidence(
   return boundClean(sanitizeDeep(evidence, EVIDENCE_LIMITS), maxChars);
 }
 
+/**
+ * Over budget, the evidence becomes a cut preview; IAM policies in it are kept whole beside the
+ * preview while they fit (a policy is there to be pasted: a cut one is useless).
+ */
 function boundClean(clean: unknown, maxChars: number): { value: unknown; truncated: boolean } {
   const json = JSON.stringify(clean ?? {});
   if (json.length <= maxChars) return { value: clean ?? {}, truncated: false };
+  const kept: Record<string, unknown> = {};
+  let room = maxChars;
+  if (clean !== null && typeof clean === 'object' && !Array.isArray(clean)) {
+    for (const [key, value] of Object.entries(clean as Record<string, unknown>)) {
+      if (!isPolicyLike(value)) continue;
+      const size = JSON.stringify(value).length + key.length + 4;
+      if (size > room) continue;
+      kept[key] = value;
+      room -= size;
+    }
+  }
   return {
-    value: { truncated: true, preview: truncateText(json, Math.max(0, maxChars)) },
+    value: { truncated: true, ...kept, preview: truncateText(json, Math.max(0, room)) },
     truncated: true,
   };
+}
+
+/** The remediation as one string for the JSON body: prose capped, embedded JSON whole. */
+export function remediationText(parts: readonly RemediationPart[]): string {
+  return parts
+    .map((part) =>
+      'text' in part ? manyLines(part.text, MAX_REMEDIATION_CHARS) : JSON.stringify(part.json)
+    )
+    .join(' ');
+}
+
+/** Email lines of a remediation: prose, then each JSON document fenced on lines of its own. */
+export function remediationLines(parts: readonly RemediationPart[], prefix = 'Fix: '): string[] {
+  const lines: string[] = [];
+  for (const part of parts) {
+    if ('text' in part) {
+      const text = manyLines(part.text, MAX_REMEDIATION_CHARS);
+      lines.push(lines.length === 0 ? `${prefix}${text}` : text);
+    } else {
+      if (lines.length === 0) lines.push(prefix.trimEnd());
+      lines.push('```', pasteableJson(part.json, Number.POSITIVE_INFINITY), '```');
+    }
+  }
+  return lines;
+}
+
+/** Chat blocks of a remediation's JSON (its prose goes to `nextSteps`). */
+function remediationCode(parts: readonly RemediationPart[]): TextBlock[] {
+  const json = parts.flatMap((part) => ('json' in part ? [part.json] : []));
+  if (json.length === 0) return [];
+  return ['Policy to add (paste as is):', ...json.map((value) => ({ code: pasteableJson(value) }))];
+}
+
+export function followOnSummaries(followOns: readonly Finding[] = []): FollowOnSummary[] {
+  return followOns.slice(0, MAX_FOLLOW_ONS).map((finding) => ({
+    id: finding.id,
+    checkId: finding.checkId,
+    severity: finding.severity,
+    status: finding.status,
+    message: manyLines(finding.message, 500),
+  }));
+}
+
+/** `- check (status): message` lines under a root, or nothing. */
+export function followOnLines(followOns: readonly Finding[] = [], indent = ''): string[] {
+  if (followOns.length === 0) return [];
+  const listed = followOns.slice(0, MAX_FOLLOW_ONS);
+  return [
+    `${indent}Caused by this (not alerted on their own):`,
+    ...listed.map(
+      (finding) =>
+        `${indent}- ${finding.checkId} (${finding.status}): ${oneLine(finding.message, 300)}`
+    ),
+    ...(followOns.length > listed.length
+      ? [`${indent}- … and ${followOns.length - listed.length} more`]
+      : []),
+  ];
 }
 
 function renderText(input: {
   kind: ChangeKind;
   state: FindingState;
   finding: Finding;
+  remediation: readonly RemediationPart[];
+  followOns?: readonly Finding[];
+  location: AlertLocation;
   previous?: FindingState;
   evidence: unknown;
 }): string {
   const { kind, state, finding, previous } = input;
-  const lines = [headline(kind, state), '', manyLines(finding.message, MAX_MESSAGE_CHARS)];
+  const where = whereLine(state.resource.cluster, input.location);
+  const lines = [
+    headline(kind, state),
+    ...(where === '' ? [] : [`Where: ${where}`]),
+    '',
+    manyLines(finding.message, MAX_MESSAGE_CHARS),
+  ];
   if (kind === 'changed' && previous !== undefined) {
     lines.push('', `Before (${previous.severity}): ${manyLines(previous.message, 1_000)}`);
   }
-  if (kind !== 'resolved' && finding.remediation !== '') {
-    lines.push('', `Fix: ${manyLines(finding.remediation, MAX_REMEDIATION_CHARS)}`);
+  if (kind !== 'resolved' && input.remediation.length > 0) {
+    lines.push('', ...remediationLines(input.remediation));
   }
+  const followOns = followOnLines(input.followOns);
+  if (followOns.length > 0) lines.push('', ...followOns);
   lines.push(
     '',
     `Check: ${checkTitle(state.checkId)} (${state.checkId})`,
@@ -152,13 +284,21 @@ function renderText(input: {
 
 function attributesOf(
   kind: MessageKind,
-  state: { severity: Severity; checkId?: string; cluster: string; status?: string }
+  state: {
+    severity: Severity;
+    checkId?: string;
+    cluster: string;
+    status?: string;
+    location?: AlertLocation;
+  }
 ): Record<string, string> {
   const attributes: Record<string, string> = { change: kind, severity: state.severity };
   if (state.checkId !== undefined) attributes.checkId = state.checkId;
   // SNS rejects empty attribute values; manifest-only scans have no cluster.
   if (state.cluster !== '') attributes.cluster = oneLine(state.cluster, 256);
   if (state.status !== undefined) attributes.status = state.status;
+  if (state.location?.account) attributes.account = oneLine(state.location.account, 20);
+  if (state.location?.region) attributes.region = oneLine(state.location.region, 30);
   return attributes;
 }
 
@@ -169,6 +309,8 @@ export function structuredMessageBytes(bodies: OutgoingMessage['bodies']): numbe
 
 export interface RenderOptions {
   readonly maxBytes?: number;
+  /** The account and region the cluster is in, named in every message. */
+  readonly location?: AlertLocation;
 }
 
 /**
@@ -180,45 +322,76 @@ export function renderChangeMessage(
   options: RenderOptions = {}
 ): OutgoingMessage {
   const maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
+  const location = options.location ?? {};
   const state = change.next;
   const finding = findingOf(change);
   // Sanitised once: the size loop below only re-cuts it.
   const evidence = sanitizeDeep(finding.evidence, EVIDENCE_LIMITS);
+  const remediation = remediationParts(finding.remediation);
   let budget = INITIAL_EVIDENCE_CHARS;
   for (;;) {
-    const bodies = renderBodies(change, state, finding, evidence, budget);
+    const bodies = renderBodies(
+      { change, state, finding, remediation, location },
+      evidence,
+      budget
+    );
     if (structuredMessageBytes(bodies) <= maxBytes || budget === 0) {
       return {
         id: `${change.kind}-${state.id}`.slice(0, 80),
-        subject: emailSubject(`[nodeclass-scanner] ${headline(change.kind, state)}`),
+        subject: changeSubject(change.kind, state, location),
         attributes: attributesOf(change.kind, {
           severity: state.severity,
           checkId: state.checkId,
           cluster: state.resource.cluster,
           status: finding.status,
+          location,
         }),
         bodies,
+        covers: [`${change.kind}:${state.id}`],
       };
     }
     budget = budget < 64 ? 0 : Math.floor(budget / 2);
   }
 }
 
+/**
+ * The most informative subject that fits: headline and location, headline, then the resource
+ * without the check id (the body has it); else the headline shortened at a word boundary.
+ */
+function changeSubject(kind: ChangeKind, state: FindingState, location: AlertLocation): string {
+  const tag = '[nodeclass-scanner]';
+  const where = subjectLocation(location);
+  const full = `${tag} ${headline(kind, state)}`;
+  const short = `${tag} ${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${resourceLabel(state.resource)}`;
+  return fittingSubject([`${full}${where}`, full, `${short}${where}`, short, full]);
+}
+
+interface Rendering {
+  readonly change: LifecycleChange;
+  readonly state: FindingState;
+  readonly finding: Finding;
+  readonly remediation: readonly RemediationPart[];
+  readonly location: AlertLocation;
+}
+
 function renderBodies(
-  change: LifecycleChange,
-  state: FindingState,
-  finding: Finding,
+  rendering: Rendering,
   cleanEvidence: unknown,
   evidenceBudget: number
 ): OutgoingMessage['bodies'] {
+  const { change, state, finding, remediation, location } = rendering;
   const evidence =
     evidenceBudget === 0
       ? { value: { truncated: true }, truncated: Object.keys(finding.evidence).length > 0 }
       : boundClean(cleanEvidence, evidenceBudget);
+  const followOns = change.kind === 'resolved' ? [] : (change.followOns ?? []);
   const text = renderText({
     kind: change.kind,
     state,
     finding,
+    remediation,
+    followOns,
+    location,
     evidence: evidence.value,
     ...(change.previous ? { previous: change.previous } : {}),
   });
@@ -226,6 +399,8 @@ function renderBodies(
     version: 1,
     source: 'nodeclass-scanner',
     change: change.kind,
+    ...(location.account ? { account: oneLine(location.account, 20) } : {}),
+    ...(location.region ? { region: oneLine(location.region, 30) } : {}),
     finding: {
       id: finding.id,
       checkId: finding.checkId,
@@ -238,9 +413,10 @@ function renderBodies(
         name: oneLine(finding.resource.name, 253),
       },
       message: manyLines(finding.message, MAX_MESSAGE_CHARS),
-      remediation: manyLines(finding.remediation, MAX_REMEDIATION_CHARS),
+      remediation: remediationText(remediation),
       evidence: evidence.value,
     },
+    ...(followOns.length > 0 ? { followOns: followOnSummaries(followOns) } : {}),
     ...(change.kind === 'changed' && change.previous
       ? {
           previous: {
@@ -255,29 +431,40 @@ function renderBodies(
     evidenceTruncated: evidence.truncated,
     text,
   };
+  const where = whereLine(state.resource.cluster, location);
   const chatbot: ChatbotNotification = chatbotNotification({
     id: `${state.id}-${state.revision}`,
     threadId: state.id,
     eventType: change.kind,
     title: `${CHANGE_EMOJI[change.kind]} ${headline(change.kind, state)}`,
     description: [
-      manyLines(finding.message, 1_500, true),
+      manyLines(finding.message, 1_500),
       ...(change.kind === 'changed' && change.previous
-        ? [`Before (${change.previous.severity}): ${manyLines(change.previous.message, 500, true)}`]
+        ? [`Before (${change.previous.severity}): ${manyLines(change.previous.message, 500)}`]
         : []),
+      ...(change.kind === 'resolved' ? [] : remediationCode(remediation)),
+      ...(followOns.length > 0 ? [followOnLines(followOns).join('\n')] : []),
+      ...(where === '' ? [] : [`Where: ${where}`]),
       `Check: ${checkTitle(state.checkId)} · first seen ${state.firstSeen}`,
-    ].join('\n'),
+    ],
     nextSteps:
-      change.kind === 'resolved' || finding.remediation === ''
+      change.kind === 'resolved'
         ? []
-        : [manyLines(finding.remediation, 500, true)],
+        : remediationProse(remediation).map((step) => manyLines(step, 500)),
     keywords: [
       state.severity,
       state.checkId,
       ...(state.resource.cluster ? [state.resource.cluster] : []),
+      ...(location.account ? [location.account] : []),
+      ...(location.region ? [location.region] : []),
     ],
     relatedResources: [resourceLabel(state.resource)],
-    additionalContext: { findingId: state.id, change: change.kind },
+    additionalContext: {
+      findingId: state.id,
+      change: change.kind,
+      ...(location.account ? { account: location.account } : {}),
+      ...(location.region ? { region: location.region } : {}),
+    },
   });
   return { default: JSON.stringify(body), email: text, https: JSON.stringify(chatbot) };
 }
@@ -291,6 +478,7 @@ const CHANGE_EMOJI: Readonly<Record<ChangeKind, string>> = {
 
 export {
   attributesOf as messageAttributes,
+  CHANGE_EMOJI as changeEmoji,
   manyLines as sanitizeMultiline,
   oneLine as sanitizeLine,
 };

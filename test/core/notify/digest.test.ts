@@ -79,4 +79,29 @@ describe('renderDigest', () => {
     expect(message.id).toBe('digest-scan_2_x');
     expect(structuredMessageBytes(message.bodies)).toBeLessThan(240 * 1024);
   });
+
+  it('names the account and each cluster with its region', () => {
+    const message = renderDigest({
+      scanId: 'scan-3',
+      trigger: 'schedule',
+      scannedAt: NOW.toISOString(),
+      clusters: ['prod'],
+      account: '111122223333',
+      regions: { prod: 'eu-west-1' },
+      failedClusters: [],
+      nodeClassesScanned: 1,
+      changes: [],
+      openBySeverity: OPEN,
+    });
+    const body = JSON.parse(message.bodies.default) as DigestBody;
+    expect(body).toMatchObject({ account: '111122223333', regions: { prod: 'eu-west-1' } });
+    expect(body.text).toContain('Where: account 111122223333, clusters prod (eu-west-1)');
+    expect(JSON.parse(message.bodies.https).content.description).toContain(
+      'Where: account 111122223333, clusters prod (eu-west-1)'
+    );
+    expect(message.subject).toBe(
+      '[nodeclass-scanner] Scan digest for prod in 111122223333 eu-west-1: no changes'
+    );
+    expect(message.attributes).toMatchObject({ account: '111122223333', region: 'eu-west-1' });
+  });
 });

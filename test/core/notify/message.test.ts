@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffFindings, type LifecycleChange } from '../../../lambda/core/lifecycle.js';
+import type { Finding } from '../../../lambda/core/model.js';
 import type { ChatbotNotification } from '../../../lambda/core/notify/chatbot.js';
 import {
   type FindingMessageBody,
@@ -19,6 +20,11 @@ function newChange(overrides: Parameters<typeof aFinding>[0] = {}): LifecycleCha
   const change = diff.changes[0];
   if (!change) throw new Error('expected a change');
   return change;
+}
+
+/** The contents of the fenced code blocks (```) of a rendered text. */
+function codeBlocks(text: string): string[] {
+  return [...text.matchAll(/```\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? '');
 }
 
 function allStrings(value: unknown): string[] {
@@ -184,6 +190,185 @@ describe('renderChangeMessage', () => {
     const message = renderChangeMessage(change, { maxBytes: 6_000 });
     expect(structuredMessageBytes(message.bodies)).toBeLessThanOrEqual(6_000);
     expect((JSON.parse(message.bodies.default) as FindingMessageBody).evidenceTruncated).toBe(true);
+  });
+
+  it('names the account, region and cluster in every body, the subject and the attributes', () => {
+    // Act
+    const change = newChange({
+      checkId: 'imds-v2-required',
+      severity: 'high',
+      resource: { name: 'gpu' },
+    });
+    const message = renderChangeMessage(change, {
+      location: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    const chatbot = JSON.parse(message.bodies.https) as ChatbotNotification;
+    // Assess
+    const where = 'cluster prod, account 111122223333, region eu-west-1';
+    expect(body).toMatchObject({ account: '111122223333', region: 'eu-west-1' });
+    expect(body.finding.resource.cluster).toBe('prod');
+    expect(message.bodies.email.split('\n')[1]).toBe(`Where: ${where}`);
+    expect(chatbot.content.description).toContain(`Where: ${where}`);
+    expect(message.attributes).toMatchObject({ account: '111122223333', region: 'eu-west-1' });
+    expect(message.subject).toBe(
+      '[nodeclass-scanner] NEW HIGH imds-v2-required on prod/EC2NodeClass/gpu in 111122223333 eu-west-1'
+    );
+  });
+
+  it('shortens a long subject by dropping the location, then the check id, then at a word boundary', () => {
+    // Prepare
+    const checkId = 'controller-can-manage-instance-profile';
+    const location = { account: '111122223333', region: 'ap-southeast-2' };
+    const subjectOf = (name: string) =>
+      renderChangeMessage(newChange({ checkId, resource: { name } }), { location }).subject;
+    // Act
+    const headlineOnly = subjectOf('gpu');
+    const resourceOnly = subjectOf('team-payments-batch-workers-spot-arm64');
+    const cut = subjectOf(`team-payments-batch-workers-${'spot-arm64-'.repeat(8)}`);
+    // Assess
+    expect(headlineOnly).toBe(
+      `[nodeclass-scanner] NEW CRITICAL ${checkId} on prod/EC2NodeClass/gpu`
+    );
+    expect(resourceOnly).toBe(
+      '[nodeclass-scanner] NEW CRITICAL prod/EC2NodeClass/team-payments-batch-workers-spot-arm64'
+    );
+    expect(cut).toBe(`[nodeclass-scanner] NEW CRITICAL ${checkId} on prod/EC2NodeClass/...`);
+    for (const subject of [headlineOnly, resourceOnly, cut]) {
+      expect(subject.length).toBeLessThan(100);
+      expect(subject).toMatch(/^[\x20-\x7e]+$/);
+    }
+  });
+
+  it('keeps an IAM statement in the remediation valid JSON in email and in Slack (code blocks)', () => {
+    // Prepare: a controller-can-* remediation with a condition, as permission-check writes it
+    const policy = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Sid: 'AllowScopedResourceCreationTagging',
+          Effect: 'Allow',
+          Action: ['ec2:CreateTags'],
+          Resource: ['arn:aws:ec2:eu-west-1:*:instance/*', 'arn:aws:ec2:eu-west-1:*:volume/*'],
+          Condition: {
+            StringEquals: {
+              'aws:RequestTag/kubernetes.io/cluster/prod': 'owned',
+              'ec2:CreateAction': ['RunInstances', 'CreateFleet'],
+            },
+            StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
+          },
+        },
+      ],
+    };
+    const finding: Partial<Finding> = {
+      checkId: 'controller-can-launch',
+      remediation: `Add to the Karpenter controller role's policy: ${JSON.stringify(policy)} Then re-run the scan.`,
+      evidence: { denials: [{ action: 'ec2:CreateTags' }], remediationPolicy: policy },
+    };
+    // Act
+    const message = renderChangeMessage(newChange(finding));
+    const chatbot = JSON.parse(message.bodies.https) as ChatbotNotification;
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    // Assess
+    expect(codeBlocks(message.bodies.email).map((code) => JSON.parse(code))).toEqual([policy]);
+    expect(codeBlocks(chatbot.content.description).map((code) => JSON.parse(code))).toEqual([
+      policy,
+    ]);
+    expect(chatbot.content.nextSteps).toEqual([
+      "Add to the Karpenter controller role's policy:",
+      'Then re-run the scan.',
+    ]);
+    expect(body.finding.evidence).toEqual(finding.evidence);
+    for (const text of [message.bodies.default, message.bodies.email, message.bodies.https]) {
+      expect(text).not.toContain('nested too deep');
+      expect(text).not.toMatch(/［|］|∗/);
+    }
+  });
+
+  it('never cuts a long remediation inside its JSON', () => {
+    const policy = {
+      Version: '2012-10-17',
+      Statement: Array.from({ length: 12 }, (_, i) => ({
+        Sid: `Statement${i}`,
+        Effect: 'Allow',
+        Action: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateLaunchTemplate'],
+        Resource: [`arn:aws:ec2:eu-west-1:*:launch-template/${'x'.repeat(40)}-${i}`],
+        Condition: { StringEquals: { 'aws:RequestTag/karpenter.sh/nodepool': `pool-${i}` } },
+      })),
+    };
+    const remediation = `Add: ${JSON.stringify(policy)}`;
+    expect(remediation.length).toBeGreaterThan(2_000);
+    const message = renderChangeMessage(newChange({ remediation }));
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    expect(codeBlocks(message.bodies.email).map((code) => JSON.parse(code))).toEqual([policy]);
+    expect(JSON.parse(body.finding.remediation.slice('Add: '.length))).toEqual(policy);
+    // Slack has room for it only compact, or not at all: never a cut statement.
+    const description = (JSON.parse(message.bodies.https) as ChatbotNotification).content
+      .description;
+    for (const code of codeBlocks(description)) expect(JSON.parse(code)).toEqual(policy);
+  });
+
+  it('keeps an IAM policy in the evidence whole when the rest of the evidence is cut', () => {
+    const policy = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: ['iam:PassRole'],
+          Resource: ['arn:aws:iam::111122223333:role/KarpenterNodeRole'],
+          Condition: { StringEquals: { 'iam:PassedToService': ['ec2.amazonaws.com'] } },
+        },
+      ],
+    };
+    const change = newChange({
+      evidence: { blob: 'x'.repeat(900), more: 'y'.repeat(900), remediationPolicy: policy },
+    });
+    const body = JSON.parse(
+      renderChangeMessage(change, { maxBytes: 8_000 }).bodies.default
+    ) as FindingMessageBody;
+    expect(body.evidenceTruncated).toBe(true);
+    expect((body.finding.evidence as { remediationPolicy: unknown }).remediationPolicy).toEqual(
+      policy
+    );
+  });
+
+  it('shows follow-on findings under their root and never as their own headline', () => {
+    // Prepare
+    const root = aFinding({ checkId: 'ami-selector-resolves' });
+    const followOn = aFinding({
+      checkId: 'controller-can-launch',
+      status: 'error',
+      message: 'Launching nodes could not be verified: the class resolved no image.',
+      causedBy: root.id,
+    });
+    const diff = diffFindings({
+      stored: [],
+      findings: [root, followOn],
+      scope: { clusters: ['prod'] },
+      now: NOW,
+    });
+    const change = diff.changes[0];
+    if (!change) throw new Error('expected a change');
+    // Act
+    const message = renderChangeMessage(change);
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    // Assess
+    expect(diff.changes).toHaveLength(1);
+    expect(body.followOns).toEqual([
+      {
+        id: followOn.id,
+        checkId: 'controller-can-launch',
+        severity: 'critical',
+        status: 'error',
+        message: followOn.message,
+      },
+    ]);
+    expect(message.bodies.email).toContain(
+      'Caused by this (not alerted on their own):\n- controller-can-launch (error): Launching nodes could not be verified'
+    );
+    expect(JSON.parse(message.bodies.https).content.description).toContain(
+      '- controller-can-launch (error)'
+    );
   });
 
   it('omits the cluster attribute when the cluster is empty (SNS rejects empty values)', () => {

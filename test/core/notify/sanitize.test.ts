@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   emailSubject,
+  markdownBlocks,
   sanitizeDeep,
   sanitizeText,
+  shortenAtWord,
   truncateText,
   utf8Length,
 } from '../../../lambda/core/notify/sanitize.js';
@@ -66,7 +68,72 @@ describe('sanitizeDeep', () => {
   });
 });
 
+describe('sanitizeDeep with IAM policies', () => {
+  it('keeps a policy document whole below the evidence depth limit (no nested too deep in a condition)', () => {
+    // Prepare: evidence → policy → Statement → statement → Condition → operator → key → values
+    const policy = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: Array.from({ length: 60 }, (_, i) => `ec2:Action${i}`),
+          Resource: ['*'],
+          Condition: { StringEquals: { 'ec2:CreateAction': ['RunInstances', 'CreateFleet'] } },
+        },
+      ],
+    };
+    // Act
+    const clean = sanitizeDeep({ wrapper: { remediationPolicy: policy } });
+    // Assess
+    expect(clean).toEqual({ wrapper: { remediationPolicy: policy } });
+  });
+});
+
+describe('shortenAtWord', () => {
+  it('cuts after the last space or path separator that fits, never inside a word', () => {
+    expect(shortenAtWord('alpha beta gamma', 12, '...')).toBe('alpha...');
+    expect(shortenAtWord('on prod/EC2NodeClass/default', 24, '...')).toBe(
+      'on prod/EC2NodeClass/...'
+    );
+    expect(shortenAtWord('short', 12, '...')).toBe('short');
+    expect(shortenAtWord('x'.repeat(20), 10, '...')).toBe('xxxxxxx...');
+  });
+});
+
+describe('markdownBlocks', () => {
+  it('fences code verbatim (brackets, asterisks) and neutralises mentions, text and fence breaks', () => {
+    // Act
+    const text = markdownBlocks(
+      ['*Fix* [here]', { code: '{"Action":["s3:*"],"Note":"``` <!channel> @here"}' }],
+      500
+    );
+    // Assess
+    const [prose, ...rest] = text.split('\n');
+    expect(prose).toBe('∗Fix∗ ［here］');
+    const code = rest.slice(1, -1).join('\n');
+    expect(rest[0]).toBe('```');
+    expect(rest.at(-1)).toBe('```');
+    expect(JSON.parse(code)).toEqual({ Action: ['s3:*'], Note: 'ˋˋˋ ‹!channel› ＠here' });
+  });
+
+  it('leaves out a code block that does not fit whole, and says so', () => {
+    const text = markdownBlocks(['Policy:', { code: 'x'.repeat(200) }], 100);
+    expect(text).not.toContain('```');
+    expect(text).toContain('too long for chat');
+  });
+});
+
 describe('emailSubject', () => {
+  it('shortens at a word boundary with an ASCII marker', () => {
+    const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    const subject = emailSubject(words);
+    expect(subject.length).toBeLessThan(100);
+    expect(subject.endsWith('...')).toBe(true);
+    const kept = subject.slice(0, -3);
+    expect(words.startsWith(kept)).toBe(true);
+    expect(words[kept.length]).toBe(' ');
+  });
+
   it('is printable ASCII under 100 characters', () => {
     const subject = emailSubject(
       `NEW <!channel> @here ${'é'.repeat(20)} \u0000 ${'x'.repeat(200)}`
