@@ -48,9 +48,10 @@ export interface FindingDraft {
   readonly discriminator?: string;
   readonly location?: FindingLocation;
   /**
-   * Set on an `error` that could not be evaluated because another check failed: the finding is
-   * linked to that check's failing finding on the resource, and never alerts on its own. Ignored
-   * when the root check did not fail or error there.
+   * Set on a finding that only follows from another check's: an `error` that could not be
+   * evaluated because that check failed, or a `fail` that restates it. The finding is linked to
+   * that check's failing finding on the resource and never alerts on its own. Ignored when the
+   * root check did not fail or error there.
    */
   readonly causedBy?: RootCause;
 }
