@@ -82,6 +82,7 @@ function gapRootCause(
   const awsFacts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
   const roots: (RootCause | undefined)[] = [];
   if (group === 'launch') {
+    // buildSimulations' order: the NodePools gap, then the launch resources gap.
     if (input.nodePools.status === 'unavailable') {
       roots.push({ checkId: SCANNER_CAN_READ_CLUSTER, resource: clusterResource(entry.cluster) });
     }
