@@ -7,6 +7,7 @@ import type {
   LifecycleChange,
   PendingPublish,
   ScanStamp,
+  SilentClose,
   StoredFindings,
 } from './lifecycle.js';
 import type { Severity } from './model.js';
@@ -35,13 +36,21 @@ export interface FindingStore {
     change: LifecycleChange,
     claim: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
   ): Promise<boolean>;
+  /**
+   * Writes a silent close (`close.next`, never notified) under the same conditions as a claim,
+   * without a pending publish. False when the condition fails.
+   */
+  close(close: SilentClose, stamp: ScanStamp): Promise<boolean>;
   /** Takes over a pending publish (see `adoptablePending`); false when someone else moved it. */
   adopt(pending: PendingPublish, stamp: ScanStamp): Promise<boolean>;
   /** Clears the pending mark of published claims this scan owns (a lost condition is ignored). */
   clearPending(states: readonly FindingState[], stamp: ScanStamp): Promise<void>;
   /** Undoes a claim whose notification SNS refused, so a later scan claims and notifies it again. */
   release(change: LifecycleChange, stamp: ScanStamp): Promise<void>;
-  /** Refreshes `lastSeen` of unchanged open findings (no revision bump, never notifies). */
+  /**
+   * Refreshes `lastSeen` (and `materialHash`, for states stored before hashes) of unchanged open
+   * findings: no revision bump, never notifies.
+   */
   touch(states: readonly FindingState[], stamp: ScanStamp): Promise<void>;
   loadIndex(): Promise<NodeClassIndexEntry[]>;
   /** Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone). */

@@ -6,6 +6,7 @@ import type {
   LifecycleChange,
   PendingPublish,
   ScanStamp,
+  SilentClose,
   StoredFindings,
 } from '../../lambda/core/lifecycle.js';
 import type { OutgoingMessage } from '../../lambda/core/notify/message.js';
@@ -89,6 +90,19 @@ export class InMemoryFindingStore implements FindingStore {
     });
   }
 
+  public async close({ previous, next }: SilentClose, stamp: ScanStamp): Promise<boolean> {
+    return this.request('close', () => {
+      const { id } = next;
+      if (this.findings.get(id)?.revision !== previous.revision || this.pending.has(id)) {
+        return false;
+      }
+      if ((this.scanSeqs.get(id) ?? 0) >= stamp.scanSeq) return false;
+      this.findings.set(id, next);
+      this.scanSeqs.set(id, stamp.scanSeq);
+      return true;
+    });
+  }
+
   public async adopt(pending: PendingPublish, stamp: ScanStamp): Promise<boolean> {
     return this.request('adopt', () => {
       const { id, revision } = pending.state;
@@ -143,7 +157,11 @@ export class InMemoryFindingStore implements FindingStore {
           current.status === 'open' &&
           (this.scanSeqs.get(state.id) ?? 0) < stamp.scanSeq
         ) {
-          this.findings.set(state.id, { ...current, lastSeen: state.lastSeen });
+          this.findings.set(state.id, {
+            ...current,
+            lastSeen: state.lastSeen,
+            ...(state.materialHash === undefined ? {} : { materialHash: state.materialHash }),
+          });
           this.scanSeqs.set(state.id, stamp.scanSeq);
         }
       });

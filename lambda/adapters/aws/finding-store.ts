@@ -6,8 +6,9 @@
 // the scan that last wrote the item), so two deliveries of the same event, or a scan holding an
 // older view than the last writer, cannot both win and both alert. A claim carries its rendered
 // notification (`pending*` attributes) until the publish is confirmed: a scan that dies in
-// between leaves it for the next attempt instead of losing it. Resolved findings carry
-// `expiresAt` (epoch seconds), the table's TTL attribute.
+// between leaves it for the next attempt instead of losing it. A silent close (the finding is now
+// suppressed, or a follow-on of another) is the same conditional Put without a pending publish.
+// Resolved findings carry `expiresAt` (epoch seconds), the table's TTL attribute.
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -72,6 +73,8 @@ const FindingItemSchema = z.object({
   findingStatus: z.enum(['fail', 'error']),
   severity: z.enum(SEVERITIES),
   message: z.string(),
+  // Absent on items written before material hashes existed.
+  materialHash: z.string().optional(),
   firstSeen: z.string(),
   lastSeen: z.string(),
   lastNotified: z.string().optional(),
@@ -90,6 +93,7 @@ const OutgoingMessageSchema = z.object({
   subject: z.string(),
   attributes: z.record(z.string(), z.string()),
   bodies: z.object({ default: z.string(), email: z.string(), https: z.string() }),
+  covers: z.array(z.string()).optional(),
 });
 
 function parseMessage(json: string): OutgoingMessage | undefined {
@@ -170,6 +174,7 @@ export function createFindingStore(
       findingStatus: state.findingStatus,
       severity: state.severity,
       message: state.message,
+      materialHash: state.materialHash,
       firstSeen: state.firstSeen,
       lastSeen: state.lastSeen,
       lastNotified: state.lastNotified,
@@ -271,6 +276,11 @@ export function createFindingStore(
   const seqKey = (cluster: string) => ({ pk: findingPk(cluster), sk: SCAN_SEQ_SK });
   // A stored `scanSeq` lower than the writer's (or none: items written before it existed).
   const NEWER_SCAN = '(attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)';
+  /** The claim's condition on an item that exists: same revision, no publish pending, newer scan. */
+  const transitionCondition = (previous: FindingState, stamp: { scanSeq: number }) => ({
+    ConditionExpression: `revision = :revision AND attribute_not_exists(pendingSeq) AND ${NEWER_SCAN}`,
+    ExpressionAttributeValues: { ':revision': previous.revision, ':scanSeq': stamp.scanSeq },
+  });
 
   async function send<T>(operation: string, run: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -395,13 +405,20 @@ export function createFindingStore(
             Item: item,
             ...(previous === undefined
               ? { ConditionExpression: 'attribute_not_exists(pk)' }
-              : {
-                  ConditionExpression: `revision = :revision AND attribute_not_exists(pendingSeq) AND ${NEWER_SCAN}`,
-                  ExpressionAttributeValues: {
-                    ':revision': previous.revision,
-                    ':scanSeq': stamp.scanSeq,
-                  },
-                }),
+              : transitionCondition(previous, stamp)),
+          })
+        )
+      );
+      return written !== undefined;
+    },
+
+    async close({ previous, next }, stamp) {
+      const written = await send('dynamodb:PutItem', () =>
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: findingItem(next, stamp.scanSeq),
+            ...transitionCondition(previous, stamp),
           })
         )
       );
@@ -476,7 +493,10 @@ export function createFindingStore(
     async touch(states, stamp) {
       await updateEach(states, (state) => ({
         Key: findingKey(state),
-        UpdateExpression: 'SET lastSeen = :lastSeen, scanSeq = :scanSeq',
+        UpdateExpression:
+          state.materialHash === undefined
+            ? 'SET lastSeen = :lastSeen, scanSeq = :scanSeq'
+            : 'SET lastSeen = :lastSeen, materialHash = :materialHash, scanSeq = :scanSeq',
         ConditionExpression: `revision = :revision AND #status = :open AND ${NEWER_SCAN}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -484,6 +504,7 @@ export function createFindingStore(
           ':revision': state.revision,
           ':open': 'open',
           ':scanSeq': stamp.scanSeq,
+          ...(state.materialHash === undefined ? {} : { ':materialHash': state.materialHash }),
         },
       }));
     },

@@ -1,7 +1,8 @@
 // SNS implementation of the NotificationPublisher port: PublishBatch with at most 10 entries and
 // at most 256 KiB per request (SNS quotas), `MessageStructure: json` for per-protocol bodies.
 // Entries that fail for a transient reason are retried once; what still fails is returned (never
-// thrown) so the caller can undo exactly those claims.
+// thrown) so the caller can undo exactly those claims. A message id given twice (a summary carried
+// by several claims) is sent once: SNS rejects a batch with repeated entry ids.
 import {
   PublishBatchCommand,
   type PublishBatchRequestEntry,
@@ -86,7 +87,8 @@ export function createSnsPublisher(sns: SnsSender, topicArn: string): Notificati
 
   return {
     async publish(messages) {
-      const entries = messages.map(toBatchEntry);
+      const unique = [...new Map(messages.map((message) => [message.id, message])).values()];
+      const entries = unique.map(toBatchEntry);
       return { failed: await sendBatches(sender, planBatches(entries)) };
     },
   };

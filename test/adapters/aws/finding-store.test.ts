@@ -89,6 +89,7 @@ describe('createFindingStore', () => {
         findingStatus: 'fail',
         severity: 'critical',
         message: 'spec.instanceProfile is an ARN.',
+        materialHash: 'material-of-instance-profile-is-name',
         firstSeen: NOW.toISOString(),
         lastSeen: NOW.toISOString(),
         lastNotified: NOW.toISOString(),
@@ -226,6 +227,68 @@ describe('createFindingStore', () => {
       },
     });
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(2);
+  });
+
+  it('records the material hash of a state stored before hashes when touching it', async () => {
+    dynamo.on(UpdateCommand).resolves({});
+    const state = {
+      ...aStoredState(aFinding(), '2026-10-01T00:00:00.000Z'),
+      lastSeen: NOW.toISOString(),
+      materialHash: 'abc',
+    };
+    await store.touch([state], stamp);
+    expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toMatchObject({
+      UpdateExpression:
+        'SET lastSeen = :lastSeen, materialHash = :materialHash, scanSeq = :scanSeq',
+      ExpressionAttributeValues: { ':materialHash': 'abc' },
+    });
+  });
+
+  it('closes a finding silently: the claim condition, resolved, no pending publish', async () => {
+    // Prepare
+    dynamo.on(PutCommand).rejectsOnce(conditionFailed).resolves({});
+    const previous = aStoredState(aFinding(), '2026-10-01T00:00:00.000Z', { revision: 4 });
+    const next = {
+      ...previous,
+      status: 'resolved' as const,
+      resolvedAt: NOW.toISOString(),
+      lastSeen: NOW.toISOString(),
+      revision: 5,
+    };
+    const close = { previous, next, finding: aFinding({ status: 'suppressed' }) };
+    // Act
+    const lost = await store.close(close, stamp);
+    const written = await store.close(close, stamp);
+    // Assess
+    expect([lost, written]).toEqual([false, true]);
+    const input = dynamo.commandCalls(PutCommand)[1]?.args[0].input;
+    expect(input?.ConditionExpression).toBe(
+      'revision = :revision AND attribute_not_exists(pendingSeq) AND (attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)'
+    );
+    expect(input?.ExpressionAttributeValues).toEqual({ ':revision': 4, ':scanSeq': 7 });
+    expect(input?.Item).toMatchObject({
+      status: 'resolved',
+      revision: 5,
+      lastNotified: previous.lastNotified,
+      scanSeq: 7,
+      expiresAt: NOW.getTime() / 1000 + 30 * 86_400,
+    });
+    expect(Object.keys(input?.Item ?? {}).filter((key) => key.startsWith('pending'))).toEqual([]);
+  });
+
+  it('keeps which changes a pending summary covers across a reload', async () => {
+    const change = firstChange('new');
+    const message = {
+      ...renderChangeMessage(change),
+      id: 'summary-7-prod',
+      covers: [`new:${change.next.id}`, 'new:other'],
+    };
+    dynamo.on(PutCommand).resolves({});
+    await store.claim(change, { stamp, message });
+    const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
+    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}] });
+    const { pending } = await store.loadFindings('prod');
+    expect(pending[0]?.message.covers).toEqual([`new:${change.next.id}`, 'new:other']);
   });
 
   it('replaces a cluster index: puts current NodeClasses and deletes the ones gone', async () => {

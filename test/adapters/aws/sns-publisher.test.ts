@@ -51,6 +51,16 @@ describe('createSnsPublisher', () => {
     });
   });
 
+  it('sends a message given twice (a summary several claims carry) once, without its covers', async () => {
+    sns.on(PublishBatchCommand).resolves({ Successful: [{ Id: 's', MessageId: '1' }], Failed: [] });
+    const summary = { ...aMessage('s'), covers: ['new:a', 'new:b'] };
+    await createSnsPublisher(new SNSClient({}), TOPIC).publish([summary, summary]);
+    const entries =
+      sns.commandCalls(PublishBatchCommand)[0]?.args[0].input.PublishBatchRequestEntries;
+    expect(entries?.map((entry) => entry.Id)).toEqual(['s']);
+    expect(JSON.stringify(entries)).not.toContain('covers');
+  });
+
   it('sends at most 10 entries per request', async () => {
     sns
       .on(PublishBatchCommand)

@@ -166,7 +166,7 @@ describe('renderSummary', () => {
 
   it('stays within its byte budget by dropping detail, then listing fewer changes', () => {
     // Prepare
-    const many: LifecycleChange[] = changesOf(
+    const many: readonly LifecycleChange[] = changesOf(
       Array.from({ length: 150 }, (_, i) =>
         aFinding({
           id: `f${i}`,
