@@ -70,6 +70,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     resolvedRetention: Duration.days(config.resolvedTtlDays),
     digest: config.digest,
     scanEnvironment: config.scanEnvironment,
+    ignore: config.ignore,
     dryRunRoleArn: config.dryRunRoleArn,
     vpc,
     vpcSubnets:

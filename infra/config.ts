@@ -2,8 +2,11 @@
 // bad value fails `cdk synth` with the key's name instead of a half-built stack.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
+import { CHECKS } from '../lambda/core/checks/index.js';
+import { ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
 import { isAtOrAbove, SEVERITIES, type Severity } from '../lambda/core/model.js';
 import { isRegionName, partitionOf } from '../lambda/core/region.js';
+import { IGNORE_RULES_MAX_CHARS } from '../lambda/shared/config.js';
 
 /** `-c key=a,b` arrives as a string; cdk.json gives arrays. Accept both. */
 function listOf<T extends z.ZodType>(item: T) {
@@ -69,6 +72,8 @@ export const scannerConfigSchema = z
     resolvedTtlDays: integer(1, 365).default(30),
     digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
     scanEnvironment: z.enum(['production', 'non-production']).default('production'),
+    /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
+    ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),
     dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
     vpcId: z
       .string()
@@ -89,6 +94,16 @@ export const scannerConfigSchema = z
     iamEvents: flag.default(true),
   })
   .superRefine((config, ctx) => {
+    const ignoreChars = JSON.stringify(config.ignore).length;
+    if (ignoreChars > IGNORE_RULES_MAX_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ignore'],
+        message:
+          `the rules take ${ignoreChars} characters of the Lambdas' 4 KB environment; keep them ` +
+          `under ${IGNORE_RULES_MAX_CHARS} (shorter reasons, one glob for several objects)`,
+      });
+    }
     if (config.clusters.length === 0 && config.discoverClusters === '') {
       ctx.addIssue({
         code: 'custom',

@@ -9,6 +9,8 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
+import { CHECKS } from '../../lambda/core/checks/index.js';
+import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../../lambda/core/ignore-rules.js';
 import type { Severity } from '../../lambda/core/model.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import {
@@ -17,6 +19,7 @@ import {
   HANDLER_ENV_KEYS,
   HANDLER_NAMES,
   type HandlerName,
+  IGNORE_RULES_MAX_CHARS,
 } from '../../lambda/shared/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TABLE_SCHEMA } from '../../lambda/shared/telemetry.js';
 import { ROLE_CONSTRUCT_IDS } from '../handler-roles.js';
@@ -53,6 +56,12 @@ export interface NodeClassScannerProps {
   readonly digest?: 'on-change' | 'always' | 'never';
   /** `non-production` lowers AMI-pinning findings to info. @default 'production' */
   readonly scanEnvironment?: 'production' | 'non-production';
+  /**
+   * Accepted findings: each matching `fail`/`error` finding is reported as `suppressed` and never
+   * alerts, until the rule's `expires` date. Validated at synth against the check catalog.
+   * @default none
+   */
+  readonly ignore?: readonly IgnoreRule[];
   /**
    * DryRun mode: the role the scanner assumes to dry-run EC2 launches. The scanner's own roles
    * never get EC2 mutation rights. @default DryRun mode off
@@ -199,6 +208,7 @@ export class NodeClassScanner extends Construct {
       RESOLVED_TTL_DAYS: String((props.resolvedRetention ?? Duration.days(30)).toDays()),
       DIGEST: props.digest ?? 'on-change',
       SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',
+      IGNORE_RULES: ignoreRulesValue(props.ignore ?? []),
     };
     return (handler) => ({
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -215,6 +225,25 @@ export function handlerEnvKeys(handler: HandlerName): EnvKey[] {
   const required = new Set(Object.values(HANDLER_ENV_KEYS).flat());
   const optional = CONFIG_ENV_KEYS.filter((key) => !required.has(key));
   return [...HANDLER_ENV_KEYS[handler], ...optional].filter((key) => key !== 'AWS_REGION');
+}
+
+/** The IGNORE_RULES variable: the rules as JSON, validated against the catalog and its budget. */
+export function ignoreRulesValue(rules: readonly IgnoreRule[]): string {
+  const parsed = ignoreRulesSchema(CHECKS.map((check) => check.id)).safeParse(rules);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issuePath('ignore', issue.path)}: ${issue.message}`
+    );
+    throw new Error(`NodeClassScanner: ${problems.join('; ')}`);
+  }
+  const value = JSON.stringify(parsed.data);
+  if (value.length > IGNORE_RULES_MAX_CHARS) {
+    throw new Error(
+      `NodeClassScanner: the ignore rules take ${value.length} characters of the Lambdas' 4 KB ` +
+        `environment; keep them under ${IGNORE_RULES_MAX_CHARS}`
+    );
+  }
+  return value;
 }
 
 function missingValue(key: string): never {

@@ -1,11 +1,12 @@
 import type { Check } from '../core/check.js';
 import { CHECKS } from '../core/checks/index.js';
 import { runChecks } from '../core/evaluate.js';
+import type { IgnoreRule } from '../core/ignore-rules.js';
 import { emptyInventory, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher, ObjectSource } from '../core/ports.js';
 import { redactEvaluation, redactSecrets } from '../core/redact.js';
 import { buildReport, type InputError, type ScanReport } from '../core/report.js';
-import { annotatedObjectsOf, applySuppressions, type IgnoreRule } from '../core/suppress.js';
+import { annotatedObjectsOf, applySuppressions } from '../core/suppress.js';
 
 export interface ScanPlan {
   readonly objects: ObjectSource;

@@ -19,6 +19,7 @@ import {
   type NodeClassIndexEntry,
   type NodeClassRef,
 } from '../core/event-index.js';
+import type { IgnoreRule } from '../core/ignore-rules.js';
 import { type Inventory, unavailableSources } from '../core/inventory.js';
 import {
   adoptablePending,
@@ -50,6 +51,8 @@ export type PlanFactory = (target: {
 
 export interface ScanSettings {
   readonly reminderIntervalMs: number;
+  /** Config `ignore` rules (validated); annotations on the objects apply as well. */
+  readonly ignore?: readonly IgnoreRule[];
   readonly digest: 'on-change' | 'always' | 'never';
   /** How long a claim pending publish belongs to its scan (`DEFAULT_PENDING_LEASE_MS`). */
   readonly pendingLeaseMs?: number;
@@ -183,7 +186,11 @@ async function scanCluster(
   const basePlan = await deps.planFor(target);
   const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
   const { inventory, inputErrors } = await collectInventory(plan);
-  const report = evaluateInventory(inventory, { now: started }, inputErrors);
+  const report = evaluateInventory(
+    inventory,
+    { now: started, ignore: deps.settings.ignore ?? [] },
+    inputErrors
+  );
   const unread = unreadClusters(inventory, cluster, inputErrors.length);
   const scope: DiffScope = {
     clusters: [cluster],

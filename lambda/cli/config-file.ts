@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parse, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { CHECKS } from '../core/checks/index.js';
-import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/suppress.js';
+import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/ignore-rules.js';
 import { ConfigError } from '../shared/errors.js';
 
 export const DEFAULT_CONFIG_FILE = '.nodeclass-scanner.yaml';

@@ -26,6 +26,7 @@ import {
   type ScanResult,
   scanAndPublish,
 } from '../app/scan-and-publish.js';
+import { CHECKS } from '../core/checks/index.js';
 import type {
   FindingStore,
   NotificationPublisher,
@@ -55,7 +56,9 @@ export interface Service {
 }
 
 function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics): Service {
-  const config = loadConfig(overrides.env ?? process.env, handler);
+  const config = loadConfig(overrides.env ?? process.env, handler, {
+    checkIds: CHECKS.map((check) => check.id),
+  });
   const clock = overrides.clock ?? (() => new Date());
   const clients = createAwsClients({ region: config.region });
   // Count our own calls (DynamoDB, SNS, SQS) in `AwsApiCalls` too.
@@ -106,7 +109,11 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
     metrics,
     logger: appLogger(),
     clock,
-    settings: { reminderIntervalMs: config.reminderIntervalMs, digest: config.digest },
+    settings: {
+      reminderIntervalMs: config.reminderIntervalMs,
+      digest: config.digest,
+      ignore: config.ignore,
+    },
     apiCallCount: () => clients.counter.totalCalls(),
   };
   return {

@@ -2,6 +2,7 @@
 // every invalid or missing variable is listed in one ConfigError. The CDK stack sets exactly the
 // keys in HANDLER_ENV_KEYS for each function.
 import { z } from 'zod';
+import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../core/ignore-rules.js';
 import { ConfigError } from './errors.js';
 
 export const HANDLER_NAMES = ['dispatch', 'scan-cluster', 'ami-event', 'iam-event'] as const;
@@ -50,6 +51,28 @@ const positiveNumber = (fallback: number) =>
       }
       return parsed;
     });
+
+/**
+ * The Lambda environment holds at most 4 KB of variables per function: the ignore rules may take
+ * this much of it (checked at synth).
+ */
+export const IGNORE_RULES_MAX_CHARS = 2500;
+
+/** JSON text → ignore rules; given the catalog's ids, a rule naming no check is an error. */
+function ignoreRulesVariable(knownCheckIds?: readonly string[]) {
+  return z
+    .string()
+    .default('[]')
+    .transform((value, context): unknown => {
+      try {
+        return JSON.parse(value.trim() === '' ? '[]' : value);
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON array of ignore rules' });
+        return z.NEVER;
+      }
+    })
+    .pipe(ignoreRulesSchema(knownCheckIds));
+}
 
 /** Every variable, with its meaning. Optional ones have defaults. */
 const ENV_SCHEMA = {
@@ -113,6 +136,8 @@ const ENV_SCHEMA = {
     ),
   /** `non-production` lowers pinning findings to info. */
   SCAN_ENVIRONMENT: z.enum(['production', 'non-production']).default('production'),
+  /** Accepted findings: the `ignore` rules as JSON (`[{check, resource, reason, expires?}]`). */
+  IGNORE_RULES: ignoreRulesVariable(),
 } as const;
 
 export type EnvKey = keyof typeof ENV_SCHEMA;
@@ -121,9 +146,9 @@ export const CONFIG_ENV_KEYS = Object.keys(ENV_SCHEMA) as EnvKey[];
 /** Variables each handler requires (beyond the optional ones, which every handler accepts). */
 export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> = {
   dispatch: ['SCAN_QUEUE_URL', 'CLUSTERS', 'DISCOVER_CLUSTERS', 'DISCOVERY_REGIONS', 'AWS_REGION'],
-  'scan-cluster': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
-  'ami-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
-  'iam-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION'],
+  'scan-cluster': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
+  'ami-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
+  'iam-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
 };
 
 const OPTIONAL_KEYS: readonly EnvKey[] = [
@@ -154,25 +179,36 @@ export interface Config {
   readonly resolvedTtlDays: number;
   readonly digest: 'on-change' | 'always' | 'never';
   readonly environment: 'production' | 'non-production';
+  /** Config `ignore` rules (scanning functions; `[]` elsewhere). */
+  readonly ignore: readonly IgnoreRule[];
   /** DryRun mode's role, when configured. */
   readonly dryRunRoleArn?: string;
 }
 
 /**
  * Parses the variables `handler` needs. Variables a handler does not use are left empty in the
- * Config (`''`/`[]`), so each function only needs its own keys set.
+ * Config (`''`/`[]`), so each function only needs its own keys set. `checkIds` (the scanning
+ * functions pass the catalog) makes an ignore rule naming no check an error.
  */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
-  handler: HandlerName
+  handler: HandlerName,
+  options: { readonly checkIds?: readonly string[] } = {}
 ): Config {
   const keys = [...HANDLER_ENV_KEYS[handler], ...OPTIONAL_KEYS];
-  const shape = Object.fromEntries(keys.map((key) => [key, ENV_SCHEMA[key]]));
+  const shape = Object.fromEntries(
+    keys.map((key) => [
+      key,
+      key === 'IGNORE_RULES' ? ignoreRulesVariable(options.checkIds) : ENV_SCHEMA[key],
+    ])
+  );
   const parsed = z.object(shape).safeParse(Object.fromEntries(keys.map((key) => [key, env[key]])));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? '?');
-      return env[key] === undefined ? `${key}: missing` : `${key}: ${issue.message}`;
+      return env[key] === undefined
+        ? `${key}: missing`
+        : `${issuePath(key, issue.path.slice(1))}: ${issue.message}`;
     });
     throw new ConfigError(
       `Invalid configuration for the ${handler} function: ${[...new Set(problems)].join('; ')}`
@@ -213,6 +249,7 @@ export function loadConfig(
     resolvedTtlDays: values.RESOLVED_TTL_DAYS ?? 30,
     digest: values.DIGEST ?? 'on-change',
     environment: values.SCAN_ENVIRONMENT ?? 'production',
+    ignore: Object.freeze(values.IGNORE_RULES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),
   });
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../lambda/core/checks/index.js';
+import {
+  expiryInstant,
+  globMatches,
+  type IgnoreRule,
+  ignoreRulesSchema,
+  isExpired,
+  resourceMatches,
+} from '../../lambda/core/ignore-rules.js';
 import { emptyInventory } from '../../lambda/core/inventory.js';
 import { materialHash } from '../../lambda/core/material.js';
 import { type Finding, findingId } from '../../lambda/core/model.js';
@@ -8,12 +16,6 @@ import {
   type AnnotatedObject,
   annotatedObjectsOf,
   applySuppressions,
-  expiryInstant,
-  globMatches,
-  type IgnoreRule,
-  ignoreRulesSchema,
-  isExpired,
-  resourceMatches,
 } from '../../lambda/core/suppress.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
 import { aFinding } from '../support/findings.js';

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       resolvedTtlDays: 30,
       digest: 'on-change',
       environment: 'production',
+      ignore: [],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
