@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_CONFIG_FILE,
@@ -83,6 +85,20 @@ describe('parseCliConfig', () => {
     expect(usageError(() => parseCliConfig('ignore: [\n', 'scan.yaml'))).toMatch(
       /^scan\.yaml: not valid YAML: /
     );
+  });
+});
+
+describe("the README's example config file", () => {
+  it('is a valid config file', () => {
+    // Prepare
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const example = /```yaml\n(ignore:\n[\s\S]*?)```/.exec(readme)?.[1];
+    // Act
+    const config = parseCliConfig(example ?? '', 'README.md');
+    // Assess
+    expect(config.ignore).toEqual([
+      expect.objectContaining({ check: 'node-role-policies', resource: '*/EC2NodeClass/legacy-*' }),
+    ]);
   });
 });
 
