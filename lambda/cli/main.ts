@@ -22,7 +22,8 @@ export const EXIT_USAGE = 2;
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  readonly readStdin: () => Promise<string>;
+  /** Reads standard input, rejecting as soon as more than `maxBytes` bytes arrive. */
+  readonly readStdin: (maxBytes?: number) => Promise<string>;
   readonly stdoutIsTty: boolean;
   readonly stderrIsTty: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;

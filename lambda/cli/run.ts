@@ -1,10 +1,11 @@
 // Process entry point: binds the CLI to the real process.
+import { DEFAULT_INPUT_LIMITS } from '../adapters/files/limits.js';
+import { readCapped } from '../adapters/files/read-input.js';
 import { runCli } from './main.js';
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** Stops at the cap: a pipe that never ends (or `< /dev/zero`) is refused, never buffered whole. */
+function readStdin(maxBytes = DEFAULT_INPUT_LIMITS.maxInputBytes): Promise<string> {
+  return readCapped(process.stdin, maxBytes, 'maxInputBytes');
 }
 
 // `nodeclass-scan … | head` closes the pipe early: drop the rest of the output instead of crashing.

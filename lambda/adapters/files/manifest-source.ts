@@ -1,57 +1,64 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { ClusterContext } from '../../core/inventory.js';
 import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
 import type { InputError } from '../../core/report.js';
-import { type ParsedManifests, parseManifestText } from './parse-manifests.js';
+import {
+  DEFAULT_INPUT_LIMITS,
+  describeLimit,
+  type InputLimits,
+  inputLimitsFromEnv,
+} from './limits.js';
+import { type ParsedManifests, parseManifestText, type TokenBudget } from './parse-manifests.js';
+import { readRegularFile } from './read-input.js';
+import { type ListDirectory, walkManifestFiles } from './walk.js';
 
-const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
 /** Larger files are refused rather than parsed: no real NodeClass manifest comes close. */
-export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = DEFAULT_INPUT_LIMITS.maxInputBytes;
 
 export interface ManifestSourceOptions {
   /** Files, directories (searched recursively) or `-` for standard input. */
   readonly paths: readonly string[];
   /** Context for spec checks (region, partition, Karpenter version). */
   readonly cluster: ClusterContext;
-  readonly readStdin?: () => Promise<string>;
+  /** Reads standard input, rejecting as soon as more than `maxBytes` bytes arrive. */
+  readonly readStdin?: (maxBytes: number) => Promise<string>;
+  /** Default: the documented limits, each overridden by its environment variable. */
+  readonly limits?: InputLimits;
+  /** Directory listing (tests inject huge directories); default: the file system. */
+  readonly listDirectory?: ListDirectory;
 }
 
-async function expand(path: string, errors: InputError[]): Promise<string[]> {
-  let info: Awaited<ReturnType<typeof stat>>;
+interface Walk {
+  readonly limits: InputLimits;
+  readonly entries: { entriesLeft: number };
+  readonly errors: InputError[];
+}
+
+async function expand(path: string, walk: Walk, options: ManifestSourceOptions): Promise<string[]> {
+  let isDirectory: boolean;
   try {
-    info = await stat(path);
+    isDirectory = (await stat(path)).isDirectory();
   } catch (error) {
-    errors.push({ source: path, message: describeFsError(error) });
+    walk.errors.push({ source: path, message: describeFsError(error) });
     return [];
   }
-  if (!info.isDirectory()) return [path];
-  const files = await manifestFilesUnder(path, errors);
-  if (files.length === 0) {
+  // Anything else (regular or not) is judged when read, with the file's own error.
+  if (!isDirectory) return [path];
+  const found = await walkManifestFiles(path, walk.entries, describeFsError, options.listDirectory);
+  for (const error of found.errors) walk.errors.push(error);
+  if (found.overBudget) {
+    walk.errors.push({
+      source: path,
+      message: `holds too many manifest files and directories (${describeLimit(walk.limits, 'maxFiles')}); not scanned`,
+    });
+    return [];
+  }
+  if (found.files.length === 0) {
     // A CI job pointed at the wrong directory must not pass as "nothing found".
-    errors.push({ source: path, message: 'directory holds no .yaml, .yml or .json files' });
+    walk.errors.push({ source: path, message: 'directory holds no .yaml, .yml or .json files' });
   }
-  return files;
-}
-
-async function manifestFilesUnder(directory: string, errors: InputError[]): Promise<string[]> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch (error) {
-    errors.push({ source: directory, message: describeFsError(error) });
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    const child = join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...(await manifestFilesUnder(child, errors)));
-    else if (MANIFEST_EXTENSIONS.some((extension) => entry.name.endsWith(extension))) {
-      files.push(child);
-    }
-  }
-  return files;
+  return found.files;
 }
 
 function describeFsError(error: unknown): string {
@@ -61,51 +68,61 @@ function describeFsError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function readText(path: string, options: ManifestSourceOptions): Promise<string> {
-  if (path === '-') {
-    if (!options.readStdin) throw new Error('standard input is not available');
-    const text = await options.readStdin();
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_MANIFEST_BYTES) {
-      throw new Error(`input is ${bytes} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`);
-    }
-    return text;
+async function readText(path: string, options: ManifestSourceOptions, limits: InputLimits) {
+  if (path !== '-') return readRegularFile(path, limits.maxInputBytes, 'maxInputBytes');
+  if (!options.readStdin) throw new Error('standard input is not available');
+  const text = await options.readStdin(limits.maxInputBytes);
+  // A reader that ignored the cap: still refuse what it returned.
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > limits.maxInputBytes) {
+    throw new Error(
+      `is ${bytes} bytes, too large (${describeLimit(limits, 'maxInputBytes')}); not read`
+    );
   }
-  const info = await stat(path);
-  if (info.size > MAX_MANIFEST_BYTES) {
-    throw new Error(`file is ${info.size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`);
-  }
-  return readFile(path, 'utf8');
+  return text;
 }
 
 /** Loads every manifest under the paths; one unreadable file never stops the others. */
 export async function loadManifests(options: ManifestSourceOptions): Promise<ParsedManifests> {
+  const limits = options.limits ?? inputLimitsFromEnv();
   const merged: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
+  const walk: Walk = { limits, entries: { entriesLeft: limits.maxFiles }, errors: merged.errors };
   const files: string[] = [];
   for (const path of options.paths) {
-    if (path === '-') files.push(path);
-    else files.push(...(await expand(path, merged.errors)));
+    if (path === '-') {
+      files.push(path);
+      continue;
+    }
+    // One push per file: spreading a 100k-element array overflows the call stack.
+    for (const file of await expand(path, walk, options)) files.push(file);
   }
+  const budget: TokenBudget = { tokensLeft: limits.maxTotalTokens };
   // A file named twice (`dir dir/a.yaml`) is read once: its objects must not be reported twice.
   const seen = new Set<string>();
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
+    const source = file === '-' ? '<stdin>' : file;
+    if (budget.tokensLeft <= 0) {
+      const more = files.length - index;
+      merged.errors.push({
+        source,
+        message: `not scanned${more > 1 ? `, nor ${more - 1} later file(s)` : ''}: the scan's files hold too many YAML tokens in all (${describeLimit(limits, 'maxTotalTokens')})`,
+      });
+      break;
+    }
     const key = file === '-' ? file : resolve(file);
     if (seen.has(key)) continue;
     seen.add(key);
     let text: string;
     try {
-      text = await readText(file, options);
+      text = await readText(file, options, limits);
     } catch (error) {
-      merged.errors.push({
-        source: file === '-' ? '<stdin>' : file,
-        message: describeFsError(error),
-      });
+      merged.errors.push({ source, message: describeFsError(error) });
       continue;
     }
-    const parsed = parseManifestText(text, file === '-' ? '<stdin>' : file, options.cluster.name);
-    merged.nodeClasses.push(...parsed.nodeClasses);
-    merged.nodePools.push(...parsed.nodePools);
-    merged.errors.push(...parsed.errors);
+    const parsed = parseManifestText(text, source, options.cluster.name, limits, budget);
+    for (const entry of parsed.nodeClasses) merged.nodeClasses.push(entry);
+    for (const entry of parsed.nodePools) merged.nodePools.push(entry);
+    for (const error of parsed.errors) merged.errors.push(error);
   }
   return merged;
 }

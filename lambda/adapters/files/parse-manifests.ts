@@ -1,6 +1,18 @@
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import {
+  Composer,
+  CST,
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  type Node,
+  Parser,
+} from 'yaml';
 import { formatPath } from '../../core/schema.js';
 import { addObject, isKarpenterObject, kindOf, type ParsedManifests } from './kube-objects.js';
+import { DEFAULT_INPUT_LIMITS, describeLimit, type InputLimits } from './limits.js';
 
 export { addObject, type ParsedManifests };
 
@@ -97,13 +109,105 @@ function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): P
   return positions;
 }
 
+/** YAML tokens the files of one scan may still hold; shared by every file of the scan. */
+export interface TokenBudget {
+  tokensLeft: number;
+}
+
+type ParseLimits = Pick<InputLimits, 'maxDocuments' | 'maxDocumentTokens' | 'maxTotalTokens'>;
+
+interface Breach {
+  readonly offset: number;
+  readonly message: string;
+}
+
+/**
+ * Streams the text through the YAML lexer, parser and composer, handing each document to
+ * `onDocument` as soon as it is complete, so only one document's syntax tree is alive at a time.
+ * Every lexer token except spaces (which never come two in a row) is counted as it is read, and
+ * the first limit passed stops the read there: memory stays bounded by the limits, not by the
+ * input. Returns the breach, or undefined when the whole text was read.
+ */
+function composeWithinLimits(
+  text: string,
+  lineCounter: LineCounter,
+  limits: ParseLimits,
+  budget: TokenBudget,
+  onDocument: (document: Document.Parsed, index: number) => void
+): Breach | undefined {
+  const parser = new Parser(lineCounter.addNewLine);
+  const composer = new Composer({ uniqueKeys: false });
+  let documents = 0;
+  // Tokens since the parser last completed a document; `...` lines or stray tokens between
+  // documents therefore count too.
+  let documentTokens = 0;
+  let scalarSource = false;
+  const take = (composed: Iterable<Document.Parsed>): Breach | undefined => {
+    for (const document of composed) {
+      if (documents >= limits.maxDocuments) {
+        return {
+          offset: document.range[0],
+          message: `holds too many documents (${describeLimit(limits, 'maxDocuments')}); not scanned`,
+        };
+      }
+      onDocument(document, documents);
+      documents += 1;
+    }
+    return undefined;
+  };
+  const feed = (tokens: Iterable<CST.Token>): Breach | undefined => {
+    for (const token of tokens) {
+      if (token.type === 'document') documentTokens = 0;
+      const breach = take(composer.next(token));
+      if (breach) return breach;
+    }
+    return undefined;
+  };
+  lineCounter.addNewLine(0);
+  for (const lexeme of new Lexer().lex(text)) {
+    if (scalarSource) {
+      // The text of the scalar whose marker was just counted.
+      scalarSource = false;
+    } else {
+      const type = CST.tokenType(lexeme);
+      scalarSource = type === 'scalar';
+      if (type !== 'space') {
+        documentTokens += 1;
+        budget.tokensLeft -= 1;
+        if (documentTokens > limits.maxDocumentTokens) {
+          return {
+            offset: parser.offset,
+            message: `document ${documents + 1} holds too many YAML tokens (${describeLimit(limits, 'maxDocumentTokens')}); file not scanned`,
+          };
+        }
+        if (budget.tokensLeft < 0) {
+          return {
+            offset: parser.offset,
+            message: `the scan's files hold too many YAML tokens in all (${describeLimit(limits, 'maxTotalTokens')}); file not scanned`,
+          };
+        }
+      }
+    }
+    const breach = feed(parser.next(lexeme));
+    if (breach) return breach;
+  }
+  return feed(parser.end()) ?? take(composer.end());
+}
+
 /**
  * Parses YAML or JSON text (multi-document, `List` kinds) into Karpenter objects with line
- * positions. Never throws: a bad document becomes an input error naming the file and line.
+ * positions. Never throws: a bad document becomes an input error naming the file and line, and a
+ * file past a limit (documents, tokens per document, tokens in the whole scan) one error naming the
+ * file and the limit, with none of its objects.
  */
-export function parseManifestText(text: string, file: string, cluster = ''): ParsedManifests {
+export function parseManifestText(
+  text: string,
+  file: string,
+  cluster = '',
+  limits: ParseLimits = DEFAULT_INPUT_LIMITS,
+  budget: TokenBudget = { tokensLeft: limits.maxTotalTokens }
+): ParsedManifests {
   const result: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
-  const lineCounter = new LineCounter();
   const tooDeepAt = flowNestingTooDeep(text, MAX_FLOW_NESTING);
   if (tooDeepAt !== undefined) {
     result.errors.push({
@@ -112,65 +216,92 @@ export function parseManifestText(text: string, file: string, cluster = ''): Par
     });
     return result;
   }
-  let documents: ReturnType<typeof parseAllDocuments>;
+  const lineCounter = new LineCounter();
+  let breach: Breach | undefined;
+  // The parser makes an Error per syntax error, and a stack trace made each of them cost ~1.5 KB
+  // and ~25 µs (750 MB for a file of `}`); only their messages are used. Synchronous: nothing
+  // else runs before the limit is restored.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
-    documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+    breach = composeWithinLimits(text, lineCounter, limits, budget, (document, index) =>
+      addDocument(result, document, index, { file, cluster, lineCounter })
+    );
   } catch (error) {
-    result.errors.push({ source: file, message: `cannot parse: ${String(error)}` });
-    return result;
+    return {
+      nodeClasses: [],
+      nodePools: [],
+      errors: [{ source: file, message: `cannot parse: ${String(error)}` }],
+    };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
-  if (!Array.isArray(documents)) documents = [];
-  documents.forEach((document, index) => {
-    const firstError = document.errors[0];
-    if (firstError) {
-      const { line } = lineCounter.linePos(firstError.pos[0]);
-      result.errors.push({
-        source: `${file}:${line}`,
-        message: `document ${index + 1} is not valid YAML/JSON: ${firstError.message.split('\n')[0]}`,
-      });
-      return;
-    }
-    let value: unknown;
-    try {
-      value = document.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      const { line } = lineCounter.linePos(document.range?.[0] ?? 0);
-      result.errors.push({
-        source: `${file}:${line}`,
-        message: `document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      return;
-    }
-    if (value === null || value === undefined) return;
-    if (nestsDeeperThan(value, MAX_NESTING)) {
-      const { line } = lineCounter.linePos(document.range?.[0] ?? 0);
-      result.errors.push({
-        source: `${file}:${line}`,
-        message: `document ${index + 1} is nested more than ${MAX_NESTING} levels deep`,
-      });
-      return;
-    }
-    const { kind } = kindOf(value);
-    if (kind === 'List' || kind?.endsWith('List')) {
-      const items = (value as { items?: unknown }).items;
-      if (!Array.isArray(items)) return;
-      const itemsNode = isMap(document.contents) ? document.contents.get('items', true) : undefined;
-      items.forEach((item, itemIndex) => {
-        if (!isKarpenterObject(item)) return;
-        const itemNode = isSeq(itemsNode) ? (itemsNode.items[itemIndex] as Node) : undefined;
-        addObject(
-          result,
-          item,
-          cluster,
-          { file, document: index, positions: positionsOf(itemNode, lineCounter) },
-          `${file}#${index + 1}.items[${itemIndex}]`
-        );
-      });
-      return;
-    }
-    if (!isKarpenterObject(value)) return;
-    const positions = positionsOf(document.contents as Node, lineCounter);
-    addObject(result, value, cluster, { file, document: index, positions }, `${file}#${index + 1}`);
-  });
+  if (breach) {
+    const { line } = lineCounter.linePos(breach.offset);
+    return {
+      nodeClasses: [],
+      nodePools: [],
+      errors: [{ source: `${file}:${line}`, message: breach.message }],
+    };
+  }
   return result;
+}
+
+/** Sorts one parsed document into the result: Karpenter objects, List items, or an input error. */
+function addDocument(
+  result: ParsedManifests,
+  document: Document.Parsed,
+  index: number,
+  { file, cluster, lineCounter }: { file: string; cluster: string; lineCounter: LineCounter }
+): void {
+  const firstError = document.errors[0];
+  if (firstError) {
+    const { line } = lineCounter.linePos(firstError.pos[0]);
+    result.errors.push({
+      source: `${file}:${line}`,
+      message: `document ${index + 1} is not valid YAML/JSON: ${firstError.message.split('\n')[0]}`,
+    });
+    return;
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    const { line } = lineCounter.linePos(document.range[0]);
+    result.errors.push({
+      source: `${file}:${line}`,
+      message: `document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    return;
+  }
+  if (value === null || value === undefined) return;
+  if (nestsDeeperThan(value, MAX_NESTING)) {
+    const { line } = lineCounter.linePos(document.range[0]);
+    result.errors.push({
+      source: `${file}:${line}`,
+      message: `document ${index + 1} is nested more than ${MAX_NESTING} levels deep`,
+    });
+    return;
+  }
+  const { kind } = kindOf(value);
+  if (kind === 'List' || kind?.endsWith('List')) {
+    const items = (value as { items?: unknown }).items;
+    if (!Array.isArray(items)) return;
+    const itemsNode = isMap(document.contents) ? document.contents.get('items', true) : undefined;
+    items.forEach((item, itemIndex) => {
+      if (!isKarpenterObject(item)) return;
+      const itemNode = isSeq(itemsNode) ? (itemsNode.items[itemIndex] as Node) : undefined;
+      addObject(
+        result,
+        item,
+        cluster,
+        { file, document: index, positions: positionsOf(itemNode, lineCounter) },
+        `${file}#${index + 1}.items[${itemIndex}]`
+      );
+    });
+    return;
+  }
+  if (!isKarpenterObject(value)) return;
+  const positions = positionsOf(document.contents as Node, lineCounter);
+  addObject(result, value, cluster, { file, document: index, positions }, `${file}#${index + 1}`);
 }

@@ -1,0 +1,98 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, stat } from 'node:fs/promises';
+import { InputError } from '../../shared/errors.js';
+import { describeLimit } from './limits.js';
+
+/** The byte limits a read is held to. */
+export type ByteLimit = 'maxInputBytes' | 'maxWorldBytes';
+
+const CHUNK_BYTES = 64 * 1024;
+
+function tooLarge(maxBytes: number, limit: ByteLimit): InputError {
+  return new InputError(
+    `too large (${describeLimit({ [limit]: maxBytes }, limit)}); not read further`
+  );
+}
+
+/**
+ * Reads a stream as UTF-8, stopping as soon as it passes `maxBytes`: at most one chunk past the
+ * cap is ever held, whatever the writer sends. Leaving the loop early destroys the stream.
+ */
+export async function readCapped(
+  source: AsyncIterable<Uint8Array | string>,
+  maxBytes: number,
+  limit: ByteLimit
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of source) {
+    const bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    total += bytes.length;
+    if (total > maxBytes) throw tooLarge(maxBytes, limit);
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+/**
+ * Throws an InputError unless `path` is (or links to) a regular file. Checked before opening:
+ * opening a FIFO blocks until a writer appears, and a device such as /dev/zero never ends.
+ */
+export async function assertRegularFile(path: string): Promise<Stats> {
+  const info = await stat(path);
+  if (info.isFile()) return info;
+  const link = (await lstat(path)).isSymbolicLink();
+  throw new InputError(
+    `${link ? 'a symbolic link to ' : ''}${kindOf(info)}, not a regular file; not read`
+  );
+}
+
+/**
+ * Reads a regular file as UTF-8, refusing anything else and stopping at `maxBytes`. Opened
+ * non-blocking and checked again on the descriptor, so a file swapped for a FIFO after the first
+ * check cannot hang the read either.
+ */
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  limit: ByteLimit
+): Promise<string> {
+  const info = await assertRegularFile(path);
+  if (info.size > maxBytes) {
+    throw new InputError(
+      `is ${info.size} bytes, too large (${describeLimit({ [limit]: maxBytes }, limit)}); not read`
+    );
+  }
+  // O_NONBLOCK does not exist on Windows, where opening a pipe by path does not block anyway.
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) throw new InputError(`${kindOf(opened)}, not a regular file; not read`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      // The file grew past the cap after the size check.
+      if (total > maxBytes) throw tooLarge(maxBytes, limit);
+      chunks.push(buffer.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
