@@ -174,5 +174,15 @@ export function applySuppressions(
       ),
     };
   });
-  return [...suppressed, ...problems.values()];
+  // An object with an unusable annotation no longer passes nodeclass-schema-valid.
+  const flagged = new Set([...problems.values()].map((problem) => refKey(problem.resource)));
+  const kept = suppressed.filter(
+    (finding) =>
+      !(
+        finding.status === 'pass' &&
+        finding.checkId === nodeClassSchemaValid.id &&
+        flagged.has(refKey(finding.resource))
+      )
+  );
+  return [...kept, ...problems.values()];
 }

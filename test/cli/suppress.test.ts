@@ -171,5 +171,10 @@ describe('nodeclass-scan scan with suppressions', () => {
         ),
       })
     );
+    expect(
+      report.findings
+        .filter((finding) => finding.checkId === 'nodeclass-schema-valid')
+        .map((finding) => finding.status)
+    ).toEqual(['error']);
   });
 });

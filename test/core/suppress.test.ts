@@ -251,6 +251,29 @@ describe('applySuppressions: annotations', () => {
     expect(findings[1]?.message).toContain('"node-role-policy" is not a check id');
   });
 
+  it("replaces the object's nodeclass-schema-valid pass by the annotation error", () => {
+    // Prepare
+    const schemaPass = aFinding({
+      checkId: 'nodeclass-schema-valid',
+      status: 'pass',
+      resource: { name: 'legacy-a' },
+    });
+    const otherPass = {
+      ...schemaPass,
+      id: 'other',
+      resource: { ...schemaPass.resource, name: 'b' },
+    };
+    // Act
+    const findings = suppress([schemaPass, otherPass], {
+      objects: [annotated('legacy-a', { [`${PREFIX}nope`]: 'typo' })],
+    });
+    // Assess
+    expect(findings.map((finding) => [finding.resource.name, finding.status])).toEqual([
+      ['b', 'pass'],
+      ['legacy-a', 'error'],
+    ]);
+  });
+
   it('reports an annotation without a reason as an error, and suppresses nothing', () => {
     const findings = suppress([cniFinding], {
       objects: [annotated('legacy-a', { [`${PREFIX}node-role-policies`]: ' ' })],
