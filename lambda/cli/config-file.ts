@@ -20,7 +20,13 @@ export interface CliConfig {
 }
 
 const configSchema = z.strictObject({
-  ignore: ignoreRulesSchema(CHECKS.map((check) => check.id)).default([]),
+  // `ignore:` with every rule commented out is YAML null: no rules.
+  ignore: z
+    .preprocess(
+      (value) => (value === null ? [] : value),
+      ignoreRulesSchema(CHECKS.map((check) => check.id))
+    )
+    .default([]),
 });
 
 async function readText(

@@ -56,6 +56,7 @@ describe('parseCliConfig', () => {
   it('reads an empty or comment-only file as no rules', () => {
     expect(parseCliConfig('# nothing yet\n', 'scan.yaml').ignore).toEqual([]);
     expect(parseCliConfig('ignore: []\n', 'scan.yaml').ignore).toEqual([]);
+    expect(parseCliConfig('ignore:\n#  - check: "*"\n', 'scan.yaml').ignore).toEqual([]);
   });
 
   it('rejects unknown keys, naming the file and the key', () => {
