@@ -69,6 +69,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     reminderInterval: Duration.hours(config.reminderHours),
     resolvedRetention: Duration.days(config.resolvedTtlDays),
     digest: config.digest,
+    alertBatchThreshold: config.alertBatchThreshold,
     scanEnvironment: config.scanEnvironment,
     ignore: config.ignore,
     dryRunRoleArn: config.dryRunRoleArn,

@@ -71,6 +71,8 @@ export const scannerConfigSchema = z
     reminderHours: integer(1, 24 * 30).default(24),
     resolvedTtlDays: integer(1, 365).default(30),
     digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
+    /** More changes than this in one cluster scan are sent as one summary message. */
+    alertBatchThreshold: integer(1, 1000).default(5),
     scanEnvironment: z.enum(['production', 'non-production']).default('production'),
     /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
     ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),

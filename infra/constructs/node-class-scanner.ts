@@ -54,6 +54,11 @@ export interface NodeClassScannerProps {
   readonly resolvedRetention?: Duration;
   /** When the per-scan digest is published. @default 'on-change' */
   readonly digest?: 'on-change' | 'always' | 'never';
+  /**
+   * More changes than this in one cluster scan are sent as one summary message instead of one
+   * message each (a cluster's first scan always is). @default 5
+   */
+  readonly alertBatchThreshold?: number;
   /** `non-production` lowers AMI-pinning findings to info. @default 'production' */
   readonly scanEnvironment?: 'production' | 'non-production';
   /**
@@ -207,6 +212,7 @@ export class NodeClassScanner extends Construct {
       REMINDER_INTERVAL_HOURS: String((props.reminderInterval ?? Duration.hours(24)).toHours()),
       RESOLVED_TTL_DAYS: String((props.resolvedRetention ?? Duration.days(30)).toDays()),
       DIGEST: props.digest ?? 'on-change',
+      ALERT_BATCH_THRESHOLD: String(props.alertBatchThreshold ?? 5),
       SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',
       IGNORE_RULES: ignoreRulesValue(props.ignore ?? []),
     };

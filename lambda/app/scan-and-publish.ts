@@ -3,6 +3,11 @@
 // publish the claimed ones, and record metrics. Partial-failure policy: each cluster is scanned
 // and published on its own, so one cluster throwing never stops the others.
 //
+// Batching: more than `alertBatchThreshold` changes of one cluster scan, or any change of a cluster
+// with no stored state yet (its first scan), go out as ONE summary message. Every claim of the
+// batch carries that same message, and messages are published once per id, so a summary is sent
+// once however many claims (own or adopted) carry it.
+//
 // Store calls of one cluster scan, in order (a fault from any of them on fails the scan, and the
 // redelivery of the same scan finishes its work):
 //   1. nextScanSeq  (before the cluster is read: the sequence orders overlapping scans)
@@ -10,10 +15,12 @@
 //   3. adopt        one per pending publish this scan may take over (`adoptablePending`)
 //   4. latestScanSeq (a newer scan has started: this one is stale and writes no change)
 //   5. claim        one per change, most severe first; each claim carries its rendered message
-//      -- SNS publish of the adopted and claimed messages --
+//      (a change an adopted summary already lists is claimed with that summary)
+//      -- SNS publish of the adopted and claimed messages, each message id once --
 //   6. clearPending the published ones (up to CLEAR_ATTEMPTS passes)
-//   7. release      one per message SNS refused
-//   8. touch, then the NodeClass index (loadIndex + batch write, or batch write)
+//   7. release      one per claim whose message SNS refused
+//   8. close (silent closes of suppressed and follow-on findings), touch, then the NodeClass
+//      index (loadIndex + batch write, or batch write)
 import {
   indexEntriesOf,
   type NodeClassIndexEntry,
@@ -29,10 +36,16 @@ import {
   type FindingState,
   type LifecycleChange,
   openBySeverity,
+  type PendingPublish,
   type ScanStamp,
 } from '../core/lifecycle.js';
 import { renderDigest } from '../core/notify/digest.js';
-import { type OutgoingMessage, renderChangeMessage } from '../core/notify/message.js';
+import {
+  type AlertLocation,
+  type OutgoingMessage,
+  renderChangeMessage,
+} from '../core/notify/message.js';
+import { renderSummary } from '../core/notify/summary.js';
 import type { LoadedObjects, ObjectSource } from '../core/ports.js';
 import type {
   AppLogger,
@@ -49,6 +62,9 @@ export type PlanFactory = (target: {
   readonly region?: string;
 }) => ScanPlan | Promise<ScanPlan>;
 
+/** More changes than this in one cluster scan are sent as one summary message. */
+export const DEFAULT_ALERT_BATCH_THRESHOLD = 5;
+
 export interface ScanSettings {
   readonly reminderIntervalMs: number;
   /** Config `ignore` rules (validated); annotations on the objects apply as well. */
@@ -56,6 +72,12 @@ export interface ScanSettings {
   readonly digest: 'on-change' | 'always' | 'never';
   /** How long a claim pending publish belongs to its scan (`DEFAULT_PENDING_LEASE_MS`). */
   readonly pendingLeaseMs?: number;
+  /** More changes than this per cluster scan go out as one summary (`DEFAULT_ALERT_BATCH_THRESHOLD`). */
+  readonly alertBatchThreshold?: number;
+  /** The AWS account the clusters are in, named in every message. */
+  readonly account?: string;
+  /** The home region: the region of a cluster whose target names none. */
+  readonly region?: string;
 }
 
 export interface ScanAndPublishDeps {
@@ -169,6 +191,51 @@ interface Outgoing {
   readonly own: boolean;
 }
 
+const coverKey = (change: Pick<LifecycleChange, 'kind' | 'next'>) =>
+  `${change.kind}:${change.next.id}`;
+
+/**
+ * The message each candidate change is claimed with. A change that a summary taken over from an
+ * earlier attempt already lists is claimed with that summary (the earlier attempt claimed part of
+ * the batch, then stopped): it is then sent once, in the summary. The others go out one message
+ * each, or as one new summary when there are more than the threshold or the cluster is new.
+ */
+function messagesFor(
+  candidates: readonly LifecycleChange[],
+  adopted: readonly PendingPublish[],
+  batch: {
+    readonly cluster: string;
+    readonly stamp: ScanStamp;
+    readonly location: AlertLocation;
+    readonly threshold: number;
+    readonly firstScan: boolean;
+  }
+): { change: LifecycleChange; message: OutgoingMessage }[] {
+  const summaries = new Map<string, OutgoingMessage>();
+  for (const pending of adopted) {
+    if (pending.message.attributes.change !== 'summary') continue;
+    for (const key of pending.message.covers ?? []) summaries.set(key, pending.message);
+  }
+  const fresh = candidates.filter((change) => !summaries.has(coverKey(change)));
+  const summary =
+    fresh.length > batch.threshold || (batch.firstScan && fresh.length > 0)
+      ? renderSummary({
+          cluster: batch.cluster,
+          scanSeq: batch.stamp.scanSeq,
+          location: batch.location,
+          changes: fresh,
+          firstScan: batch.firstScan,
+        })
+      : undefined;
+  return candidates.map((change) => ({
+    change,
+    message:
+      summaries.get(coverKey(change)) ??
+      summary ??
+      renderChangeMessage(change, { location: batch.location }),
+  }));
+}
+
 async function scanCluster(
   deps: ScanAndPublishDeps,
   request: ScanRequest,
@@ -222,12 +289,26 @@ async function scanCluster(
     ? []
     : diff.changes.filter((change) => !pendingIds.has(change.next.id));
 
+  const location: AlertLocation = {
+    ...(deps.settings.account ? { account: deps.settings.account } : {}),
+    ...((target.region ?? deps.settings.region)
+      ? { region: target.region ?? deps.settings.region }
+      : {}),
+  };
+  const planned = messagesFor(candidates, adopted, {
+    cluster,
+    stamp,
+    location,
+    threshold: deps.settings.alertBatchThreshold ?? DEFAULT_ALERT_BATCH_THRESHOLD,
+    // No stored state at all: the cluster's first scan.
+    firstScan: stored.states.length === 0,
+  });
+
   // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
   const claimed = (
-    await mapLimited(candidates, CLAIM_CONCURRENCY, async (change) => {
-      const message = renderChangeMessage(change);
-      return (await deps.store.claim(change, { stamp, message })) ? { change, message } : undefined;
-    })
+    await mapLimited(planned, CLAIM_CONCURRENCY, async ({ change, message }) =>
+      (await deps.store.claim(change, { stamp, message })) ? { change, message } : undefined
+    )
   ).filter(defined);
   const outgoing: Outgoing[] = [
     ...adopted.map((pending) => ({
@@ -237,7 +318,9 @@ async function scanCluster(
     })),
     ...claimed.map((claim) => ({ ...claim, own: true })),
   ];
-  const { failed } = await deps.publisher.publish(outgoing.map((item) => item.message));
+  // A summary is carried by every claim of its batch: it is published once.
+  const messages = [...new Map(outgoing.map((item) => [item.message.id, item.message])).values()];
+  const { failed } = await deps.publisher.publish(messages);
   const failedIds = new Set(failed.map((failure) => failure.id));
   const sent = outgoing.filter((item) => !failedIds.has(item.message.id));
   await clearPublished(
@@ -254,16 +337,25 @@ async function scanCluster(
   const published = sent.map((item) => item.change);
 
   const entries: NodeClassIndexEntry[] = indexEntriesOf(inventory);
+  const closed = superseded
+    ? []
+    : (
+        await mapLimited(
+          diff.silenced.filter((close) => !pendingIds.has(close.next.id)),
+          CLAIM_CONCURRENCY,
+          async (close) => ((await deps.store.close(close, stamp)) ? close : undefined)
+        )
+      ).filter(defined);
   if (!superseded) {
     await deps.store.touch(diff.touched, stamp);
     if (names !== undefined) await deps.store.putIndexEntries(entries);
     else if (!unread.includes(cluster)) await deps.store.replaceClusterIndex(cluster, entries);
   }
 
-  const states = applyChanges(
-    stored.states,
-    sent.filter((item) => item.own).map((item) => item.change)
-  );
+  const states = applyChanges(stored.states, [
+    ...sent.filter((item) => item.own).map((item) => item.change),
+    ...closed,
+  ]);
   const errors = unavailableSources(inventory).length + inputErrors.length;
   const ok = failed.length === 0;
   // Only a completed scan counts as scanned; a failed one is counted by `scanFailed`.
@@ -276,7 +368,7 @@ async function scanCluster(
     });
   } else deps.metrics.scanFailed(cluster);
   deps.metrics.sourceErrors(cluster, errors);
-  deps.metrics.notificationsSent(published.length);
+  deps.metrics.notificationsSent(messages.filter((message) => !failedIds.has(message.id)).length);
   deps.logger.info('Cluster scanned', {
     cluster,
     scanId: request.scanId,
@@ -286,6 +378,8 @@ async function scanCluster(
     adopted: adopted.length,
     claimed: claimed.length,
     published: published.length,
+    messages: messages.length,
+    silentlyClosed: closed.length,
     superseded,
     sourceErrors: errors,
   });
@@ -355,6 +449,13 @@ export async function scanAndPublish(
       trigger: request.trigger,
       scannedAt: deps.clock().toISOString(),
       clusters: request.clusters.map((target) => target.cluster),
+      ...(deps.settings.account ? { account: deps.settings.account } : {}),
+      regions: Object.fromEntries(
+        request.clusters.flatMap((target) => {
+          const region = target.region ?? deps.settings.region;
+          return region ? [[target.cluster, region]] : [];
+        })
+      ),
       failedClusters,
       nodeClassesScanned: outcomes.reduce((sum, outcome) => sum + outcome.nodeClassesScanned, 0),
       changes: published,

@@ -113,6 +113,9 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
       reminderIntervalMs: config.reminderIntervalMs,
       digest: config.digest,
       ignore: config.ignore,
+      alertBatchThreshold: config.alertBatchThreshold,
+      account: config.account,
+      region: config.region,
     },
     apiCallCount: () => clients.counter.totalCalls(),
   };

@@ -52,6 +52,20 @@ const positiveNumber = (fallback: number) =>
       return parsed;
     });
 
+const positiveInteger = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed <= 0) {
+        context.addIssue({ code: 'custom', message: `must be a positive integer, got "${value}"` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
 /**
  * The Lambda environment holds at most 4 KB of variables per function: the ignore rules may take
  * this much of it (checked at synth).
@@ -126,6 +140,8 @@ const ENV_SCHEMA = {
   RESOLVED_TTL_DAYS: positiveNumber(30),
   /** When to publish the per-scan digest. */
   DIGEST: z.enum(['on-change', 'always', 'never']).default('on-change'),
+  /** More changes than this in one cluster scan are sent as one summary message. */
+  ALERT_BATCH_THRESHOLD: positiveInteger(5),
   /** Opt-in DryRun mode: the role assumed to dry-run EC2 launches; empty = off. */
   DRY_RUN_ROLE_ARN: z
     .string()
@@ -156,6 +172,7 @@ const OPTIONAL_KEYS: readonly EnvKey[] = [
   'REMINDER_INTERVAL_HOURS',
   'RESOLVED_TTL_DAYS',
   'DIGEST',
+  'ALERT_BATCH_THRESHOLD',
   'SCAN_ENVIRONMENT',
 ];
 
@@ -168,6 +185,8 @@ export interface Config {
   readonly region: string;
   readonly stateTableName: string;
   readonly findingsTopicArn: string;
+  /** The AWS account (of the findings topic, the scanner's own), named in every message. */
+  readonly account: string;
   readonly scanQueueUrl: string;
   readonly clusters: readonly ClusterTarget[];
   /** Discovery on each schedule, when configured: the tag filter and the regions to list. */
@@ -178,6 +197,8 @@ export interface Config {
   readonly reminderIntervalMs: number;
   readonly resolvedTtlDays: number;
   readonly digest: 'on-change' | 'always' | 'never';
+  /** More changes than this per cluster scan go out as one summary. */
+  readonly alertBatchThreshold: number;
   readonly environment: 'production' | 'non-production';
   /** Config `ignore` rules (scanning functions; `[]` elsewhere). */
   readonly ignore: readonly IgnoreRule[];
@@ -226,6 +247,8 @@ export function loadConfig(
     region,
     stateTableName: values.STATE_TABLE_NAME ?? '',
     findingsTopicArn: values.FINDINGS_TOPIC_ARN ?? '',
+    // arn:partition:sns:region:account:name
+    account: (values.FINDINGS_TOPIC_ARN ?? '').split(':')[4] ?? '',
     scanQueueUrl: values.SCAN_QUEUE_URL ?? '',
     clusters: Object.freeze(
       (values.CLUSTERS ?? []).map((entry) => {
@@ -248,6 +271,7 @@ export function loadConfig(
     reminderIntervalMs: (values.REMINDER_INTERVAL_HOURS ?? 24) * 3_600_000,
     resolvedTtlDays: values.RESOLVED_TTL_DAYS ?? 30,
     digest: values.DIGEST ?? 'on-change',
+    alertBatchThreshold: values.ALERT_BATCH_THRESHOLD ?? 5,
     environment: values.SCAN_ENVIRONMENT ?? 'production',
     ignore: Object.freeze(values.IGNORE_RULES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),

@@ -5,7 +5,8 @@ import {
   type ScanAndPublishDeps,
   scanAndPublish,
 } from '../../lambda/app/scan-and-publish.js';
-import type { FindingMessageBody } from '../../lambda/core/notify/message.js';
+import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
+import { type SummaryBody, summaryMessageId } from '../../lambda/core/notify/summary.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
 import {
   InMemoryFindingStore,
@@ -66,10 +67,45 @@ const request = (clusters: string[], scanId = 's1') => ({
   clusters: clusters.map((cluster) => ({ cluster })),
 });
 
-function findingMessages(checkId = CHECK): FindingMessageBody[] {
-  return publisher.sent
-    .filter((m) => m.attributes.checkId === checkId)
-    .map((m) => JSON.parse(m.bodies.default) as FindingMessageBody);
+interface Alert {
+  readonly change: string;
+  readonly checkId: string;
+  readonly findingId: string;
+  readonly resource: { readonly cluster: string; readonly kind: string; readonly name: string };
+  /** The message that carried it. */
+  readonly messageId: string;
+}
+
+/** Every change the published messages notify, summaries expanded, digests left out. */
+function alertsIn(messages: readonly OutgoingMessage[]): Alert[] {
+  return messages.flatMap((message): Alert[] => {
+    const change = message.attributes.change;
+    if (change === 'digest') return [];
+    if (change === 'summary') {
+      const body = JSON.parse(message.bodies.default) as SummaryBody;
+      return body.changes.map((item) => ({
+        change: item.change,
+        checkId: item.checkId,
+        findingId: item.findingId,
+        resource: item.resource,
+        messageId: message.id,
+      }));
+    }
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    return [
+      {
+        change: body.change,
+        checkId: body.finding.checkId,
+        findingId: body.finding.id,
+        resource: body.finding.resource,
+        messageId: message.id,
+      },
+    ];
+  });
+}
+
+function findingMessages(checkId = CHECK): Alert[] {
+  return alertsIn(publisher.sent).filter((alert) => alert.checkId === checkId);
 }
 
 beforeEach(() => {
@@ -80,7 +116,7 @@ beforeEach(() => {
 });
 
 describe('scanAndPublish', () => {
-  it('sends one new message for the same failing scan run twice', async () => {
+  it('notifies a failure once, in the summary of the first scan of its cluster', async () => {
     // Prepare
     const world: World = new Map([['prod', [broken()]]]);
     // Act
@@ -90,12 +126,12 @@ describe('scanAndPublish', () => {
     // Assess
     const messages = findingMessages();
     expect(messages.map((m) => m.change)).toEqual(['new']);
-    expect(messages[0]?.finding.resource).toEqual({
+    expect(messages[0]?.resource).toEqual({
       cluster: 'prod',
       kind: 'EC2NodeClass',
       name: 'default',
     });
-    expect(publisher.sent.filter((m) => m.attributes.change === 'digest')).toHaveLength(1);
+    expect(publisher.sent.map((m) => m.attributes.change)).toEqual(['summary', 'digest']);
   });
 
   it('sends one resolved message when the NodeClass is fixed, and nothing after', async () => {
@@ -130,7 +166,7 @@ describe('scanAndPublish', () => {
       request(['a', 'b', 'c'])
     );
     expect(result.failedClusters).toEqual(['b']);
-    expect(findingMessages().map((m) => m.finding.resource.cluster)).toEqual(['a', 'c']);
+    expect(findingMessages().map((m) => m.resource.cluster)).toEqual(['a', 'c']);
     const digest = publisher.sent.find((m) => m.attributes.change === 'digest');
     expect(JSON.parse(digest?.bodies.default ?? '{}')).toMatchObject({ failedClusters: ['b'] });
     expect(metrics.records).toContainEqual({
@@ -144,10 +180,10 @@ describe('scanAndPublish', () => {
     const world: World = new Map([['prod', [broken()]]]);
     const first = await scanAndPublish(deps(world), request(['prod'], 'probe'));
     // Start again from scratch, this time failing the finding's message once.
-    const id = [...store.findings.values()].find((s) => s.checkId === CHECK)?.id ?? '';
     store = new InMemoryFindingStore();
     publisher = new RecordingPublisher();
-    publisher.failOnce.add(`new-${id}`);
+    // The first scan of the cluster (sequence 1) is one summary.
+    publisher.failOnce.add(summaryMessageId('prod', 1));
     const failed = await scanAndPublish(deps(world), request(['prod'], 'r1'));
     const retried = await scanAndPublish(deps(world), request(['prod'], 'r2'));
     expect(first.failedClusters).toEqual([]);
@@ -165,7 +201,7 @@ describe('scanAndPublish', () => {
       restrictTo: [{ cluster: 'prod', name: 'a' }],
     });
     expect(result.outcomes[0]?.nodeClassesScanned).toBe(1);
-    const changes = findingMessages().map((m) => `${m.change}:${m.finding.resource.name}`);
+    const changes = findingMessages().map((m) => `${m.change}:${m.resource.name}`);
     expect(changes.slice(0, 2).sort()).toEqual(['new:a', 'new:b']);
     expect(changes.slice(2)).toEqual(['resolved:a']);
   });
@@ -219,6 +255,105 @@ describe('scanAndPublish', () => {
   });
 });
 
+/** Messages per id, digests left out. */
+function sentCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const message of publisher.sent) {
+    if (message.attributes.change === 'digest') continue;
+    counts.set(message.id, (counts.get(message.id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** How often each change (`kind:findingId`) was notified, in whatever message. */
+function notifiedCounts(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const alert of alertsIn(publisher.sent)) {
+    const key = `${alert.change}:${alert.findingId}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('scanAndPublish batching', () => {
+  /** `count` NodeClasses failing the one check: one change each. */
+  const brokenClasses = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) => broken(`${prefix}${i}`));
+
+  async function afterBaseline(added: number, settings: Partial<ScanAndPublishDeps['settings']>) {
+    const world: World = new Map([['prod', [broken('seed')]]]);
+    await scanAndPublish(deps(world), request(['prod'], 'baseline'));
+    publisher.sent.length = 0;
+    world.set('prod', [broken('seed'), ...brokenClasses('n', added)]);
+    now = new Date('2026-11-01T01:00:00Z');
+    const base = deps(world);
+    await scanAndPublish(
+      { ...base, settings: { ...base.settings, ...settings } },
+      request(['prod'], 'later')
+    );
+    return publisher.sent.filter((message) => message.attributes.change !== 'digest');
+  }
+
+  it('sends 6 changes of one cluster scan as one summary, and 5 as 5 messages', async () => {
+    // Act
+    const six = await afterBaseline(6, {});
+    store = new InMemoryFindingStore();
+    publisher = new RecordingPublisher();
+    now = new Date('2026-11-01T00:00:00Z');
+    const five = await afterBaseline(5, {});
+    // Assess
+    expect(six.map((message) => message.attributes.change)).toEqual(['summary']);
+    expect(alertsIn(six)).toHaveLength(6);
+    expect(five.map((message) => message.attributes.change)).toEqual(Array(5).fill('new'));
+  });
+
+  it('takes the threshold from the settings', async () => {
+    const six = await afterBaseline(6, { alertBatchThreshold: 10 });
+    expect(six.map((message) => message.attributes.change)).toEqual(Array(6).fill('new'));
+  });
+
+  it('sends the first scan of a new cluster as one summary, whatever the count', async () => {
+    const world: World = new Map([['prod', [broken('a'), broken('b')]]]);
+    await scanAndPublish(deps(world), request(['prod'], 'first'));
+    const sent = publisher.sent.filter((message) => message.attributes.change !== 'digest');
+    expect(sent.map((message) => message.attributes.change)).toEqual(['summary']);
+    expect(sent[0]?.covers).toHaveLength(2);
+    expect(JSON.parse(sent[0]?.bodies.default ?? '{}')).toMatchObject({ firstScan: true });
+  });
+
+  it('names the account, region and cluster in every message', async () => {
+    const world: World = new Map([['prod', [broken()]]]);
+    const base = deps(world);
+    const settings = { ...base.settings, account: '111122223333', region: 'eu-west-1' };
+    await scanAndPublish({ ...base, settings }, request(['prod'], 's1'));
+    world.set('prod', [fixed()]);
+    await scanAndPublish(
+      { ...base, settings },
+      {
+        ...request([], 's2'),
+        clusters: [{ cluster: 'prod', region: 'eu-central-1' }],
+      }
+    );
+    expect(publisher.sent.map((m) => m.attributes.change)).toEqual([
+      'summary',
+      'digest',
+      'resolved',
+      'digest',
+    ]);
+    for (const message of publisher.sent) {
+      expect(message.attributes.account, message.id).toBe('111122223333');
+      expect(message.bodies.email, message.id).toContain('111122223333');
+      expect(message.bodies.email, message.id).toMatch(/prod/);
+    }
+    expect(publisher.sent.map((m) => m.attributes.region)).toEqual([
+      'eu-west-1',
+      'eu-west-1',
+      'eu-central-1',
+      'eu-central-1',
+    ]);
+  });
+});
+
 /** A NodeClass failing several checks at once, so one scan claims changes of several severities. */
 const veryBroken = (name: string) =>
   aNodeClassObject({
@@ -230,23 +365,22 @@ const veryBroken = (name: string) =>
     },
   });
 
-/** Messages per id (one id per change kind and finding), digests left out. */
-function sentCounts(): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const message of publisher.sent) {
-    if (message.attributes.change === 'digest') continue;
-    counts.set(message.id, (counts.get(message.id) ?? 0) + 1);
-  }
-  return counts;
-}
-
 describe('scanAndPublish with DynamoDB failing from the Nth request on', () => {
-  // Baseline: a, b broken and notified. The faulty scan then sees a fixed, b unchanged, c and d new.
+  // Baseline: a, b broken and notified. The faulty scan then sees a fixed, b unchanged, c and d
+  // new: five changes, one message each; with e also new, seven changes in one summary.
   const before = (): World => new Map([['prod', [veryBroken('a'), veryBroken('b')]]]);
-  const after = (): World =>
+  const single = (): World =>
     new Map([['prod', [fixed('a'), veryBroken('b'), veryBroken('c'), broken('d')]]]);
+  const batched = (): World =>
+    new Map([
+      ['prod', [fixed('a'), veryBroken('b'), veryBroken('c'), broken('d'), veryBroken('e')]],
+    ]);
 
-  async function faultyRun(failFrom: number | undefined, failAfterApplying: boolean) {
+  async function faultyRun(
+    after: () => World,
+    failFrom: number | undefined,
+    failAfterApplying: boolean
+  ) {
     store = new InMemoryFindingStore();
     publisher = new RecordingPublisher();
     await scanAndPublish(deps(before()), request(['prod'], 'baseline'));
@@ -266,33 +400,47 @@ describe('scanAndPublish with DynamoDB failing from the Nth request on', () => {
     return { first, redelivery, next, failedAt, requests: store.requests.length - start };
   }
 
-  it('delivers every alert exactly once for every N, the clear-pending step aside', async () => {
-    // Prepare: the alerts of a fault-free run, and how many store requests its scan makes
-    const reference = await faultyRun(undefined, false);
-    const expected = sentCounts();
-    const expectedIds = [...expected.keys()].sort();
-    expect(expectedIds.some((id) => id.startsWith('resolved-'))).toBe(true);
-    expect(expectedIds.filter((id) => id.startsWith('new-')).length).toBeGreaterThan(2);
-    expect([...expected.values()].every((count) => count === 1)).toBe(true);
-    expect(reference.first.failedClusters).toEqual([]);
+  it.each([
+    { world: single, kind: 'one message per change', summaries: 0 },
+    { world: batched, kind: 'one summary', summaries: 1 },
+  ])(
+    'delivers every alert exactly once for every N, the clear-pending step aside ($kind)',
+    async ({ world, summaries }) => {
+      // Prepare: the alerts of a fault-free run, and how many store requests its scan makes
+      const reference = await faultyRun(world, undefined, false);
+      const expected = [...notifiedCounts().keys()].sort();
+      expect(expected.some((key) => key.startsWith('resolved:'))).toBe(true);
+      expect(expected.filter((key) => key.startsWith('new:')).length).toBeGreaterThan(2);
+      expect([...notifiedCounts().values()].every((count) => count === 1)).toBe(true);
+      expect(publisher.sent.filter((m) => m.attributes.change === 'summary')).toHaveLength(
+        summaries
+      );
+      expect(reference.first.failedClusters).toEqual([]);
 
-    for (const failAfterApplying of [false, true]) {
-      for (let n = 1; n <= reference.requests + 1; n++) {
-        // Act
-        const run = await faultyRun(n, failAfterApplying);
-        const counts = sentCounts();
-        // Assess: nothing lost, nothing extra, and doubles only when the clear-pending write failed
-        const where = `N=${n} (${run.failedAt ?? 'none'}, applied=${failAfterApplying})`;
-        expect([...counts.keys()].sort(), where).toEqual(expectedIds);
-        const doubled = [...counts.values()].filter((count) => count > 1);
-        expect(Math.max(...counts.values()), where).toBeLessThanOrEqual(2);
-        if (run.failedAt !== 'clearPending') expect(doubled, where).toEqual([]);
-        expect(run.redelivery.failedClusters, where).toEqual([]);
-        expect(run.next.outcomes[0]?.published, where).toBe(0);
-        expect(store.pending.size, where).toBe(0);
+      for (const failAfterApplying of [false, true]) {
+        for (let n = 1; n <= reference.requests + 1; n++) {
+          // Act
+          const run = await faultyRun(world, n, failAfterApplying);
+          const counts = notifiedCounts();
+          // Assess: nothing lost, nothing extra, and doubles only when the clear-pending write failed
+          const where = `N=${n} (${run.failedAt ?? 'none'}, applied=${failAfterApplying})`;
+          expect([...counts.keys()].sort(), where).toEqual(expected);
+          const doubled = [...counts.values()].filter((count) => count > 1);
+          expect(Math.max(...counts.values()), where).toBeLessThanOrEqual(2);
+          if (run.failedAt !== 'clearPending') {
+            expect(doubled, where).toEqual([]);
+            expect(
+              [...sentCounts().values()].every((count) => count === 1),
+              where
+            ).toBe(true);
+          }
+          expect(run.redelivery.failedClusters, where).toEqual([]);
+          expect(run.next.outcomes[0]?.published, where).toBe(0);
+          expect(store.pending.size, where).toBe(0);
+        }
       }
     }
-  });
+  );
 
   it('counts a scan cut short by DynamoDB as failed, not as scanned', async () => {
     store.failFrom = 3;
@@ -306,14 +454,9 @@ describe('scanAndPublish with DynamoDB failing from the Nth request on', () => {
 
 describe('scanAndPublish when SNS refuses a message', () => {
   it('sends it on the redelivery, exactly once, and counts the first attempt as failed', async () => {
-    // Prepare
-    const world: World = new Map([['prod', [broken()]]]);
-    await scanAndPublish(deps(world), request(['prod'], 'probe'));
-    const id = [...store.findings.values()].find((s) => s.checkId === CHECK)?.id ?? '';
-    store = new InMemoryFindingStore();
-    publisher = new RecordingPublisher();
-    metrics = new RecordingMetrics();
-    publisher.failOnce.add(`new-${id}`);
+    // Prepare: the cluster's first scan (sequence 1) is one summary; SNS refuses it once
+    const world: World = new Map([['prod', [veryBroken('a'), broken('b')]]]);
+    publisher.failOnce.add(summaryMessageId('prod', 1));
     // Act
     const failed = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
     const retried = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
@@ -321,31 +464,35 @@ describe('scanAndPublish when SNS refuses a message', () => {
     // Assess
     expect(failed.failedClusters).toEqual(['prod']);
     expect([retried.failedClusters, later.failedClusters]).toEqual([[], []]);
-    expect(sentCounts().get(`new-${id}`)).toBe(1);
-    expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+    expect(notifiedCounts().size).toBeGreaterThan(2);
+    expect([...notifiedCounts().values()].every((count) => count === 1)).toBe(true);
+    expect([...sentCounts().keys()]).toEqual([summaryMessageId('prod', 2)]);
     expect(metrics.total('ScanFailures')).toBe(1);
     expect(metrics.total('ClustersScanned')).toBe(2);
   });
 
-  it('keeps a refused message of a taken-over claim pending until a later attempt sends it', async () => {
-    // Prepare: the first attempt claims, then DynamoDB fails before the publish
-    const world: World = new Map([['prod', [broken()]]]);
+  it('keeps a refused summary of a taken-over claim pending until a later attempt sends it once', async () => {
+    // Prepare: the first attempt claims part of the batch, then DynamoDB fails before the publish
+    const world: World = new Map([['prod', [veryBroken('a'), broken('b')]]]);
     // Request 4 is the first claim: it is written, then the connection drops.
     store.failFrom = 4;
     store.failAfterApplying = true;
     await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
     store.failFrom = undefined;
-    const pendingIds = [...store.pending.values()].map((pending) => pending.message.id);
-    expect(pendingIds.length).toBeGreaterThan(0);
+    const pendingIds = [...new Set([...store.pending.values()].map((p) => p.message.id))];
+    expect(pendingIds).toEqual([summaryMessageId('prod', 1)]);
+    expect(store.pending.size).toBe(1);
     for (const id of pendingIds) publisher.failOnce.add(id);
-    // Act
+    // Act: the redelivery adopts the claim and claims the rest of the batch with the same summary
     const second = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
     const third = await scanAndPublish(deps(world), request(['prod'], 'msg-1'));
     // Assess
     expect(second.failedClusters).toEqual(['prod']);
     expect(third.failedClusters).toEqual([]);
-    expect([...sentCounts().keys()].sort()).toEqual([...pendingIds].sort());
-    expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+    expect([...sentCounts().entries()]).toEqual([[summaryMessageId('prod', 1), 1]]);
+    expect(notifiedCounts().size).toBeGreaterThan(2);
+    expect([...notifiedCounts().values()].every((count) => count === 1)).toBe(true);
+    expect(store.pending.size).toBe(0);
   });
 
   it("leaves another live scan's pending publish alone until its lease runs out", async () => {
@@ -362,6 +509,54 @@ describe('scanAndPublish when SNS refuses a message', () => {
     await scanAndPublish(deps(world), request(['prod'], 'schedule-2'));
     expect(sentCounts().size).toBeGreaterThan(0);
     expect([...sentCounts().values()].every((count) => count === 1)).toBe(true);
+    expect([...notifiedCounts().values()].every((count) => count === 1)).toBe(true);
+  });
+});
+
+describe('scanAndPublish with suppressed findings', () => {
+  const IGNORE = `ignore-check.nodeclass-scanner/${CHECK}`;
+  const accepted = (expiresNote = 'moving to spec.role next sprint') =>
+    aNodeClassObject({
+      name: 'default',
+      metadata: { annotations: { [IGNORE]: expiresNote } },
+      spec: { role: undefined, instanceProfile: ARN_PROFILE },
+    });
+
+  it('closes an alerted finding silently when suppressed, and alerts it as new when the annotation goes', async () => {
+    // Prepare: alerted while failing
+    const world: World = new Map([['prod', [broken()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    const id = [...store.findings.values()].find((s) => s.checkId === CHECK)?.id ?? '';
+    // Act: accepted by annotation, scanned twice; then the annotation is removed
+    world.set('prod', [accepted()]);
+    now = new Date('2026-11-01T01:00:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 's2'));
+    const quietState = store.findings.get(id);
+    const openAfterQuiet = metrics.records.filter(
+      (r) => r.name === 'OpenFindings' && r.dimensions.Severity === 'critical'
+    );
+    now = new Date('2026-11-02T02:00:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 's3'));
+    world.set('prod', [broken()]);
+    now = new Date('2026-11-02T03:00:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 's4'));
+    // Assess
+    expect(findingMessages().map((m) => `${m.change}:${m.messageId.split('-')[0]}`)).toEqual([
+      'new:summary',
+      'new:new',
+    ]);
+    expect(quietState).toMatchObject({
+      status: 'resolved',
+      lastNotified: '2026-11-01T00:00:00.000Z',
+    });
+    expect(openAfterQuiet.at(-1)?.value).toBe(0);
+  });
+
+  it('never alerts a finding suppressed from its first sighting', async () => {
+    const world: World = new Map([['prod', [accepted()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    expect(findingMessages()).toEqual([]);
+    expect([...store.findings.values()].filter((s) => s.checkId === CHECK)).toEqual([]);
   });
 });
 

@@ -6,6 +6,7 @@ import { aNodeClassObject } from '../support/builders.js';
 import { type FakeTable, fakeDynamoDb } from '../support/fake-dynamodb.js';
 import {
   capturingSns,
+  earlierFindingItem,
   exampleEvent,
   objectsPlan,
   SERVICE_ENV,
@@ -82,7 +83,9 @@ beforeEach(() => {
     indexItem('prod', 'team-b', [{ id: 'ami-0fffffffffffffff0' }]),
   ]) {
     table.items.set(`${item.pk}|${item.sk}`, item);
-  }
+  } // prod was scanned before: its changes go out one message each.
+  const earlier = earlierFindingItem('prod');
+  table.items.set(`${earlier.pk}|${earlier.sk}`, earlier);
 });
 
 describe('ami-event handler', () => {
@@ -103,10 +106,19 @@ describe('ami-event handler', () => {
     });
     const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
     expect(findings.map((m) => m.attributes)).toEqual([
-      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'prod', status: 'fail' },
+      {
+        change: 'new',
+        severity: 'critical',
+        checkId: CHECK,
+        cluster: 'prod',
+        status: 'fail',
+        account: '111122223333',
+        region: 'eu-west-1',
+      },
     ]);
     expect(JSON.parse(findings[0]?.bodies.default ?? '{}').finding.resource.name).toBe('team-a');
-    expect(table.findings().every((item) => item.resourceName === 'team-a')).toBe(true);
+    const written = table.findings().filter((item) => item.id !== 'earlier');
+    expect(written.every((item) => item.resourceName === 'team-a')).toBe(true);
   });
 
   it('neutralises a hostile value in the JSON, email and Chatbot formats', async () => {

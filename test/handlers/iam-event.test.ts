@@ -10,6 +10,7 @@ import { aNodeClassObject } from '../support/builders.js';
 import { type FakeTable, fakeDynamoDb } from '../support/fake-dynamodb.js';
 import {
   capturingSns,
+  earlierFindingItem,
   exampleEvent,
   objectsPlan,
   SERVICE_ENV,
@@ -68,7 +69,9 @@ beforeEach(() => {
       resolvedAmiIds: [],
       instanceProfile: profile,
     });
-  }
+  } // prod was scanned before: its changes go out one message each.
+  const earlier = earlierFindingItem('prod');
+  table.items.set(`${earlier.pk}|${earlier.sk}`, earlier);
 });
 
 describe('iam-event handler', () => {

@@ -48,32 +48,39 @@ describe('scan-cluster handler', () => {
   it('scans each cluster of the batch, publishes the findings and stores their state', async () => {
     // Act
     const response = await handlerWith()(batch, lambdaContext());
-    // Assess
+    // Assess: a first scan of each cluster is one summary naming account, region and cluster
     expect(response).toEqual({ batchItemFailures: [] });
-    const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
-    expect(findings.map((m) => m.attributes)).toEqual([
-      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'prod', status: 'fail' },
-      { change: 'new', severity: 'critical', checkId: CHECK, cluster: 'staging', status: 'fail' },
+    const summaries = sns.published().filter((m) => m.attributes.change === 'summary');
+    const where = { account: '111122223333', region: 'eu-west-1' };
+    expect(summaries.map((m) => m.attributes)).toEqual([
+      { change: 'summary', severity: 'critical', cluster: 'prod', ...where },
+      { change: 'summary', severity: 'critical', cluster: 'staging', ...where },
     ]);
-    const body = JSON.parse(findings[0]?.bodies.default ?? '{}');
+    const body = JSON.parse(summaries[0]?.bodies.default ?? '{}');
     expect(body).toMatchObject({
       version: 1,
-      change: 'new',
-      finding: {
+      change: 'summary',
+      cluster: 'prod',
+      ...where,
+      firstScan: true,
+    });
+    expect(body.changes).toContainEqual(
+      expect.objectContaining({
+        change: 'new',
         checkId: CHECK,
         status: 'fail',
         resource: { cluster: 'prod', kind: 'EC2NodeClass', name: 'default' },
-      },
-      firstSeen: '2026-11-01T10:15:05.000Z',
-    });
+      })
+    );
     expect(body.text).toContain(
       'NEW CRITICAL instance-profile-is-name on prod/EC2NodeClass/default'
     );
-    expect(JSON.parse(findings[0]?.bodies.https ?? '{}')).toMatchObject({
+    expect(body.text).toContain('Where: cluster prod, account 111122223333, region eu-west-1');
+    expect(JSON.parse(summaries[0]?.bodies.https ?? '{}')).toMatchObject({
       version: '1.0',
       source: 'custom',
     });
-    expect(findings[0]?.bodies.email).toBe(body.text);
+    expect(summaries[0]?.bodies.email).toBe(body.text);
     const stored = table.findings().filter((item) => item.checkId === CHECK);
     expect(stored.map((item) => [item.pk, item.status, item.revision])).toEqual([
       ['CLUSTER#prod', 'open', 1],
@@ -100,7 +107,7 @@ describe('scan-cluster handler', () => {
     expect(
       sns
         .published()
-        .filter((m) => m.attributes.checkId === CHECK)
+        .filter((m) => m.attributes.change === 'summary')
         .map((m) => m.attributes.cluster)
     ).toEqual(['prod']);
   });

@@ -15,6 +15,7 @@ describe('scanner configuration (cdk.json context)', () => {
       alertMinSeverity: 'high',
       reminderHours: 24,
       resolvedTtlDays: 30,
+      alertBatchThreshold: 5,
       logRetentionDays: 30,
       scanConcurrency: 4,
       accessEntries: false,

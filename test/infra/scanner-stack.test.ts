@@ -81,6 +81,7 @@ describe('ScannerStack: Lambdas', () => {
       REMINDER_INTERVAL_HOURS: '24',
       RESOLVED_TTL_DAYS: '30',
       DIGEST: 'on-change',
+      ALERT_BATCH_THRESHOLD: '5',
     });
   });
 

@@ -14,11 +14,13 @@ describe('loadConfig', () => {
       region: 'eu-west-1',
       stateTableName: 'state',
       findingsTopicArn: TOPIC,
+      account: '111122223333',
       scanQueueUrl: '',
       clusters: [],
       reminderIntervalMs: 24 * 3_600_000,
       resolvedTtlDays: 30,
       digest: 'on-change',
+      alertBatchThreshold: 5,
       environment: 'production',
       ignore: [],
     });
@@ -33,6 +35,7 @@ describe('loadConfig', () => {
         AWS_REGION: 'eu-west-1',
         REMINDER_INTERVAL_HOURS: '6',
         DIGEST: 'never',
+        ALERT_BATCH_THRESHOLD: '12',
       },
       'dispatch'
     );
@@ -42,6 +45,7 @@ describe('loadConfig', () => {
     ]);
     expect(config.reminderIntervalMs).toBe(6 * 3_600_000);
     expect(config.digest).toBe('never');
+    expect(config.alertBatchThreshold).toBe(12);
   });
 
   it('lists every missing or invalid variable in one ConfigError', () => {
@@ -52,6 +56,7 @@ describe('loadConfig', () => {
           AWS_REGION: 'eu-west-1',
           REMINDER_INTERVAL_HOURS: '-1',
           DIGEST: 'daily',
+          ALERT_BATCH_THRESHOLD: '2.5',
         },
         'iam-event'
       );
@@ -60,6 +65,7 @@ describe('loadConfig', () => {
     expect(attempt).toThrow(/FINDINGS_TOPIC_ARN: must be an SNS topic ARN/);
     expect(attempt).toThrow(/REMINDER_INTERVAL_HOURS: must be a positive number/);
     expect(attempt).toThrow(/DIGEST/);
+    expect(attempt).toThrow(/ALERT_BATCH_THRESHOLD: must be a positive integer/);
   });
 
   it('declares, for each handler, keys that exist in the schema', () => {

@@ -44,6 +44,33 @@ export function objectsPlan(
   };
 }
 
+/**
+ * The stored state of a finding resolved in an earlier scan of `cluster`: the cluster is known, so
+ * its changes go out one message each (a cluster with no stored state gets one summary).
+ */
+export function earlierFindingItem(cluster: string): Record<string, unknown> {
+  const at = '2026-10-01T00:00:00.000Z';
+  return {
+    pk: `CLUSTER#${cluster}`,
+    sk: 'FINDING#earlier',
+    type: 'finding',
+    id: 'earlier',
+    checkId: 'imds-v2-required',
+    cluster,
+    resourceKind: 'EC2NodeClass',
+    resourceName: 'retired',
+    status: 'resolved',
+    findingStatus: 'fail',
+    severity: 'high',
+    message: 'IMDSv1 was allowed.',
+    firstSeen: at,
+    lastSeen: at,
+    lastNotified: at,
+    resolvedAt: at,
+    revision: 2,
+  };
+}
+
 export interface PublishedMessage {
   readonly subject?: string;
   readonly attributes: Record<string, string | undefined>;

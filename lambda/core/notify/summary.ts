@@ -42,7 +42,7 @@ export interface SummaryInput {
   readonly location: AlertLocation;
   /** The changes, in the lifecycle's order (new first, most severe first). */
   readonly changes: readonly LifecycleChange[];
-  /** The cluster had no stored state: every change is a first sighting. */
+  /** The cluster had no stored state (its first scan, or its first findings): all are new. */
   readonly firstScan: boolean;
 }
 
@@ -121,7 +121,7 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
   const where = whereLine(input.cluster, location);
   const severities = nonZero(bySeverity, SEVERITIES);
   const title = input.firstScan
-    ? `First scan of ${cluster}: ${changes.length} open findings (${severities})`
+    ? `First findings on ${cluster}: ${changes.length} open (${severities})`
     : `${changes.length} changes on ${cluster}: ${nonZero(counts, CHANGE_KINDS)}`;
   const listed = changes.slice(0, limit);
   const omitted = changes.length - listed.length;
@@ -228,9 +228,9 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
   const tag = '[nodeclass-scanner]';
   const subjects = input.firstScan
     ? [
-        `${tag} First scan of ${place}: ${severities}`,
-        `${tag} First scan of ${place}: ${changes.length} findings`,
-        `${tag} First scan of ${cluster}: ${changes.length} findings`,
+        `${tag} First findings on ${place}: ${severities}`,
+        `${tag} First findings on ${place}: ${changes.length} open`,
+        `${tag} First findings on ${cluster}: ${changes.length} open`,
       ]
     : [
         `${tag} ${changes.length} changes on ${place}: ${nonZero(counts, CHANGE_KINDS)}`,

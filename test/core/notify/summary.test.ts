@@ -82,7 +82,7 @@ describe('renderSummary', () => {
       region: 'eu-west-1',
     });
     expect(message.subject).toBe(
-      '[nodeclass-scanner] First scan of prod in 111122223333 eu-west-1: 1 critical, 1 high, 3 medium'
+      '[nodeclass-scanner] First findings on prod in 111122223333 eu-west-1: 1 critical, 1 high, 3 medium'
     );
     expect(body).toMatchObject({
       change: 'summary',
