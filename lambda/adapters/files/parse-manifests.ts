@@ -138,8 +138,9 @@ function composeWithinLimits(
   const parser = new Parser(lineCounter.addNewLine);
   const composer = new Composer({ uniqueKeys: false });
   let documents = 0;
-  // Tokens since the parser last completed a document; `...` lines or stray tokens between
-  // documents therefore count too.
+  // The parser completes a document before the composer hands it over: this numbers the one
+  // being read. Tokens since it began include `...` lines or stray tokens between documents.
+  let parsedDocuments = 0;
   let documentTokens = 0;
   let scalarSource = false;
   const take = (composed: Iterable<Document.Parsed>): Breach | undefined => {
@@ -157,7 +158,10 @@ function composeWithinLimits(
   };
   const feed = (tokens: Iterable<CST.Token>): Breach | undefined => {
     for (const token of tokens) {
-      if (token.type === 'document') documentTokens = 0;
+      if (token.type === 'document') {
+        parsedDocuments += 1;
+        documentTokens = 0;
+      }
       const breach = take(composer.next(token));
       if (breach) return breach;
     }
@@ -177,7 +181,7 @@ function composeWithinLimits(
         if (documentTokens > limits.maxDocumentTokens) {
           return {
             offset: parser.offset,
-            message: `document ${documents + 1} holds too many YAML tokens (${describeLimit(limits, 'maxDocumentTokens')}); file not scanned`,
+            message: `document ${parsedDocuments + 1} holds too many YAML tokens (${describeLimit(limits, 'maxDocumentTokens')}); file not scanned`,
           };
         }
         if (budget.tokensLeft < 0) {

@@ -1,13 +1,16 @@
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_INPUT_LIMITS } from '../../../lambda/adapters/files/limits.js';
 import {
   createManifestSource,
   loadManifests,
   MAX_MANIFEST_BYTES,
 } from '../../../lambda/adapters/files/manifest-source.js';
 import type { ClusterContext } from '../../../lambda/core/inventory.js';
+import { ConfigError } from '../../../lambda/shared/errors.js';
 import { tempTree } from '../../cli/support/run-cli.js';
+import { mkfifo } from './hostile-inputs.js';
 
 const cluster: ClusterContext = { name: '', partition: 'aws' };
 
@@ -18,6 +21,7 @@ function nodeClassYaml(name: string): string {
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
+  vi.unstubAllEnvs();
 });
 
 function tree(files: Record<string, string>): string {
@@ -120,6 +124,114 @@ describe('loadManifests', () => {
       expect.stringMatching(/bad\.yaml:[2-4]$/),
     ]);
     expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['g']);
+  });
+});
+
+describe('loadManifests limits', () => {
+  it('refuses a directory over the file cap by name and still reads the paths before it', async () => {
+    const dir = tree(
+      Object.fromEntries(
+        Array.from({ length: 8 }, (_, i) => [`big/n${i}.yaml`, nodeClassYaml(`n${i}`)])
+      )
+    );
+    writeFileSync(join(dir, 'first.yaml'), nodeClassYaml('first'));
+    const loaded = await loadManifests({
+      paths: [join(dir, 'first.yaml'), join(dir, 'big')],
+      cluster,
+      limits: { ...DEFAULT_INPUT_LIMITS, maxFiles: 5 },
+    });
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['first']);
+    expect(loaded.errors).toEqual([
+      {
+        source: join(dir, 'big'),
+        message:
+          'holds too many manifest files and directories (limit 5, set NODECLASS_SCAN_MAX_FILES to raise it); not scanned',
+      },
+    ]);
+  });
+
+  it('takes the limits from the environment by default', async () => {
+    const dir = tree({ 'a.yaml': nodeClassYaml('a'), 'b.yaml': nodeClassYaml('b') });
+    vi.stubEnv('NODECLASS_SCAN_MAX_FILES', '1');
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    expect(loaded.errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('NODECLASS_SCAN_MAX_FILES'),
+    ]);
+    vi.stubEnv('NODECLASS_SCAN_MAX_FILES', 'lots');
+    await expect(loadManifests({ paths: [dir], cluster })).rejects.toThrow(ConfigError);
+  });
+
+  it('refuses 150,000 listed files cleanly under the default cap', async () => {
+    const listDirectory = async function* () {
+      for (let i = 0; i < 150_000; i++) yield { name: `f${i}.yaml`, isDirectory: false };
+    };
+    const dir = tree({});
+    const loaded = await loadManifests({ paths: [dir], cluster, listDirectory });
+    expect(loaded.errors).toEqual([
+      {
+        source: dir,
+        message: expect.stringContaining('limit 100000, set NODECLASS_SCAN_MAX_FILES'),
+      },
+    ]);
+  });
+
+  it('stops at the scan-wide token budget with one error for the rest', async () => {
+    const dir = tree({
+      'a.yaml': nodeClassYaml('a'),
+      'b.yaml': nodeClassYaml('b'),
+      'c.yaml': nodeClassYaml('c'),
+      'd.yaml': nodeClassYaml('d'),
+    });
+    // One of these NodeClasses is 21 tokens: the second passes the budget of 30.
+    const loaded = await loadManifests({
+      paths: [dir],
+      cluster,
+      limits: { ...DEFAULT_INPUT_LIMITS, maxTotalTokens: 30 },
+    });
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['a']);
+    expect(loaded.errors).toEqual([
+      {
+        source: expect.stringMatching(/b\.yaml:\d+$/),
+        message: expect.stringContaining('NODECLASS_SCAN_MAX_TOKENS'),
+      },
+      {
+        source: join(dir, 'c.yaml'),
+        message:
+          "not scanned, nor 1 later file(s): the scan's files hold too many YAML tokens in all (limit 30, set NODECLASS_SCAN_MAX_TOKENS to raise it)",
+      },
+    ]);
+  });
+
+  it('asks the standard-input reader to stop at the byte cap', async () => {
+    const caps: number[] = [];
+    await loadManifests({
+      paths: ['-'],
+      cluster,
+      limits: { ...DEFAULT_INPUT_LIMITS, maxInputBytes: 1234 },
+      readStdin: async (maxBytes) => {
+        caps.push(maxBytes);
+        return '';
+      },
+    });
+    expect(caps).toEqual([1234]);
+  });
+
+  it('refuses a FIFO and a link to /dev/zero in a directory, reading their neighbours', async (context) => {
+    const dir = tree({ 'good.yaml': nodeClassYaml('good') });
+    if (!mkfifo(join(dir, 'pipe.yaml')) || !existsSync('/dev/zero')) context.skip();
+    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+    const loaded = await loadManifests({ paths: [dir], cluster });
+    expect(loaded.nodeClasses.map((entry) => entry.name)).toEqual(['good']);
+    expect(loaded.errors).toEqual([
+      {
+        source: join(dir, 'pipe.yaml'),
+        message: 'a named pipe (FIFO), not a regular file; not read',
+      },
+      {
+        source: join(dir, 'zero.yaml'),
+        message: 'a symbolic link to a character device, not a regular file; not read',
+      },
+    ]);
   });
 });
 

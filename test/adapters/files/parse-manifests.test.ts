@@ -243,3 +243,101 @@ describe('parseManifestText', () => {
     expect(parseManifestText('---\n---\n', 'empty.yaml').errors).toEqual([]);
   });
 });
+
+describe('parseManifestText limits', () => {
+  const limits = { maxDocuments: 3, maxDocumentTokens: 200, maxTotalTokens: 1_000 };
+
+  it('reads a file at the limits in full', () => {
+    const parsed = parseManifestText(
+      `${CONFIGMAP}---\n${NODECLASS}---\n${NODEPOOL}`,
+      'ok.yaml',
+      '',
+      {
+        ...limits,
+        maxDocumentTokens: 100,
+      }
+    );
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.nodeClasses).toHaveLength(1);
+    expect(parsed.nodePools).toHaveLength(1);
+  });
+
+  it('refuses a file with more documents than allowed, keeping none of its objects', () => {
+    const parsed = parseManifestText(`${NODECLASS}---\n`.repeat(4), 'many.yaml', '', limits);
+    expect(parsed.nodeClasses).toEqual([]);
+    expect(parsed.errors).toEqual([
+      {
+        source: 'many.yaml:48',
+        message:
+          'holds too many documents (limit 3, set NODECLASS_SCAN_MAX_DOCUMENTS to raise it); not scanned',
+      },
+    ]);
+  });
+
+  it('refuses a document with more tokens than allowed, at the line where it passed the limit', () => {
+    const flow = `${NODECLASS}---\nitems: [${'1,'.repeat(150)}1]\n`;
+    const parsed = parseManifestText(flow, 'flow.yaml', '', limits);
+    expect(parsed.nodeClasses).toEqual([]);
+    expect(parsed.errors).toEqual([
+      {
+        source: 'flow.yaml:17',
+        message:
+          'document 2 holds too many YAML tokens (limit 200, set NODECLASS_SCAN_MAX_DOCUMENT_TOKENS to raise it); file not scanned',
+      },
+    ]);
+  });
+
+  it('counts blank lines, comments and stray `...` markers, which cost memory too', () => {
+    for (const filler of ['\n', '# note\n', '...\n', '}\n']) {
+      const parsed = parseManifestText(`a: 1\n${filler.repeat(300)}`, 'filler.yaml', '', {
+        ...limits,
+        maxDocuments: 100,
+      });
+      expect(parsed.errors[0]?.message, JSON.stringify(filler)).toMatch(
+        /too many (YAML tokens|documents)/
+      );
+    }
+  });
+
+  it('shares one token budget across the files of a scan', () => {
+    const budget = { tokensLeft: 100 }; // one NodeClass is 58 tokens
+    const scan = { ...limits, maxTotalTokens: 100 };
+    const first = parseManifestText(NODECLASS, 'first.yaml', '', scan, budget);
+    const second = parseManifestText(NODECLASS, 'second.yaml', '', scan, budget);
+    expect(first.errors).toEqual([]);
+    expect(first.nodeClasses).toHaveLength(1);
+    expect(second.nodeClasses).toEqual([]);
+    expect(second.errors).toEqual([
+      {
+        source: expect.stringMatching(/^second\.yaml:\d+$/),
+        message:
+          "the scan's files hold too many YAML tokens in all (limit 100, set NODECLASS_SCAN_MAX_TOKENS to raise it); file not scanned",
+      },
+    ]);
+    expect(budget.tokensLeft).toBeLessThan(0);
+  });
+
+  it('stops a 10 MiB flow array and a 10 MiB `---` stream early under the default limits', () => {
+    const flow = parseManifestText(`[${'1,'.repeat(5 * 1024 * 1024)}1]`, 'flow.yaml');
+    expect(flow.errors).toEqual([
+      expect.objectContaining({
+        source: 'flow.yaml:1',
+        message: expect.stringContaining('NODECLASS_SCAN_MAX_DOCUMENT_TOKENS'),
+      }),
+    ]);
+    const dashes = parseManifestText('---\n'.repeat(2_500_000), 'dashes.yaml');
+    expect(dashes.errors).toEqual([
+      expect.objectContaining({
+        source: 'dashes.yaml:10001',
+        message: expect.stringContaining('NODECLASS_SCAN_MAX_DOCUMENTS'),
+      }),
+    ]);
+  }, 120_000);
+
+  it('leaves stack traces on after parsing (they are off only while the parser runs)', () => {
+    const before = Error.stackTraceLimit;
+    parseManifestText('a: [unclosed\n', 'bad.yaml');
+    expect(Error.stackTraceLimit).toBe(before);
+    expect(before).toBeGreaterThan(0);
+  });
+});

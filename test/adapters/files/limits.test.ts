@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_INPUT_LIMITS,
+  describeLimit,
+  INPUT_LIMIT_ENV,
+  inputLimitsFromEnv,
+} from '../../../lambda/adapters/files/limits.js';
+import { ConfigError } from '../../../lambda/shared/errors.js';
+
+describe('inputLimitsFromEnv', () => {
+  it('uses the defaults when no variable is set, or set empty', () => {
+    expect(inputLimitsFromEnv({})).toEqual(DEFAULT_INPUT_LIMITS);
+    expect(inputLimitsFromEnv({ NODECLASS_SCAN_MAX_FILES: ' ' })).toEqual(DEFAULT_INPUT_LIMITS);
+  });
+
+  it('takes each limit from its own variable', () => {
+    const env = Object.fromEntries(
+      Object.values(INPUT_LIMIT_ENV).map((name, index) => [name, String(index + 1)])
+    );
+    const limits = inputLimitsFromEnv(env);
+    expect(Object.values(limits)).toEqual(
+      Object.keys(INPUT_LIMIT_ENV).map((_, index) => index + 1)
+    );
+    expect(inputLimitsFromEnv({ NODECLASS_SCAN_MAX_DOCUMENTS: '20000' }).maxDocuments).toBe(20_000);
+  });
+
+  it.each(['0', '-1', '1.5', '1e6', 'ten', '99999999999999999999'])(
+    'refuses %j as a usage error naming the variable',
+    (value) => {
+      expect(() => inputLimitsFromEnv({ NODECLASS_SCAN_MAX_TOKENS: value })).toThrow(
+        new ConfigError(
+          `NODECLASS_SCAN_MAX_TOKENS must be a positive whole number, not ${JSON.stringify(value)}`
+        )
+      );
+    }
+  );
+
+  it('names the value, the unit and the variable in error messages', () => {
+    expect(describeLimit(DEFAULT_INPUT_LIMITS, 'maxInputBytes')).toBe(
+      'limit 10485760 bytes, set NODECLASS_SCAN_MAX_INPUT_BYTES to raise it'
+    );
+    expect(describeLimit(DEFAULT_INPUT_LIMITS, 'maxFiles')).toBe(
+      'limit 100000, set NODECLASS_SCAN_MAX_FILES to raise it'
+    );
+  });
+});
