@@ -23,33 +23,51 @@ interface Alert {
   readonly findingId: string;
 }
 
-/** `change cluster findingId` for every finding message (digests excluded), sorted. */
+/** The messages the scanner published (alarms and digests excluded). */
+function alertMessages(messages: readonly PublishedMessage[]): PublishedMessage[] {
+  return messages.filter(
+    (message) =>
+      message.attributes.change !== 'digest' && message.publisher !== 'cloudwatch.amazonaws.com'
+  );
+}
+
+/** `change cluster findingId` for every change notified (summaries expanded), sorted. */
 function alertsOf(messages: readonly PublishedMessage[]): string[] {
-  return messages
-    .filter(
-      (message) =>
-        message.attributes.change !== 'digest' && message.publisher !== 'cloudwatch.amazonaws.com'
-    )
-    .map((message) => {
-      const body = JSON.parse(JSON.parse(message.message).default) as {
-        change: string;
-        finding: { id: string; resource: { cluster: string } };
-      };
-      const alert: Alert = {
-        change: body.change,
-        cluster: body.finding.resource.cluster,
-        findingId: body.finding.id,
-      };
-      return `${alert.change} ${alert.cluster} ${alert.findingId}`;
+  return alertMessages(messages)
+    .flatMap((message): Alert[] => {
+      const body = JSON.parse(JSON.parse(message.message).default) as
+        | {
+            change: 'summary';
+            omitted: number;
+            changes: { change: string; findingId: string; resource: { cluster: string } }[];
+          }
+        | { change: string; finding: { id: string; resource: { cluster: string } } };
+      if ('changes' in body) {
+        expect(body.omitted).toBe(0);
+        return body.changes.map((item) => ({
+          change: item.change,
+          cluster: item.resource.cluster,
+          findingId: item.findingId,
+        }));
+      }
+      return [
+        { change: body.change, cluster: body.finding.resource.cluster, findingId: body.finding.id },
+      ];
     })
+    .map((alert) => `${alert.change} ${alert.cluster} ${alert.findingId}`)
     .sort();
 }
 
-/** Open (fail/error) finding ids of an offline CLI scan of `world`, per the deployed clusters. */
-async function expectedOpen(
-  world: World,
-  clusters: readonly string[] = CLUSTERS
-): Promise<string[]> {
+/** What the CLI's offline scan of a world says, per `cluster findingId`. */
+interface Oracle {
+  /** Open findings that alert: fail/error, not a follow-on of another finding. */
+  readonly open: ReadonlyMap<string, { readonly status: string; readonly materialHash: string }>;
+  /** Findings that never alert: follow-ons (`causedBy`) and suppressed ones. */
+  readonly quiet: ReadonlySet<string>;
+}
+
+/** An offline CLI scan of `world`, restricted to the deployed clusters. */
+async function oracleOf(world: World, clusters: readonly string[] = CLUSTERS): Promise<Oracle> {
   const tree = tempTree({ 'world.json': JSON.stringify(world) });
   try {
     const run = await runCliCaptured(
@@ -57,26 +75,55 @@ async function expectedOpen(
       { now: new Date() }
     );
     const report = JSON.parse(run.stdout) as {
-      findings: { id: string; status: string; resource: { cluster: string } }[];
+      findings: {
+        id: string;
+        status: string;
+        materialHash: string;
+        causedBy?: string;
+        resource: { cluster: string };
+      }[];
     };
-    return report.findings
-      .filter((finding) => finding.status === 'fail' || finding.status === 'error')
-      .filter((finding) => clusters.includes(finding.resource.cluster))
-      .map((finding) => `${finding.resource.cluster} ${finding.id}`)
-      .sort();
+    const open = new Map<string, { status: string; materialHash: string }>();
+    const quiet = new Set<string>();
+    for (const finding of report.findings) {
+      if (!clusters.includes(finding.resource.cluster)) continue;
+      const key = `${finding.resource.cluster} ${finding.id}`;
+      if (finding.status === 'suppressed' || finding.causedBy !== undefined) quiet.add(key);
+      else if (finding.status === 'fail' || finding.status === 'error') {
+        open.set(key, { status: finding.status, materialHash: finding.materialHash });
+      }
+    }
+    return { open, quiet };
   } finally {
     tree.cleanup();
   }
 }
 
+/** Alerting open findings (`cluster findingId`), sorted. */
+async function expectedOpen(world: World, clusters: readonly string[] = CLUSTERS) {
+  return [...(await oracleOf(world, clusters)).open.keys()].sort();
+}
+
 const asNew = (open: readonly string[]) => open.map((entry) => `new ${entry}`).sort();
 
-/** The alerts a change of the world from `before` to `after` (open findings) must produce. */
-function changesBetween(before: readonly string[], after: readonly string[]): string[] {
-  return [
-    ...after.filter((entry) => !before.includes(entry)).map((entry) => `new ${entry}`),
-    ...before.filter((entry) => !after.includes(entry)).map((entry) => `resolved ${entry}`),
-  ].sort();
+/**
+ * The alerts a change of the world from `before` to `after` must produce: new, resolved (not when
+ * it merely became a follow-on or suppressed: that closes silently), and changed material facts
+ * (not a failure that now errors: "could not look" stays silent).
+ */
+function changesBetween(before: Oracle, after: Oracle): string[] {
+  const alerts: string[] = [];
+  for (const [entry, now] of after.open) {
+    const then = before.open.get(entry);
+    if (then === undefined) alerts.push(`new ${entry}`);
+    else if (!(then.status === 'fail' && now.status === 'error')) {
+      if (then.materialHash !== now.materialHash) alerts.push(`changed ${entry}`);
+    }
+  }
+  for (const entry of before.open.keys()) {
+    if (!after.open.has(entry) && !after.quiet.has(entry)) alerts.push(`resolved ${entry}`);
+  }
+  return alerts.sort();
 }
 
 function copyWorld(world: World): World {
@@ -106,7 +153,7 @@ async function scheduledScan(options: { redeliveries?: number } = {}) {
 }
 
 describe('schedule → dispatch → SQS → scan-cluster → SNS', () => {
-  it('alerts every open finding of both clusters once, by email above the threshold', async () => {
+  it('alerts every open finding of both clusters once, in one summary per cluster, by email above the threshold', async () => {
     // Prepare
     await sim.resetState();
     const open = await expectedOpen(sim.world);
@@ -114,10 +161,22 @@ describe('schedule → dispatch → SQS → scan-cluster → SNS', () => {
     // Act
     const { messages, failed } = await scheduledScan();
 
-    // Assess
+    // Assess: a first scan is one summary per cluster, naming account, region and cluster
     expect(messages).toHaveLength(CLUSTERS.length);
     expect(failed).toEqual([]);
     expect(alertsOf(sim.aws.published)).toEqual(asNew(open));
+    const summaries = alertMessages(sim.aws.published);
+    expect(summaries.map((message) => message.attributes.change)).toEqual(
+      CLUSTERS.map(() => 'summary')
+    );
+    expect(summaries.map((message) => message.attributes.cluster).sort()).toEqual([...CLUSTERS]);
+    for (const message of summaries) {
+      expect(message.attributes).toMatchObject({ account: sim.world.account, region: 'us-east-1' });
+      expect(message.subject).toContain(`${message.attributes.cluster} in ${sim.world.account}`);
+      expect(JSON.parse(message.message).email).toContain(
+        `Where: cluster ${message.attributes.cluster}, account ${sim.world.account}, region us-east-1`
+      );
+    }
     const emailed = sim.emailDeliveries().filter((delivery) => delivery.endpoint === ALERT_EMAIL);
     expect(emailed.length).toBeGreaterThan(0);
     for (const { message } of emailed) {
@@ -148,11 +207,11 @@ describe('event-driven rescans', () => {
     await sim.resetState();
     const imageId = 'ami-0b1e6f3a9c7d42531';
     await scheduledScan();
-    const before = await expectedOpen(sim.world);
+    const before = await oracleOf(sim.world);
     const world = copyWorld(sim.world);
     world.ec2.images = world.ec2.images.filter((image) => image.ImageId !== imageId);
     sim.setWorld(world);
-    const after = await expectedOpen(world);
+    const after = await oracleOf(world);
     sim.aws.published.length = 0;
     const amiEvent = event('ami-state-change-deregistered');
     amiEvent.region = world.region;
@@ -164,7 +223,7 @@ describe('event-driven rescans', () => {
 
     // Assess
     expect(invocation.error).toBeUndefined();
-    const appeared = after.filter((entry) => !before.includes(entry));
+    const appeared = [...after.open.keys()].filter((entry) => !before.open.has(entry));
     expect(appeared.length).toBeGreaterThan(0);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
   });
@@ -173,7 +232,7 @@ describe('event-driven rescans', () => {
     // Prepare: the prod controller role may not pass its node role; the edit allows it.
     await sim.resetState();
     await scheduledScan();
-    const before = await expectedOpen(sim.world);
+    const before = await oracleOf(sim.world);
     const world = copyWorld(sim.world);
     world.iam.permissions = world.iam.permissions.filter(
       (row) =>
@@ -183,7 +242,7 @@ describe('event-driven rescans', () => {
         )
     );
     sim.setWorld(world);
-    const after = await expectedOpen(world);
+    const after = await oracleOf(world);
     sim.aws.published.length = 0;
     const iamEvent = event('iam-put-role-policy');
     iamEvent.detail.requestParameters.roleName = 'KarpenterControllerRole-prod-use1';
@@ -193,7 +252,7 @@ describe('event-driven rescans', () => {
 
     // Assess
     expect(invocation.error).toBeUndefined();
-    const gone = before.filter((entry) => !after.includes(entry));
+    const gone = [...before.open.keys()].filter((entry) => !after.open.has(entry));
     expect(gone.length).toBeGreaterThan(0);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
   });
@@ -316,8 +375,8 @@ describe('two overlapping scans of one cluster', () => {
     await sim.resetState();
     sim.setWorld(start);
     await redeliver([await dispatchFor(cluster)], 1);
-    const before = await expectedOpen(start, [cluster]);
-    const after = await expectedOpen(changed, [cluster]);
+    const before = await oracleOf(start, [cluster]);
+    const after = await oracleOf(changed, [cluster]);
     sim.aws.published.length = 0;
 
     const olderMessage = await dispatchFor(cluster);
@@ -342,7 +401,7 @@ describe('two overlapping scans of one cluster', () => {
 
     // Assess
     expect(newerFailed).toEqual([]);
-    expect(after.length).toBeGreaterThan(before.length);
+    expect(after.open.size).toBeGreaterThan(before.open.size);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
   });
 
@@ -354,7 +413,7 @@ describe('two overlapping scans of one cluster', () => {
 
     // Assess
     expect(newerFailed).toEqual([]);
-    expect(before.length).toBeGreaterThan(after.length);
+    expect(before.open.size).toBeGreaterThan(after.open.size);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
   });
 });
@@ -370,14 +429,29 @@ describe('NodePools forbidden (HTTP 403)', () => {
     // Act
     await redeliver([await dispatchFor('prod-use1')], 1);
 
-    // Assess
+    // Assess: the read failure alerts; nothing is resolved
     const alerts = alertsOf(sim.aws.published);
     expect(alerts.filter((alert) => alert.startsWith('resolved'))).toEqual([]);
-    const launch = (await sim.tableItems()).filter(
-      (item) => item.checkId === 'controller-can-launch' && item.status === 'open'
+    const items = await sim.tableItems();
+    const readFindings = items
+      .filter((item) => item.checkId === 'scanner-can-read-cluster' && item.status === 'open')
+      .map((item) => `new prod-use1 ${String(item.id)}`);
+    expect(alerts.filter((alert) => readFindings.includes(alert)).length).toBeGreaterThan(0);
+    // The launch check errors: shown under the read failure (a follow-on, closed silently if it
+    // was open), or still open as an error; never a verdict, never notified as resolved.
+    const launch = items.filter(
+      (item) => item.checkId === 'controller-can-launch' && item.cluster === 'prod-use1'
     );
-    expect(launch.length).toBeGreaterThan(0);
-    for (const item of launch) expect(item.findingStatus).toBe('error');
+    const text = alertMessages(sim.aws.published)
+      .map((message) => JSON.parse(message.message).email as string)
+      .join('\n');
+    const openErrors = launch.filter(
+      (item) => item.status === 'open' && item.findingStatus === 'error'
+    );
+    expect(openErrors.length > 0 || text.includes('- controller-can-launch (error)')).toBe(true);
+    for (const item of launch.filter((entry) => entry.status === 'resolved')) {
+      expect(String(item.lastNotified) < String(item.resolvedAt)).toBe(true);
+    }
   });
 });
 
