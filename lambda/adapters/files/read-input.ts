@@ -3,15 +3,22 @@ import { lstat, open, stat } from 'node:fs/promises';
 import { InputError } from '../../shared/errors.js';
 import { describeLimit } from './limits.js';
 
-/** The byte limits a read is held to. */
-export type ByteLimit = 'maxInputBytes' | 'maxWorldBytes';
+/**
+ * The limit a read is held to, for its error message: one of the input limits (named with its
+ * variable), or a fixed cap's own description such as `limit 1 MiB`.
+ */
+export type ByteLimit = 'maxInputBytes' | 'maxWorldBytes' | { readonly description: string };
+
+function describeByteLimit(maxBytes: number, limit: ByteLimit): string {
+  return typeof limit === 'string'
+    ? describeLimit({ [limit]: maxBytes }, limit)
+    : limit.description;
+}
 
 const CHUNK_BYTES = 64 * 1024;
 
 function tooLarge(maxBytes: number, limit: ByteLimit): InputError {
-  return new InputError(
-    `too large (${describeLimit({ [limit]: maxBytes }, limit)}); not read further`
-  );
+  return new InputError(`too large (${describeByteLimit(maxBytes, limit)}); not read further`);
 }
 
 /**
@@ -72,7 +79,7 @@ export async function readRegularFile(
   const info = await assertRegularFile(path);
   if (info.size > maxBytes) {
     throw new InputError(
-      `is ${info.size} bytes, too large (${describeLimit({ [limit]: maxBytes }, limit)}); not read`
+      `is ${info.size} bytes, too large (${describeByteLimit(maxBytes, limit)}); not read`
     );
   }
   // O_NONBLOCK does not exist on Windows, where opening a pipe by path does not block anyway.

@@ -62,6 +62,13 @@ describe('readRegularFile', () => {
     );
   });
 
+  it('names a fixed cap by its own description', async () => {
+    const dir = tree({ 'c.yaml': 'ignore: []\n' });
+    await expect(
+      readRegularFile(join(dir, 'c.yaml'), 4, { description: 'limit 4 bytes' })
+    ).rejects.toThrow('is 11 bytes, too large (limit 4 bytes); not read');
+  });
+
   it('refuses a directory', async () => {
     const dir = tree({ 'sub/a.yaml': '' });
     await expect(readRegularFile(join(dir, 'sub'), 100, 'maxInputBytes')).rejects.toThrow(
