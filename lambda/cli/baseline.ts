@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { inputLimitsFromEnv } from '../adapters/files/limits.js';
+import { readRegularFile } from '../adapters/files/read-input.js';
 import { type Baseline, BaselineSchema } from '../core/baseline.js';
 import { formatPath } from '../core/schema.js';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, InputError } from '../shared/errors.js';
 
 function readReason(error: unknown): string {
   const code = (error as { code?: string }).code;
@@ -38,8 +39,10 @@ export function parseBaseline(text: string, file: string): Baseline {
 export async function loadBaseline(file: string): Promise<Baseline> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // A report is about as large as a world file of the same fleet: the same cap applies.
+    text = await readRegularFile(file, inputLimitsFromEnv().maxWorldBytes, 'maxWorldBytes');
   } catch (error) {
+    if (error instanceof InputError) throw new ConfigError(`--baseline ${file}: ${error.message}`);
     throw new ConfigError(`--baseline ${file}: cannot read (${readReason(error)})`);
   }
   return parseBaseline(text, file);

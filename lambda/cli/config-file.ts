@@ -1,17 +1,18 @@
 // The CLI's config file: `--config FILE`, or `.nodeclass-scanner.yaml` in the working directory
 // when present. Every problem is a usage error naming the file and the offending key.
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse, YAMLParseError } from 'yaml';
 import { z } from 'zod';
+import { readRegularFile } from '../adapters/files/read-input.js';
 import { CHECKS } from '../core/checks/index.js';
 import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/ignore-rules.js';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, InputError } from '../shared/errors.js';
 
 export const DEFAULT_CONFIG_FILE = '.nodeclass-scanner.yaml';
 
 /** Same cap as manifests: a config file is small, anything bigger is a mistake. */
-const MAX_CONFIG_BYTES = 1024 * 1024;
+// A config file holds a handful of ignore rules; the cap keeps a hostile one cheap to parse.
+const MAX_CONFIG_BYTES = 256 * 1024;
 
 export interface CliConfig {
   /** The file read, when there was one. */
@@ -35,13 +36,9 @@ async function readText(
   explicit: boolean
 ): Promise<string | undefined> {
   try {
-    const text = await readFile(file, 'utf8');
-    if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) {
-      throw new ConfigError(`${label}: larger than 1 MiB; is this the config file?`);
-    }
-    return text;
+    return await readRegularFile(file, MAX_CONFIG_BYTES, { description: 'limit 256 KiB' });
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
+    if (error instanceof InputError) throw new ConfigError(`${label}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     // The default file is optional; a file the user named must exist.
     if (!explicit && code === 'ENOENT') return undefined;

@@ -309,4 +309,29 @@ describe('hostile input files', () => {
     },
     GUARD_MS
   );
+
+  it(
+    'refuses a config file or a baseline that is a FIFO or a link to /dev/zero, before scanning',
+    async (context) => {
+      const dir = inputs();
+      const fifo = join(dir, 'pipe.yaml');
+      if (!mkfifo(fifo)) context.skip();
+      const zero = join(dir, 'zero.json');
+      symlinkSync('/dev/zero', zero);
+      for (const [argv, label] of [
+        [['--config', fifo], fifo],
+        [['--config', zero], zero],
+        [['--baseline', fifo], `--baseline ${fifo}`],
+        [['--baseline', zero], `--baseline ${zero}`],
+      ] as const) {
+        const run = await runCliCaptured(['scan', join(dir, 'good.yaml'), ...argv]);
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(errorLines(run)).toHaveLength(1);
+        expect(run.stderr).toContain(label);
+        expect(run.stderr).toMatch(/not a regular file; not read/);
+      }
+    },
+    GUARD_MS
+  );
 });
