@@ -3,6 +3,7 @@
 // validate the rules without loading the check catalog.
 import { z } from 'zod';
 import type { ResourceKind, ResourceRef } from './model.js';
+import { IAM_ARN, wildcardMatches } from './wildcard.js';
 
 /** One config rule. Validated by `ignoreRulesSchema` before use. */
 export interface IgnoreRule {
@@ -17,35 +18,9 @@ export interface IgnoreRule {
 
 const RESOURCE_KINDS: readonly ResourceKind[] = ['EC2NodeClass', 'NodePool', 'Cluster'];
 
-/**
- * `*` matches any run of characters, `?` exactly one. Greedy two-pointer match that only ever
- * returns to the last `*`: at most |pattern|·|text| steps, never exponential like a backtracking
- * regex on patterns such as `*a*a*a*b`.
- */
+/** `*` matches any run of characters, `?` exactly one; case-sensitive, no escapes. */
 export function globMatches(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let starText = 0;
-  while (t < text.length) {
-    const token = pattern[p];
-    if (token === '*') {
-      star = p;
-      starText = t;
-      p += 1;
-    } else if (token !== undefined && (token === '?' || token === text[t])) {
-      p += 1;
-      t += 1;
-    } else if (star !== -1) {
-      p = star + 1;
-      starText += 1;
-      t = starText;
-    } else {
-      return false;
-    }
-  }
-  while (pattern[p] === '*') p += 1;
-  return p === pattern.length;
+  return wildcardMatches(pattern, text, IAM_ARN);
 }
 
 /** Matched segment by segment, so a `*` never spans the `/` between cluster, kind and name. */

@@ -25,7 +25,8 @@ function parseDiscovery(
   const trimmed = value.trim();
   if (trimmed === '' || trimmed === 'off') return undefined;
   if (trimmed === '*') return { tagFilter: {} };
-  const tagFilter: Record<string, string> = {};
+  // No prototype: a `__proto__` tag key is an ordinary key, not a lost assignment.
+  const tagFilter: Record<string, string> = Object.create(null);
   for (const part of trimmed.split(',').map((entry) => entry.trim())) {
     const [key = '', tagValue] = part.split('=', 2);
     if (key.trim() === '') {

@@ -27,6 +27,21 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('keeps __proto__ and constructor as ordinary discovery tag keys', () => {
+    const config = loadConfig(
+      {
+        SCAN_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan',
+        CLUSTERS: '',
+        AWS_REGION: 'eu-west-1',
+        DISCOVER_CLUSTERS: '__proto__=x,constructor',
+      },
+      'dispatch'
+    );
+    const filter = config.discovery?.tagFilter ?? {};
+    expect(Object.keys(filter)).toEqual(['__proto__', 'constructor']);
+    expect(Object.hasOwn(filter, '__proto__') && filter.__proto__).toBe('x');
+  });
+
   it('parses the dispatcher cluster list with optional regions and overrides', () => {
     const config = loadConfig(
       {
