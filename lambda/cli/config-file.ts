@@ -7,6 +7,7 @@ import { readRegularFile } from '../adapters/files/read-input.js';
 import { CHECKS } from '../core/checks/index.js';
 import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/ignore-rules.js';
 import { ConfigError, InputError } from '../shared/errors.js';
+import { terminalSafe } from './terminal.js';
 
 export const DEFAULT_CONFIG_FILE = '.nodeclass-scanner.yaml';
 
@@ -92,7 +93,7 @@ export function expiredRuleWarnings(config: CliConfig, now: Date): string[] {
   return config.ignore.flatMap((rule, index) =>
     isExpired(rule, now)
       ? [
-          `nodeclass-scan: warning: ${config.file ?? 'config'}: ignore[${index}] (${rule.check} on ${rule.resource}) expired ${rule.expires}; its findings are reported again\n`,
+          `nodeclass-scan: warning: ${terminalSafe(config.file ?? 'config')}: ignore[${index}] (${terminalSafe(`${rule.check} on ${rule.resource}`)}) expired ${rule.expires}; its findings are reported again\n`,
         ]
       : []
   );

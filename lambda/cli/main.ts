@@ -13,6 +13,7 @@ import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index
 import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan, formatClusterProgress } from './plan.js';
 import { registerSnapshotCommand } from './snapshot.js';
+import { terminalOutput, terminalSafe } from './terminal.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
@@ -200,7 +201,9 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
         })
       );
       for (const inputError of report.summary.inputErrors) {
-        io.stderr(`nodeclass-scan: ${inputError.source}: ${inputError.message}\n`);
+        io.stderr(
+          `nodeclass-scan: ${terminalSafe(inputError.source)}: ${terminalSafe(inputError.message)}\n`
+        );
       }
       setExitCode(exitCodeFor(report, flags.failOn));
     });
@@ -234,8 +237,22 @@ function buildProgram(context: CommandContext): Command {
   return program;
 }
 
+/**
+ * Every write passes `terminalOutput`: whatever text a command missed still cannot act on the
+ * terminal. Only the table's own colour (stdout, colour on) gets through.
+ */
+function guardedIo(io: CliIo): CliIo {
+  const sgr = useColor(io);
+  return {
+    ...io,
+    stdout: (text) => io.stdout(terminalOutput(text, { sgr })),
+    stderr: (text) => io.stderr(terminalOutput(text, { sgr: false })),
+  };
+}
+
 /** Runs the CLI and returns its exit code; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  const io = guardedIo(rawIo);
   let exitCode = EXIT_OK;
   const program = buildProgram({
     io,
@@ -252,7 +269,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (error instanceof ScannerError) {
-      io.stderr(`nodeclass-scan: ${error.message}\n`);
+      // Messages quote file names, keys and server answers: one line, whatever they hold.
+      io.stderr(`nodeclass-scan: ${terminalSafe(error.message)}\n`);
       return EXIT_USAGE;
     }
     // A bug, not the user's fault; still exit 2 so CI never mistakes it for a clean scan.

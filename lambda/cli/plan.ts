@@ -11,6 +11,7 @@ import { ConfigError } from '../shared/errors.js';
 import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 import { buildLiveManifestPlan } from './plan-live-aws.js';
 import { buildWorldPlan } from './plan-world.js';
+import { terminalSafe } from './terminal.js';
 
 export interface ScanCliOptions {
   readonly paths: readonly string[];
@@ -36,12 +37,12 @@ export interface ScanCliOptions {
 
 /** One stderr line per live cluster: `[2/5] prod: 3 EC2NodeClasses`. */
 export function formatClusterProgress(progress: ClusterProgress): string {
-  const prefix = `[${progress.index}/${progress.total}] ${progress.cluster}`;
+  const prefix = `[${progress.index}/${progress.total}] ${terminalSafe(progress.cluster)}`;
   if (progress.outcome === 'ok') {
     return `${prefix}: ${progress.nodeClasses} EC2NodeClass${progress.nodeClasses === 1 ? '' : 'es'}\n`;
   }
-  // The message may quote the API server's answer: never let it carry a credential.
-  return `${prefix}: not read (${redactSecrets(progress.message ?? 'unavailable')})\n`;
+  // The message may quote the API server's answer: never a credential, never a terminal escape.
+  return `${prefix}: not read (${terminalSafe(redactSecrets(progress.message ?? 'unavailable'))})\n`;
 }
 
 /** `--cluster NAME…`: live EKS clusters (Kubernetes objects through the EKS API). */

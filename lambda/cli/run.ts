@@ -1,7 +1,11 @@
 // Process entry point: binds the CLI to the real process.
 import { DEFAULT_INPUT_LIMITS } from '../adapters/files/limits.js';
 import { readCapped } from '../adapters/files/read-input.js';
-import { runCli } from './main.js';
+
+// The SDK warns on stderr about Node versions it will stop supporting; a scan's stderr carries only
+// its own lines. Set before the CLI (and with it the SDK) is loaded; an explicit setting wins.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const { runCli } = await import('./main.js');
 
 /** Stops at the cap: a pipe that never ends (or `< /dev/zero`) is refused, never buffered whole. */
 function readStdin(maxBytes = DEFAULT_INPUT_LIMITS.maxInputBytes): Promise<string> {

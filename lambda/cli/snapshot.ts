@@ -21,6 +21,7 @@ import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
 import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 import type { CommandContext } from './main.js';
+import { terminalOutput, terminalSafe } from './terminal.js';
 
 export interface SnapshotInput {
   readonly account: string;
@@ -126,11 +127,12 @@ export function registerSnapshotCommand(
       });
       const text = `${JSON.stringify(world, null, 2)}\n`;
       if (flags.output === undefined) io.stdout(text);
-      else await writeFile(flags.output, text, 'utf8');
+      // As on stdout: raw C1 or bidi characters in recorded strings become JSON escapes.
+      else await writeFile(flags.output, terminalOutput(text, { sgr: false }), 'utf8');
       const calls = clients.counter.counts().calls;
       const total = Object.values(calls).reduce((sum, count) => sum + count, 0);
       io.stderr(
-        `nodeclass-scan: recorded ${world.eks.clusters.length} cluster(s), ${world.ec2.images.length} image(s), ${world.ec2.subnets.length} subnet(s), ${world.ec2.securityGroups.length} security group(s), ${world.iam.roles.length} role(s) with ${total} AWS call(s)${flags.output === undefined ? '' : ` to ${flags.output}`}\n`
+        `nodeclass-scan: recorded ${world.eks.clusters.length} cluster(s), ${world.ec2.images.length} image(s), ${world.ec2.subnets.length} subnet(s), ${world.ec2.securityGroups.length} security group(s), ${world.iam.roles.length} role(s) with ${total} AWS call(s)${flags.output === undefined ? '' : ` to ${terminalSafe(flags.output)}`}\n`
       );
     });
 }

@@ -1,4 +1,5 @@
 import type { CheckMeta } from '../../core/check.js';
+import { terminalSafe } from '../terminal.js';
 
 export const CATALOG_FORMATS = ['table', 'json'] as const;
 export type CatalogFormat = (typeof CATALOG_FORMATS)[number];
@@ -19,14 +20,17 @@ function catalogJson(checks: readonly CheckMeta[]): string {
 function catalogTable(checks: readonly CheckMeta[]): string {
   const rows = [
     ['ID', 'SEVERITY', 'GROUP', 'INPUTS', 'TITLE', 'REFERENCES'],
-    ...checks.map((check) => [
-      check.id,
-      check.severity,
-      check.group,
-      check.inputs.join(','),
-      check.title,
-      check.references.join(' '),
-    ]),
+    // Printed like any other table: a cell can neither act on the terminal nor break its row.
+    ...checks.map((check) =>
+      [
+        check.id,
+        check.severity,
+        check.group,
+        check.inputs.join(','),
+        check.title,
+        check.references.join(' '),
+      ].map(terminalSafe)
+    ),
   ];
   const widths = rows[0]?.map((_, column) =>
     Math.max(...rows.map((row) => (row[column] ?? '').length))

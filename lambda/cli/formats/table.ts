@@ -1,5 +1,6 @@
 import { type Finding, type ResourceRef, SEVERITIES, type Severity } from '../../core/model.js';
 import type { ReportFinding, ResolvedFinding, ScanReport } from '../../core/report.js';
+import { terminalSafe } from '../terminal.js';
 import { positionOf, type SourceIndex, sourceOf } from './sources.js';
 
 export interface TableOptions {
@@ -18,18 +19,7 @@ const SEVERITY_COLORS: Readonly<Record<Severity, string>> = {
 const ERROR_COLOR = '\u001b[35m';
 const DIM = '\u001b[2m';
 
-// Names and messages come from untrusted manifests: never let them emit terminal escapes.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
-
-/** Untrusted text made safe for a terminal: control characters become a visible `\uXXXX`. */
-export function terminalSafe(text: string): string {
-  return text.replace(
-    CONTROL,
-    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
-  );
-}
-
+// Names, messages and file paths are untrusted: data goes through `terminalSafe` before `paint`.
 function paint(text: string, code: string, color: boolean): string {
   return color ? `${code}${text}${RESET}` : text;
 }
@@ -71,7 +61,7 @@ function findingLines(finding: Finding, idWidth: number, context: BlockContext):
     status,
     finding.status === 'error' ? ERROR_COLOR : '',
     color && finding.status === 'error'
-  )} ${finding.checkId.padEnd(idWidth)}  ${terminalSafe(finding.message)}`;
+  )} ${terminalSafe(finding.checkId.padEnd(idWidth))}  ${terminalSafe(finding.message)}`;
   return [
     line,
     `${INDENT}${paint('fix:', DIM, color)} ${terminalSafe(finding.remediation)}`,
@@ -121,7 +111,7 @@ function collapsedLines(errors: CollapsedErrors, idWidth: number, context: Block
   const line = `  ${paint(label, SEVERITY_COLORS[errors.severity], color)} ${paint('error', ERROR_COLOR, color)} ${collapsedLabel(errors).padEnd(idWidth)}  ${terminalSafe(errors.message)}`;
   return [
     line,
-    `${INDENT}${paint('checks:', DIM, color)} ${errors.findings.map((f) => f.checkId).join(', ')}`,
+    `${INDENT}${paint('checks:', DIM, color)} ${terminalSafe(errors.findings.map((f) => f.checkId).join(', '))}`,
     ...errors.findings.flatMap((finding) => followOnLines(finding, context)),
   ];
 }

@@ -1,27 +1,28 @@
+import { visibleEscape } from '../terminal.js';
+
 // Characters XML 1.0 cannot carry at all, not even as character references: C0 controls other than
 // tab/LF/CR, lone surrogates (the `u` flag makes a valid pair one code point), U+FFFE and U+FFFF.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDFFF]/gu;
+// Also DEL, C1 and bidi controls: legal XML, but a report is read in terminals and CI pages too.
+const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDFFF]/gu;
 
-/** Makes text safe for XML 1.0: forbidden characters become a visible `\uXXXX`, markup is escaped. */
+/**
+ * Makes text safe for XML 1.0: forbidden characters become a visible `\uXXXX`, markup is escaped,
+ * and a carriage return is kept as a reference (parsers would fold it into a line feed).
+ */
 export function escapeXmlText(text: string): string {
   return text
-    .replace(
-      FORBIDDEN,
-      (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
-    )
+    .replace(FORBIDDEN, visibleEscape)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+    .replace(/>/g, '&gt;')
+    .replace(/\r/g, '&#13;');
 }
 
 /** As `escapeXmlText`, for a double-quoted attribute; whitespace is kept as references so it survives. */
 export function escapeXmlAttribute(text: string): string {
-  return escapeXmlText(text)
-    .replace(/"/g, '&quot;')
-    .replace(/\t/g, '&#9;')
-    .replace(/\n/g, '&#10;')
-    .replace(/\r/g, '&#13;');
+  return escapeXmlText(text).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;');
 }
 
 export type XmlAttributes = Readonly<Record<string, string | number | undefined>>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sourceIndexOf } from '../../../lambda/cli/formats/sources.js';
-import { formatTable, terminalSafe } from '../../../lambda/cli/formats/table.js';
+import { formatTable } from '../../../lambda/cli/formats/table.js';
+import { terminalSafe } from '../../../lambda/cli/terminal.js';
 import { aFinding, aReport, inventoryFrom, nodeClass, TWO_NODECLASSES } from './fixtures.js';
 
 const noSources = new Map();
