@@ -10,6 +10,11 @@ import {
   withoutStateFilter,
 } from '../core/ami/queries.js';
 import { selectImages } from '../core/ami/select.js';
+import {
+  outsideScopeMessage,
+  parameterInScope,
+  type SsmParameterScope,
+} from '../core/ami/ssm-scope.js';
 import type {
   AliasResolution,
   AmiFacts,
@@ -41,6 +46,11 @@ export interface AwsFactsEnricherOptions {
   readonly now: Date;
   /** AWS calls in flight at once (default 8). */
   readonly concurrency?: number;
+  /**
+   * Custom SSM parameters the scanner may read (public /aws/service/ ones always). A term naming
+   * any other is an `access-denied` lookup, and SSM is not called. Absent: every parameter.
+   */
+  readonly ssmParameterScope?: SsmParameterScope;
 }
 
 function unavailableFrom<T>(error: unknown, context?: string): Slice<T> {
@@ -167,7 +177,8 @@ async function collectAmis(
   spec: EC2NodeClassSpec,
   cluster: ClusterContext,
   port: AwsFactsPort,
-  now: Date
+  now: Date,
+  ssmScope: SsmParameterScope | undefined
 ): Promise<Slice<AmiFacts>> {
   const terms = spec.amiSelectorTerms;
   const aliasIndex = terms.findIndex((term) => term.alias);
@@ -185,11 +196,12 @@ async function collectAmis(
       terms.map(async (term, termIndex) => {
         if (term.id || !term.ssmParameter) return undefined;
         const name = term.ssmParameter;
-        return {
-          termIndex,
-          name,
-          value: await attempt(() => port.getParameter(name), `SSM ${name}`),
-        };
+        // Outside the scope: not even asked (whether it exists is not the scanner's to learn).
+        const value: Slice<string | undefined> =
+          ssmScope !== undefined && !parameterInScope(name, ssmScope)
+            ? unavailable('access-denied', outsideScopeMessage(name, ssmScope))
+            : await attempt(() => port.getParameter(name), `SSM ${name}`);
+        return { termIndex, name, value };
       })
     );
     const values = new Map<number, string>();
@@ -291,10 +303,11 @@ export async function collectNodeClassFacts(
   spec: EC2NodeClassSpec,
   cluster: ClusterContext,
   port: AwsFactsPort,
-  now: Date
+  now: Date,
+  ssmScope?: SsmParameterScope
 ): Promise<AwsNodeClassFacts> {
   const [amis, subnets, securityGroups, capacityReservations, identity] = await Promise.all([
-    collectAmis(spec, cluster, port, now).catch((error: unknown) =>
+    collectAmis(spec, cluster, port, now, ssmScope).catch((error: unknown) =>
       unavailableFrom<AmiFacts>(error)
     ),
     collectSubnets(spec, port),
@@ -330,7 +343,8 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
             entry.parsed.value.spec,
             cluster,
             port,
-            options.now
+            options.now,
+            options.ssmParameterScope
           );
           return [nodeClassKey(entry.cluster, entry.name), facts] as const;
         })

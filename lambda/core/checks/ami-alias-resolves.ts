@@ -51,6 +51,7 @@ export const amiAliasResolves = defineCheck({
             },
           ];
         }
+        // Alias parameters are AWS's public /aws/service/ ones: their values may be shown.
         const evidence = {
           alias: alias.alias,
           kubernetesVersion: alias.kubernetesVersion,

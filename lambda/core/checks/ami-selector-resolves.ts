@@ -1,4 +1,5 @@
 import { parseAlias } from '../ami/alias.js';
+import { visibleImageIds, withHiddenParameterValues } from '../ami/ssm-scope.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import { amiAliasResolves, refusedAliasRemediation } from './ami-alias-resolves.js';
 import { amiSsmParameterResolves } from './ami-ssm-parameter-resolves.js';
@@ -16,7 +17,7 @@ export const amiSelectorResolves = defineCheck({
   references: ['karpenter-validations §2.3'],
   material: ['cause', 'queries', 'alias', 'parameters', 'reason'],
   evaluate: (inventory) =>
-    forEachNodeClass(inventory, (_nodeClass, target) => {
+    forEachNodeClass(inventory, ({ spec }, target) => {
       const { resource } = target;
       return withAvailableImages(target, (selection, amis) => {
         if (selection.selected.length > 0) {
@@ -80,6 +81,10 @@ export const amiSelectorResolves = defineCheck({
           ];
         }
         const noImageId = selection.queries.length === 0;
+        // Only custom parameter terms, none naming a visible image: that check names each term.
+        const onlyParameters = spec.amiSelectorTerms.every(
+          (term) => !term.alias && !term.id && term.ssmParameter !== undefined
+        );
         const cause = noImageId
           ? 'no-image-id'
           : selection.matchCount > 0
@@ -98,12 +103,18 @@ export const amiSelectorResolves = defineCheck({
             message: `amiSelectorTerms resolve to no image: ${why}.`,
             evidence: {
               cause,
-              queries: selection.queries.map((result) => result.query),
+              // A parameter's value is not shown unless it is an image the account can see.
+              queries: withHiddenParameterValues(
+                selection.queries.map((result) => result.query),
+                amis.ssmParameters,
+                visibleImageIds(amis),
+                new Set(spec.amiSelectorTerms.flatMap((term) => (term.id ? [term.id] : [])))
+              ),
               matchCount: selection.matchCount,
             },
             location: { path: 'spec.amiSelectorTerms' },
             // The alias or SSM parameter check names which term resolved to nothing.
-            ...(noImageId
+            ...(noImageId || (onlyParameters && cause === 'no-match')
               ? {
                   causedBy: {
                     checkId: alias === undefined ? amiSsmParameterResolves.id : amiAliasResolves.id,

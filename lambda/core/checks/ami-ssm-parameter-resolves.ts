@@ -1,21 +1,27 @@
+import {
+  isPublicParameter,
+  PUBLIC_PARAMETER_PREFIX,
+  shownParameterValue,
+  visibleImageIds,
+} from '../ami/ssm-scope.js';
 import type { FindingDraft } from '../check.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
-import { ssmParameterPath } from '../iam/arns.js';
 import { awsFactsOf, withSlice } from './support/aws-facts.js';
 
-/** Karpenter's default controller policy allows `ssm:GetParameter` only under this prefix. */
-const PUBLIC_PARAMETER_PREFIX = '/aws/service/';
-const AMI_ID = /^ami-[0-9a-f]{8,17}$/;
-
-/** Every custom `ssmParameter` term holds an `ami-` id (Karpenter silently skips the others). */
+/**
+ * Every custom `ssmParameter` term holds the id of an image the account can see (Karpenter
+ * silently skips the others). A parameter may hold anything, secrets included: its value is shown
+ * only when it is the id of an image DescribeImages lists for the account (or, for AWS's public
+ * parameters, an image id), and neither its length nor its form is ever reported otherwise.
+ */
 export const amiSsmParameterResolves = defineCheck({
   id: 'ami-ssm-parameter-resolves',
-  title: 'Custom SSM parameter AMI terms resolve to an image id',
+  title: 'Custom SSM parameter AMI terms resolve to an image the account can see',
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
   remediation:
-    "Create the SSM parameter with an ami-… value in the cluster's region, fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
+    "Create the SSM parameter in the cluster's region holding the id of an image this account can see (its own or one shared with it), fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
   references: ['#7341', 'karpenter-validations §2.3, §4.1'],
   material: ['parameter', 'cause', 'reason'],
   evaluate: (inventory) =>
@@ -25,16 +31,18 @@ export const amiSsmParameterResolves = defineCheck({
       if (!hasTerms || spec.amiSelectorTerms.some((term) => term.alias)) {
         return [{ status: 'not-applicable', resource, message: 'No ssmParameter term.' }];
       }
-      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) =>
-        amis.ssmParameters.map((lookup): FindingDraft => {
+      return withSlice(resource, 'AMI facts', awsFactsOf(target).amis, (amis) => {
+        const visible = visibleImageIds(amis);
+        return amis.ssmParameters.map((lookup): FindingDraft => {
           const path = `spec.amiSelectorTerms[${lookup.termIndex}].ssmParameter`;
           const base = { resource, discriminator: path, location: { path } };
+          const parameter = lookup.name;
           if (lookup.value.status === 'unavailable') {
             return {
               ...base,
               status: 'error',
-              message: `Not evaluated: SSM parameter ${lookup.name} could not be read (${lookup.value.reason}): ${lookup.value.message}`,
-              evidence: { parameter: lookup.name, reason: lookup.value.reason },
+              message: `Not evaluated: SSM parameter ${parameter} could not be read (${lookup.value.reason}): ${lookup.value.message}`,
+              evidence: { parameter, reason: lookup.value.reason },
             };
           }
           const value = lookup.value.value;
@@ -42,41 +50,51 @@ export const amiSsmParameterResolves = defineCheck({
             return {
               ...base,
               status: 'fail',
-              message: `SSM parameter ${lookup.name} does not exist: Karpenter skips the term silently (AMINotFound if nothing else matches).`,
-              evidence: { parameter: lookup.name, cause: 'not-found' },
+              message: `SSM parameter ${parameter} does not exist: Karpenter skips the term silently (AMINotFound if nothing else matches).`,
+              evidence: { parameter, cause: 'not-found' },
             };
           }
-          if (!value.startsWith('ami-')) {
+          const shown = shownParameterValue(parameter, value, visible);
+          if (visible === undefined) {
+            // Unknown whether the value names a visible image: only a public id may be shown.
+            const images = amis.available;
+            const reason = images.status === 'unavailable' ? images.reason : 'unknown';
             return {
               ...base,
-              status: 'fail',
-              // Not echoed: any parameter the scanner can read may be named, secrets included.
-              message: `SSM parameter ${lookup.name} holds a value that is not an ami- id (${value.length} characters, not shown): Karpenter skips the term silently.`,
+              status: 'error',
+              message: `Not evaluated: SSM parameter ${parameter} exists, but whether it names an image this account can see is unknown: images could not be read with DescribeImages (${reason}).`,
               evidence: {
-                parameter: lookup.name,
-                cause: 'not-an-image-id',
-                valueLength: value.length,
+                parameter,
+                reason,
+                ...(shown === undefined ? {} : { value: shown }),
               },
             };
           }
-          // Only a well-formed image id is echoed; anything else could be someone's secret.
-          const shown = AMI_ID.test(value)
-            ? value
-            : `an ami- value (${value.length} characters, not shown)`;
-          const outside = !ssmParameterPath(lookup.name).startsWith(PUBLIC_PARAMETER_PREFIX);
+          const outside = !isPublicParameter(parameter);
+          if (shown === undefined || !visible.has(value)) {
+            return {
+              ...base,
+              status: 'fail',
+              message:
+                shown === undefined
+                  ? `SSM parameter ${parameter} does not hold the id of an image this account can see in the cluster's region (its value is not shown): Karpenter selects nothing through this term.`
+                  : `SSM parameter ${parameter} holds ${shown}, an image this account cannot see in the cluster's region: Karpenter selects nothing through this term.`,
+              evidence: {
+                parameter,
+                cause: 'no-visible-image',
+                ...(shown === undefined ? {} : { value: shown }),
+              },
+            };
+          }
           return {
             ...base,
             status: 'pass',
             message: outside
-              ? `SSM parameter ${lookup.name} holds ${shown}. It is outside ${PUBLIC_PARAMETER_PREFIX}: Karpenter's controller needs its own ssm:GetParameter grant for it (see controller-can-discover).`
-              : `SSM parameter ${lookup.name} holds ${shown}.`,
-            evidence: {
-              parameter: lookup.name,
-              ...(AMI_ID.test(value) ? { value } : { valueLength: value.length }),
-              needsExtraPermission: outside,
-            },
+              ? `SSM parameter ${parameter} holds ${shown}, an image this account can see. It is outside ${PUBLIC_PARAMETER_PREFIX}: Karpenter's controller needs its own ssm:GetParameter grant for it (see controller-can-discover).`
+              : `SSM parameter ${parameter} holds ${shown}, an image this account can see.`,
+            evidence: { parameter, imageId: shown, needsExtraPermission: outside },
           };
-        })
-      );
+        });
+      });
     }),
 });

@@ -100,4 +100,91 @@ describe('ami-selector-resolves', () => {
     expect(finding?.status).toBe('error');
     expect(finding?.message).toContain('Kubernetes version unknown');
   });
+
+  it('hides in its queries the value of a parameter that names no visible image', () => {
+    // Prepare: one id term and two parameter terms; the images query found nothing
+    const secret = 'ami-0fedcba9876543210';
+    const raw = aNodeClassObject({
+      spec: {
+        amiSelectorTerms: [
+          { id: 'ami-0aaaaaaaaaaaaaaaa' },
+          { ssmParameter: '/team/ami/node' },
+          { ssmParameter: '/team/ami/same-as-id' },
+        ],
+      },
+    });
+    const query = {
+      filters: [
+        {
+          name: 'image-id',
+          values: ['ami-0aaaaaaaaaaaaaaaa', secret, 'ami-0aaaaaaaaaaaaaaaa'],
+        },
+        { name: 'state', values: ['available'] },
+      ],
+      includeDeprecated: true,
+    };
+    const selection = { queries: [{ query, termIndexes: [0, 1, 2], images: [], selected: [] }] };
+    const amis = {
+      ssmParameters: [
+        { termIndex: 1, name: '/team/ami/node', value: ok<string | undefined>(secret) },
+        {
+          termIndex: 2,
+          name: '/team/ami/same-as-id',
+          value: ok<string | undefined>('ami-0aaaaaaaaaaaaaaaa'),
+        },
+      ],
+      available: ok({ ...selection, matchCount: 0, selected: [] }),
+      ignoringState: ok({ ...selection, matchCount: 0, selected: [] }),
+    };
+    // Act
+    const [finding] = amiSelectorResolves.evaluate(
+      anAwsInventory([raw], someAwsFacts({ amis: ok(amis) })),
+      { now }
+    );
+    // Assess: the id term's own text stays; the parameter's value never appears
+    expect(finding?.status).toBe('fail');
+    expect(JSON.stringify(finding)).not.toContain(secret);
+    expect(finding?.evidence?.queries).toEqual([
+      {
+        ...query,
+        filters: [
+          {
+            name: 'image-id',
+            values: [
+              'ami-0aaaaaaaaaaaaaaaa',
+              '(value of SSM parameter /team/ami/node, not shown)',
+              'ami-0aaaaaaaaaaaaaaaa',
+            ],
+          },
+          { name: 'state', values: ['available'] },
+        ],
+      },
+    ]);
+  });
+
+  it('is a follow-on of ami-ssm-parameter-resolves when only parameter terms match nothing', () => {
+    const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ ssmParameter: '/team/ami' }] } });
+    const query = {
+      filters: [{ name: 'image-id', values: ['ami-0fedcba9876543210'] }],
+      includeDeprecated: true,
+    };
+    const selection = {
+      queries: [{ query, termIndexes: [0], images: [], selected: [] }],
+      matchCount: 0,
+      selected: [],
+    };
+    const amis = {
+      ssmParameters: [
+        { termIndex: 0, name: '/team/ami', value: ok<string | undefined>('ami-0fedcba9876543210') },
+      ],
+      available: ok(selection),
+      ignoringState: ok(selection),
+    };
+    const [finding] = amiSelectorResolves.evaluate(
+      anAwsInventory([raw], someAwsFacts({ amis: ok(amis) })),
+      { now }
+    );
+    expect(finding?.evidence).toMatchObject({ cause: 'no-match' });
+    expect(finding?.causedBy).toEqual({ checkId: 'ami-ssm-parameter-resolves' });
+  });
 });
