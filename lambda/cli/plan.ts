@@ -1,6 +1,8 @@
 import { createAwsClients } from '../adapters/aws/clients.js';
+import { limitsFromEnv } from '../adapters/files/limits.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
+import { DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV } from '../adapters/kube/kube-client.js';
 import { createLivePlan } from '../adapters/live-plan.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
@@ -79,6 +81,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     ...(Object.keys(controllerRoles).length === 0 ? {} : { controllerRoles }),
     ...(options.dryRunRole === undefined ? {} : { dryRunRole: options.dryRunRole }),
     environment: options.environment,
+    kubeLimits: limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }

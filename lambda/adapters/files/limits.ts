@@ -47,9 +47,18 @@ export const INPUT_LIMIT_ENV: { readonly [Key in keyof InputLimits]: string } = 
 export function inputLimitsFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env
 ): InputLimits {
-  const limits: { -readonly [Key in keyof InputLimits]: number } = { ...DEFAULT_INPUT_LIMITS };
-  for (const key of Object.keys(INPUT_LIMIT_ENV) as (keyof InputLimits)[]) {
-    const name = INPUT_LIMIT_ENV[key];
+  return limitsFromEnv(DEFAULT_INPUT_LIMITS, INPUT_LIMIT_ENV, env);
+}
+
+/** Numeric limits with defaults, each overridden by a positive whole number in its variable. */
+export function limitsFromEnv<Limits extends { readonly [Key in keyof Limits]: number }>(
+  defaults: Limits,
+  variables: { readonly [Key in keyof Limits]: string },
+  env: Readonly<Record<string, string | undefined>>
+): Limits {
+  const limits: Record<string, number> = { ...defaults };
+  for (const key of Object.keys(variables) as (keyof Limits & string)[]) {
+    const name = variables[key];
     const value = env[name]?.trim() ?? '';
     if (value === '') continue;
     const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -60,7 +69,7 @@ export function inputLimitsFromEnv(
     }
     limits[key] = parsed;
   }
-  return limits;
+  return limits as Limits;
 }
 
 /** `limit 10000, set NODECLASS_SCAN_MAX_DOCUMENTS to raise it`: for every limit's error message. */

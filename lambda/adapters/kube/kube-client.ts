@@ -38,6 +38,15 @@ export const DEFAULT_KUBE_LIMITS: KubeLimits = {
   maxListPages: 1_000,
 };
 
+/** The CLI's environment variable for each limit. */
+export const KUBE_LIMIT_ENV: { readonly [Key in keyof KubeLimits]: string } = {
+  requestDeadlineMs: 'NODECLASS_SCAN_KUBE_REQUEST_DEADLINE_MS',
+  listDeadlineMs: 'NODECLASS_SCAN_KUBE_LIST_DEADLINE_MS',
+  maxResponseBytes: 'NODECLASS_SCAN_KUBE_MAX_RESPONSE_BYTES',
+  maxListBytes: 'NODECLASS_SCAN_KUBE_MAX_LIST_BYTES',
+  maxListPages: 'NODECLASS_SCAN_KUBE_MAX_LIST_PAGES',
+};
+
 export interface KubeClientOptions {
   /** `https://…` from DescribeCluster. */
   readonly endpoint: string;

@@ -4,7 +4,9 @@ import {
   describeLimit,
   INPUT_LIMIT_ENV,
   inputLimitsFromEnv,
+  limitsFromEnv,
 } from '../../../lambda/adapters/files/limits.js';
+import { DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV } from '../../../lambda/adapters/kube/kube-client.js';
 import { ConfigError } from '../../../lambda/shared/errors.js';
 
 describe('inputLimitsFromEnv', () => {
@@ -42,5 +44,27 @@ describe('inputLimitsFromEnv', () => {
     expect(describeLimit(DEFAULT_INPUT_LIMITS, 'maxFiles')).toBe(
       'limit 100000, set NODECLASS_SCAN_MAX_FILES to raise it'
     );
+  });
+});
+
+describe('limitsFromEnv for the Kubernetes client', () => {
+  it('overrides the kube limits named by their variables and keeps the other defaults', () => {
+    const limits = limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, {
+      NODECLASS_SCAN_KUBE_MAX_LIST_PAGES: '5000',
+      NODECLASS_SCAN_KUBE_LIST_DEADLINE_MS: ' 120000 ',
+    });
+    expect(limits).toEqual({
+      ...DEFAULT_KUBE_LIMITS,
+      maxListPages: 5000,
+      listDeadlineMs: 120_000,
+    });
+  });
+
+  it('refuses a value that is not a positive whole number, naming the variable', () => {
+    expect(() =>
+      limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, {
+        NODECLASS_SCAN_KUBE_MAX_LIST_BYTES: '64MiB',
+      })
+    ).toThrow(/NODECLASS_SCAN_KUBE_MAX_LIST_BYTES must be a positive whole number/);
   });
 });
