@@ -5,6 +5,7 @@
 import {
   DescribeCapacityReservationsCommand,
   DescribeImagesCommand,
+  DescribeInstanceTypeOfferingsCommand,
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
   type EC2Client,
@@ -148,6 +149,26 @@ export function createWorldSdk(
         const result = page(found, input.MaxResults, input.NextToken);
         return {
           CapacityReservations: result.items.map((item) => reservations.get(item.id)),
+          NextToken: result.nextToken,
+          $metadata: {},
+        };
+      });
+    }
+    if (command instanceof DescribeInstanceTypeOfferingsCommand) {
+      const input = command.input;
+      return intercept('ec2', 'DescribeInstanceTypeOfferings', input, async () => {
+        // AWS always has offerings; a world without them for its region answers none.
+        const found =
+          input.LocationType === 'availability-zone'
+            ? ((await facts.describeInstanceTypeOfferings()) ?? [])
+            : [];
+        const result = page(found, input.MaxResults, input.NextToken);
+        return {
+          InstanceTypeOfferings: result.items.map((offering) => ({
+            InstanceType: offering.instanceType,
+            LocationType: 'availability-zone',
+            Location: offering.zone,
+          })),
           NextToken: result.nextToken,
           $metadata: {},
         };

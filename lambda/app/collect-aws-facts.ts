@@ -23,6 +23,7 @@ import type {
   ImageQueryResult,
   ImageSelection,
   InstanceProfileFacts,
+  InstanceTypeOfferingFacts,
   NodeRoleFacts,
   SecurityGroupFacts,
   SsmParameterTermLookup,
@@ -30,6 +31,7 @@ import type {
 } from '../core/facts/aws.js';
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
 import { bareIamName } from '../core/iam/arns.js';
+import { nodeClassesNeedingOfferings } from '../core/instance-types.js';
 import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { AwsFactsPort, ImageQuery } from '../core/ports-aws.js';
@@ -324,6 +326,18 @@ export async function collectNodeClassFacts(
   };
 }
 
+/**
+ * The region's instance type offerings (one memoised query serves every NodeClass); undefined when
+ * the source does not record them.
+ */
+async function collectInstanceTypeOfferings(
+  port: AwsFactsPort
+): Promise<Slice<InstanceTypeOfferingFacts> | undefined> {
+  const read = await attempt(() => port.describeInstanceTypeOfferings());
+  if (read.status === 'unavailable') return read;
+  return read.value === undefined ? undefined : ok({ offerings: read.value });
+}
+
 /** The `aws` enricher. Each `enrich` call is one scan with its own memo. */
 export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): InventoryEnricher {
   return {
@@ -332,6 +346,7 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
       const port = memoizeAwsFactsPort(options.port, {
         ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       });
+      const needOfferings = nodeClassesNeedingOfferings(inventory);
       const collected = await Promise.all(
         inventory.nodeClasses.map(async (entry) => {
           if (!entry.parsed.ok) return undefined;
@@ -346,7 +361,12 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
             options.now,
             options.ssmParameterScope
           );
-          return [nodeClassKey(entry.cluster, entry.name), facts] as const;
+          const key = nodeClassKey(entry.cluster, entry.name);
+          // Only for classes a NodePool restricts instance types on: a region-wide query.
+          const offerings = needOfferings.has(key)
+            ? await collectInstanceTypeOfferings(port)
+            : undefined;
+          return [key, offerings ? { ...facts, instanceTypeOfferings: offerings } : facts] as const;
         })
       );
       const awsFacts = new Map(inventory.awsFacts);

@@ -66,6 +66,9 @@ export function memoizeAwsFactsPort(
       once(`capacity-reservations ${queryKey(query)}`, () =>
         port.describeCapacityReservations(query)
       ),
+    // The port is bound to one region: one query per scan serves every NodeClass.
+    describeInstanceTypeOfferings: () =>
+      once('instance-type-offerings', () => port.describeInstanceTypeOfferings()),
     getParameter: (name) => once(`parameter ${name}`, () => port.getParameter(name)),
     getInstanceProfile: (name) =>
       once(`instance-profile ${name}`, () => port.getInstanceProfile(name)),

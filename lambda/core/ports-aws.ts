@@ -3,6 +3,7 @@ import type {
   Ec2Filter,
   Image,
   InstanceProfile,
+  InstanceTypeOffering,
   Role,
   SecurityGroup,
   Subnet,
@@ -33,6 +34,11 @@ export interface AwsFactsPort {
   describeSubnets(query: FilterQuery): Promise<readonly Subnet[]>;
   describeSecurityGroups(query: FilterQuery): Promise<readonly SecurityGroup[]>;
   describeCapacityReservations(query: FilterQuery): Promise<readonly CapacityReservation[]>;
+  /**
+   * DescribeInstanceTypeOfferings (location type `availability-zone`), all pages: every offering
+   * of the port's region. Undefined when the source does not record offerings (world files only).
+   */
+  describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined>;
   /** SSM GetParameter value; undefined for ParameterNotFound. */
   getParameter(name: string): Promise<string | undefined>;
   /** IAM GetInstanceProfile; undefined for NoSuchEntity. */

@@ -8,6 +8,7 @@ import type {
   Image,
   ImageSelection,
   InstanceProfile,
+  InstanceTypeOffering,
   Role,
   SecurityGroup,
   SelectedImage,
@@ -223,6 +224,8 @@ export interface AccountState {
   readonly subnets?: readonly Subnet[];
   readonly securityGroups?: readonly SecurityGroup[];
   readonly capacityReservations?: readonly CapacityReservation[];
+  /** The region's zone offerings; absent: not recorded (the port answers undefined). */
+  readonly instanceTypeOfferings?: readonly InstanceTypeOffering[];
   readonly parameters?: Readonly<Record<string, string>>;
   readonly instanceProfiles?: readonly InstanceProfile[];
   readonly roles?: readonly Role[];
@@ -278,6 +281,14 @@ export class InMemoryAwsFacts implements AwsFactsPort {
       (this.state.capacityReservations ?? []).filter((reservation) =>
         capacityReservationMatchesQuery(reservation, query)
       )
+    );
+  }
+
+  public describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined> {
+    return this.record('describeInstanceTypeOfferings', undefined, () =>
+      this.state.instanceTypeOfferings === undefined
+        ? undefined
+        : [...this.state.instanceTypeOfferings]
     );
   }
 

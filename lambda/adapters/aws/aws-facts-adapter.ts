@@ -31,6 +31,7 @@ export function createLiveAwsFacts(
     describeSubnets: (query) => ec2.describeSubnets(query),
     describeSecurityGroups: (query) => ec2.describeSecurityGroups(query),
     describeCapacityReservations: (query) => ec2.describeCapacityReservations(query),
+    describeInstanceTypeOfferings: () => ec2.describeInstanceTypeOfferings(),
     getParameter: (name) => ssm.getParameter(name),
     getInstanceProfile: (name) => iam.getInstanceProfile(name),
     getRole: (name) => iam.getRole(name),

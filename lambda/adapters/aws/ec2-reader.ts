@@ -3,6 +3,7 @@ import {
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,
   DescribeImagesCommand,
+  DescribeInstanceTypeOfferingsCommand,
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
   type EC2Client,
@@ -12,6 +13,7 @@ import type {
   CapacityReservation,
   Ec2Filter,
   Image,
+  InstanceTypeOffering,
   SecurityGroup,
   Subnet,
 } from '../../core/facts/aws.js';
@@ -21,6 +23,7 @@ import { collectPages } from './paginate.js';
 import {
   capacityReservationFromSdk,
   imageFromSdk,
+  instanceTypeOfferingFromSdk,
   securityGroupFromSdk,
   subnetFromSdk,
 } from './sdk-shapes.js';
@@ -30,6 +33,7 @@ export const ec2ReaderActions = [
   'ec2:DescribeSubnets',
   'ec2:DescribeSecurityGroups',
   'ec2:DescribeCapacityReservations',
+  'ec2:DescribeInstanceTypeOfferings',
 ] as const;
 
 /** Page sizes Karpenter uses. */
@@ -37,6 +41,8 @@ export const IMAGES_PAGE_SIZE = 1000;
 export const SUBNETS_PAGE_SIZE = 500;
 export const SECURITY_GROUPS_PAGE_SIZE = 500;
 export const CAPACITY_RESERVATIONS_PAGE_SIZE = 1000;
+/** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
+export const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;
 
 export type Ec2Sender = Pick<EC2Client, 'send'>;
 
@@ -123,6 +129,28 @@ export function createEc2Reader(ec2: Ec2Sender) {
               })
             ),
           (page) => page.CapacityReservations?.map(capacityReservationFromSdk),
+          (page) => page.NextToken
+        )
+      );
+    },
+
+    /** Every zone offering of the client's region, unfiltered (one query serves every NodeClass). */
+    describeInstanceTypeOfferings(): Promise<InstanceTypeOffering[]> {
+      return guarded('ec2:DescribeInstanceTypeOfferings', () =>
+        collectPages(
+          (token) =>
+            ec2.send(
+              new DescribeInstanceTypeOfferingsCommand({
+                LocationType: 'availability-zone',
+                MaxResults: INSTANCE_TYPE_OFFERINGS_PAGE_SIZE,
+                ...(token === undefined ? {} : { NextToken: token }),
+              })
+            ),
+          (page) =>
+            page.InstanceTypeOfferings?.flatMap((offering) => {
+              const mapped = instanceTypeOfferingFromSdk(offering);
+              return mapped ? [mapped] : [];
+            }),
           (page) => page.NextToken
         )
       );

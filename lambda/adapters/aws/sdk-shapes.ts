@@ -5,6 +5,7 @@ import type {
   CapacityReservation,
   Image,
   InstanceProfile,
+  InstanceTypeOffering,
   Role,
   SecurityGroup,
   Subnet,
@@ -138,6 +139,23 @@ export function capacityReservationFromSdk(
     reservationType: reservation.ReservationType,
     tags: tagsOf(reservation.Tags),
   });
+}
+
+export interface SdkInstanceTypeOffering {
+  readonly InstanceType?: string | undefined;
+  readonly LocationType?: string | undefined;
+  readonly Location?: string | undefined;
+}
+
+/** An availability-zone offering; undefined for rows of another location type or without a name. */
+export function instanceTypeOfferingFromSdk(
+  offering: SdkInstanceTypeOffering
+): InstanceTypeOffering | undefined {
+  if (offering.InstanceType === undefined || offering.Location === undefined) return undefined;
+  if (offering.LocationType !== undefined && offering.LocationType !== 'availability-zone') {
+    return undefined;
+  }
+  return { instanceType: offering.InstanceType, zone: offering.Location };
 }
 
 /** IAM returns policy documents URL-encoded (RFC 3986); recorded files may hold plain JSON. */

@@ -155,6 +155,10 @@ export function buildWorld(input: BuildWorldInput): World {
       securityGroups: recorded.securityGroups,
       capacityReservations: recorded.capacityReservations,
     },
+    // Only when the scan asked: a replay then answers exactly what the live scan read.
+    ...(recorded.instanceTypeOfferings === undefined
+      ? {}
+      : { instanceTypeOfferings: { [input.region]: recorded.instanceTypeOfferings } }),
     ssm: { parameters: recorded.parameters },
     iam: {
       instanceProfiles: recorded.instanceProfiles,

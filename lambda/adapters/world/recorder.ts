@@ -6,6 +6,8 @@ import {
   type DescribeCapacityReservationsCommandOutput,
   DescribeImagesCommand,
   type DescribeImagesCommandOutput,
+  DescribeInstanceTypeOfferingsCommand,
+  type DescribeInstanceTypeOfferingsCommandOutput,
   DescribeSecurityGroupsCommand,
   type DescribeSecurityGroupsCommandOutput,
   DescribeSubnetsCommand,
@@ -27,6 +29,7 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
+import { instanceTypeOfferingFromSdk } from '../aws/sdk-shapes.js';
 import { parameterNamesOf } from './world-facts.js';
 
 /** Stands in for any parameter value that is not an AMI id (it could be a secret). */
@@ -58,6 +61,8 @@ export interface RecordedAws {
   readonly subnets: Json[];
   readonly securityGroups: Json[];
   readonly capacityReservations: Json[];
+  /** Zone offerings of the scanned region; undefined when the scan never asked for them. */
+  readonly instanceTypeOfferings?: { instanceType: string; zone: string }[];
   readonly parameters: Record<string, string>;
   readonly instanceProfiles: Json[];
   readonly roles: Json[];
@@ -78,6 +83,7 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   const subnets = new Map<string, Json>();
   const securityGroups = new Map<string, Json>();
   const reservations = new Map<string, Json>();
+  let offerings: Map<string, { instanceType: string; zone: string }> | undefined;
   const parameters = new Map<string, string>();
   const profiles = new Map<string, Json>();
   const roles = new Map<string, Json>();
@@ -101,6 +107,13 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
       const items = (output as DescribeCapacityReservationsCommandOutput).CapacityReservations;
       for (const reservation of items ?? [])
         keep(reservations, reservation.CapacityReservationId, reservation);
+    } else if (command instanceof DescribeInstanceTypeOfferingsCommand) {
+      offerings ??= new Map();
+      const items = (output as DescribeInstanceTypeOfferingsCommandOutput).InstanceTypeOfferings;
+      for (const item of items ?? []) {
+        const offering = instanceTypeOfferingFromSdk(item);
+        if (offering) offerings.set(`${offering.zone} ${offering.instanceType}`, offering);
+      }
     }
   }
 
@@ -157,6 +170,13 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
         subnets: byKey(subnets),
         securityGroups: byKey(securityGroups),
         capacityReservations: byKey(reservations),
+        ...(offerings === undefined
+          ? {}
+          : {
+              instanceTypeOfferings: [...offerings.entries()]
+                .sort(([a], [b]) => a.localeCompare(b))
+                .map(([, offering]) => offering),
+            }),
         parameters: Object.fromEntries([...parameters].sort(([a], [b]) => a.localeCompare(b))),
         instanceProfiles: byKey(profiles),
         roles: recordedRoles,

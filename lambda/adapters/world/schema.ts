@@ -177,6 +177,12 @@ export const WorldClusterSchema = z.looseObject({
   kubernetes: WorldKubernetesSchema.optional(),
 });
 
+/** One availability-zone offering (DescribeInstanceTypeOfferings, location type availability-zone). */
+export const WorldInstanceTypeOfferingSchema = z.looseObject({
+  instanceType: z.string().min(1),
+  zone: z.string().min(1),
+});
+
 export const WorldSchema = z.looseObject({
   version: z.literal(1),
   account: z.string().regex(/^\d{12}$/, 'account must be a 12-digit AWS account id'),
@@ -190,6 +196,12 @@ export const WorldSchema = z.looseObject({
       capacityReservations: z.array(WorldCapacityReservationSchema).default([]),
     })
     .default({ images: [], subnets: [], securityGroups: [], capacityReservations: [] }),
+  /**
+   * Instance types offered per zone, by region (`{"us-east-1": [{instanceType, zone}]}`). Absent,
+   * or no entry for the world's region: offerings were not recorded, and checks that need them
+   * are not applicable.
+   */
+  instanceTypeOfferings: z.record(z.string(), z.array(WorldInstanceTypeOfferingSchema)).optional(),
   ssm: z
     .looseObject({ parameters: StringMapSchema.default(() => tagMapOf([])) })
     .default(() => ({ parameters: tagMapOf([]) })),
@@ -212,6 +224,7 @@ export type WorldImage = z.infer<typeof WorldImageSchema>;
 export type WorldSubnet = z.infer<typeof WorldSubnetSchema>;
 export type WorldSecurityGroup = z.infer<typeof WorldSecurityGroupSchema>;
 export type WorldCapacityReservation = z.infer<typeof WorldCapacityReservationSchema>;
+export type WorldInstanceTypeOffering = z.infer<typeof WorldInstanceTypeOfferingSchema>;
 export type WorldRole = z.infer<typeof WorldRoleSchema>;
 export type WorldInstanceProfile = z.infer<typeof WorldInstanceProfileSchema>;
 export type WorldPermission = z.infer<typeof WorldPermissionSchema>;

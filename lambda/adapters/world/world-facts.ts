@@ -6,6 +6,7 @@ import type {
   CapacityReservation,
   Image,
   InstanceProfile,
+  InstanceTypeOffering,
   Role,
   SecurityGroup,
   Subnet,
@@ -97,6 +98,16 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
       return filtered('ec2:DescribeCapacityReservations', reservations, (reservation) =>
         capacityReservationMatchesQuery(reservation, query)
       );
+    },
+
+    async describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined> {
+      // Own keys only, like SSM parameters: a region named `constructor` is not a prototype's.
+      const byRegion = world.instanceTypeOfferings;
+      if (byRegion === undefined || !Object.hasOwn(byRegion, world.region)) return undefined;
+      return (byRegion[world.region] ?? []).map((offering) => ({
+        instanceType: offering.instanceType,
+        zone: offering.zone,
+      }));
     },
 
     async getParameter(name: string): Promise<string | undefined> {

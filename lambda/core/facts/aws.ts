@@ -57,6 +57,13 @@ export interface CapacityReservation {
   readonly tags: Tags;
 }
 
+/** One `DescribeInstanceTypeOfferings` row with location type `availability-zone`. */
+export interface InstanceTypeOffering {
+  readonly instanceType: string;
+  /** Zone name (`us-east-1a`). */
+  readonly zone: string;
+}
+
 export interface Role {
   readonly name: string;
   readonly arn: string;
@@ -192,6 +199,11 @@ export interface CapacityReservationFacts {
   readonly reservations: readonly CapacityReservation[];
 }
 
+export interface InstanceTypeOfferingFacts {
+  /** Every instance type offered in every zone of the region (one query per region). */
+  readonly offerings: readonly InstanceTypeOffering[];
+}
+
 export interface InstanceProfileFacts {
   /** The name looked up (the bare name when spec.instanceProfile is an ARN or path). */
   readonly name: string;
@@ -218,6 +230,11 @@ export interface AwsNodeClassFacts {
   readonly securityGroups?: Slice<SecurityGroupFacts>;
   /** Absent when the NodeClass has no capacityReservationSelectorTerms. */
   readonly capacityReservations?: Slice<CapacityReservationFacts>;
+  /**
+   * Absent unless a NodePool using this NodeClass constrains instance types, or when the source
+   * does not record offerings (a world file without an `instanceTypeOfferings` section).
+   */
+  readonly instanceTypeOfferings?: Slice<InstanceTypeOfferingFacts>;
   /** Absent in role mode (Karpenter manages the profile). */
   readonly instanceProfile?: Slice<InstanceProfileFacts>;
   readonly nodeRole?: Slice<NodeRoleFacts>;
