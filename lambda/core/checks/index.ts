@@ -25,6 +25,10 @@ import { nodeRolePolicies } from './node-role-policies.js';
 import { nodeRoleValid } from './node-role-valid.js';
 import { nodeClassReady } from './nodeclass-ready.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
+import { nodePoolArchHasImage } from './nodepool-arch-has-image.js';
+import { nodePoolCapacityTypeOffered } from './nodepool-capacity-type-offered.js';
+import { nodePoolNodeClassExists } from './nodepool-nodeclass-exists.js';
+import { nodePoolZonesHaveSubnets } from './nodepool-zones-have-subnets.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
 import { rootVolumeFitsAmi } from './root-volume-fits-ami.js';
@@ -49,6 +53,7 @@ export const CHECKS: readonly Check[] = [
   amiSelectorPinned,
   amiOwnerExplicit,
   rootVolumeEncrypted,
+  nodePoolNodeClassExists,
   // B. AWS-backed checks, in CHECKS.md order.
   amiSelectorResolves,
   amiNewestMatchAvailable,
@@ -73,6 +78,10 @@ export const CHECKS: readonly Check[] = [
   controllerCanPassNodeRole,
   controllerCanManageInstanceProfile,
   controllerCanDiscover,
+  // NodePool ⇄ EC2NodeClass compatibility.
+  nodePoolArchHasImage,
+  nodePoolZonesHaveSubnets,
+  nodePoolCapacityTypeOffered,
   // C. Cluster-state checks, in CHECKS.md order.
   nodeClassReady,
   statusAgreesWithScan,
