@@ -73,6 +73,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     scanEnvironment: config.scanEnvironment,
     ignore: config.ignore,
     dryRunRoleArn: config.dryRunRoleArn,
+    ssmParameterPrefixes: config.ssmParameterPrefixes,
     vpc,
     vpcSubnets:
       vpc === undefined

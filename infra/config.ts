@@ -2,11 +2,15 @@
 // bad value fails `cdk synth` with the key's name instead of a half-built stack.
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
+import { ssmPrefixProblem } from '../lambda/core/ami/ssm-scope.js';
 import { CHECKS } from '../lambda/core/checks/index.js';
 import { ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
 import { isAtOrAbove, SEVERITIES, type Severity } from '../lambda/core/model.js';
 import { isRegionName, partitionOf } from '../lambda/core/region.js';
-import { IGNORE_RULES_MAX_CHARS } from '../lambda/shared/config.js';
+import {
+  IGNORE_RULES_MAX_CHARS,
+  SSM_PARAMETER_PREFIXES_MAX_CHARS,
+} from '../lambda/shared/config.js';
 
 /** `-c key=a,b` arrives as a string; cdk.json gives arrays. Accept both. */
 function listOf<T extends z.ZodType>(item: T) {
@@ -77,6 +81,13 @@ export const scannerConfigSchema = z
     /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
     ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),
     dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
+    /** Custom SSM parameter path prefixes the scanner may read, beyond /aws/service/; none by default. */
+    ssmParameterPrefixes: listOf(
+      z.string().superRefine((prefix, ctx) => {
+        const problem = ssmPrefixProblem(prefix);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+    ).default([]),
     vpcId: z
       .string()
       .regex(/^vpc-[0-9a-f]+$/, 'expected a VPC id such as vpc-0123abcd')
@@ -104,6 +115,14 @@ export const scannerConfigSchema = z
         message:
           `the rules take ${ignoreChars} characters of the Lambdas' 4 KB environment; keep them ` +
           `under ${IGNORE_RULES_MAX_CHARS} (shorter reasons, one glob for several objects)`,
+      });
+    }
+    const prefixChars = config.ssmParameterPrefixes.join(',').length;
+    if (prefixChars > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ssmParameterPrefixes'],
+        message: `the prefixes take ${prefixChars} characters of the Lambdas' 4 KB environment; keep them under ${SSM_PARAMETER_PREFIXES_MAX_CHARS} (a shorter common prefix)`,
       });
     }
     if (config.clusters.length === 0 && config.discoverClusters === '') {

@@ -11,6 +11,11 @@ export interface PermissionScope {
   readonly queueArn: string;
   /** DryRun mode's role; undefined = DryRun off, and the DryRun-only actions are not granted. */
   readonly dryRunRoleArn?: string;
+  /**
+   * Custom SSM parameter path prefixes (`/platform/ami/`) the scanner may read; none when absent.
+   * Public /aws/service/ parameters are always readable.
+   */
+  readonly ssmParameterPrefixes?: readonly string[];
 }
 
 /** A resource pattern with a wildcard, and why that is as narrow as IAM allows. */
@@ -87,13 +92,18 @@ const RULES: readonly ScopeRule[] = [
       'An IAM event names any customer or AWS managed policy; read-only lookups of its attachments',
   },
   {
+    // AWS's public parameters have no account in their ARN. Any other parameter may hold a
+    // secret: only the configured prefixes, which the Lambdas also get (SSM_PARAMETER_PREFIXES)
+    // so a term outside them is reported without a call.
     matches: exactly('ssm:GetParameter', 'ssm:GetParameters'),
     resources: (scope) => [
       `arn:${scope.partition}:ssm:*::parameter/aws/service/*`,
-      `arn:${scope.partition}:ssm:*:${scope.account}:parameter/*`,
+      ...(scope.ssmParameterPrefixes ?? []).map(
+        (prefix) => `arn:${scope.partition}:ssm:*:${scope.account}:parameter${prefix}*`
+      ),
     ],
     reason:
-      'amiSelectorTerms name public AWS parameters (aliases) or the account’s own parameters; read-only',
+      'Aliases resolve through AWS’s public /aws/service/ parameters, and amiSelectorTerms may name parameters under the configured ssmParameterPrefixes, in any region the scanner scans; read-only',
   },
   {
     matches: exactly('eks:ListClusters'),

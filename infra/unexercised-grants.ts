@@ -38,7 +38,8 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
   },
   {
     action: 'ssm:GetParameter',
-    reason: 'only for amiSelectorTerms that name an alias or SSM parameter',
+    reason:
+      'only for amiSelectorTerms that name an alias, or an SSM parameter under /aws/service/ or ssmParameterPrefixes',
   },
   {
     action: 'iam:ListAttachedRolePolicies',

@@ -9,6 +9,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
+import { ssmPrefixProblem } from '../../lambda/core/ami/ssm-scope.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../../lambda/core/ignore-rules.js';
 import type { Severity } from '../../lambda/core/model.js';
@@ -20,6 +21,7 @@ import {
   HANDLER_NAMES,
   type HandlerName,
   IGNORE_RULES_MAX_CHARS,
+  SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../../lambda/shared/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME, TABLE_SCHEMA } from '../../lambda/shared/telemetry.js';
 import { ROLE_CONSTRUCT_IDS } from '../handler-roles.js';
@@ -72,6 +74,12 @@ export interface NodeClassScannerProps {
    * never get EC2 mutation rights. @default DryRun mode off
    */
   readonly dryRunRoleArn?: string;
+  /**
+   * Path prefixes (`/platform/ami/`) of the custom SSM parameters amiSelectorTerms may name. The
+   * scanning roles may read public /aws/service/ parameters and these only; a term naming any
+   * other is an `error` finding, and SSM is not asked. @default none
+   */
+  readonly ssmParameterPrefixes?: readonly string[];
   /** VPC for clusters whose API endpoint is private (needs NAT or VPC endpoints). @default none */
   readonly vpc?: IVpc;
   /** Subnets in `vpc`. @default the VPC's private subnets */
@@ -148,6 +156,7 @@ export class NodeClassScanner extends Construct {
         scanConcurrency,
         reservedScanConcurrency: props.reservedScanConcurrency,
         dryRunRoleArn: props.dryRunRoleArn,
+        ssmParameterPrefixes: props.ssmParameterPrefixes ?? [],
         vpc: props.vpc,
         vpcSubnets: props.vpcSubnets,
         accessEntries: props.accessEntries === true,
@@ -215,6 +224,7 @@ export class NodeClassScanner extends Construct {
       ALERT_BATCH_THRESHOLD: String(props.alertBatchThreshold ?? 5),
       SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',
       IGNORE_RULES: ignoreRulesValue(props.ignore ?? []),
+      SSM_PARAMETER_PREFIXES: ssmParameterPrefixesValue(props.ssmParameterPrefixes ?? []),
     };
     return (handler) => ({
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -247,6 +257,22 @@ export function ignoreRulesValue(rules: readonly IgnoreRule[]): string {
     throw new Error(
       `NodeClassScanner: the ignore rules take ${value.length} characters of the Lambdas' 4 KB ` +
         `environment; keep them under ${IGNORE_RULES_MAX_CHARS}`
+    );
+  }
+  return value;
+}
+
+/** The SSM_PARAMETER_PREFIXES variable: the prefixes, validated, comma-separated. */
+export function ssmParameterPrefixesValue(prefixes: readonly string[]): string {
+  const problems = prefixes.flatMap((prefix) => ssmPrefixProblem(prefix) ?? []);
+  if (problems.length > 0) {
+    throw new Error(`NodeClassScanner: ssmParameterPrefixes: ${problems.join('; ')}`);
+  }
+  const value = prefixes.join(',');
+  if (value.length > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
+    throw new Error(
+      `NodeClassScanner: ssmParameterPrefixes take ${value.length} characters of the Lambdas' 4 KB ` +
+        `environment; keep them under ${SSM_PARAMETER_PREFIXES_MAX_CHARS}`
     );
   }
   return value;

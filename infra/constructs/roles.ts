@@ -19,6 +19,8 @@ export interface RoleResources {
   readonly table: Table;
   readonly scanQueue: Queue;
   readonly dryRunRoleArn?: string;
+  /** Custom SSM parameter path prefixes the role may read, beyond /aws/service/. */
+  readonly ssmParameterPrefixes?: readonly string[];
 }
 
 const DESCRIPTIONS: Readonly<Record<HandlerName, string>> = {
@@ -52,6 +54,7 @@ export function createHandlerRole(
     tableArn: resources.table.tableArn,
     queueArn: resources.scanQueue.queueArn,
     dryRunRoleArn: resources.dryRunRoleArn,
+    ssmParameterPrefixes: resources.ssmParameterPrefixes ?? [],
   };
   const statements = scannerPolicyStatements(registry, arns);
   if (statements.length > 0) {
@@ -65,6 +68,7 @@ export function createHandlerRole(
       tableArn: `<${logicalId(resources.table)}.Arn>`,
       queueArn: `<${logicalId(resources.scanQueue)}.Arn>`,
       dryRunRoleArn: resources.dryRunRoleArn,
+      ssmParameterPrefixes: resources.ssmParameterPrefixes ?? [],
     };
     for (const { resource, reason } of wildcardReasons(registry, nagScope)) {
       Validations.of(policy).acknowledge({

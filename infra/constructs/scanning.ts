@@ -37,6 +37,8 @@ export interface ScanningProps {
   readonly scanConcurrency: number;
   readonly reservedScanConcurrency?: number;
   readonly dryRunRoleArn?: string;
+  /** Custom SSM parameter prefixes the scanning roles may read (validated by the caller). */
+  readonly ssmParameterPrefixes: readonly string[];
   readonly vpc?: IVpc;
   readonly vpcSubnets?: SubnetSelection;
   readonly accessEntries: boolean;
@@ -89,7 +91,11 @@ export function createScanning(
       createHandlerRole(
         scope,
         handler,
-        { ...resources, dryRunRoleArn: props.dryRunRoleArn },
+        {
+          ...resources,
+          dryRunRoleArn: props.dryRunRoleArn,
+          ssmParameterPrefixes: props.ssmParameterPrefixes,
+        },
         { inVpc: inVpc(handler) }
       ),
     ])

@@ -5,6 +5,7 @@ import { STSClient } from '@aws-sdk/client-sts';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
+import type { SsmParameterScope } from '../core/ami/ssm-scope.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { KarpenterVersion } from '../core/version.js';
 import { createLiveAwsFacts } from './aws/aws-facts-adapter.js';
@@ -42,6 +43,11 @@ export interface LivePlanOptions {
   readonly controllerRoles?: Readonly<Record<string, string>>;
   /** Opt-in DryRun mode: the role to assume for RunInstances/CreateFleet DryRuns. */
   readonly dryRunRole?: string;
+  /**
+   * Custom SSM parameters the scan may read (the Lambdas: their role's grant). Absent: any the
+   * credentials can read (the CLI, with the user's own credentials).
+   */
+  readonly ssmParameterScope?: SsmParameterScope;
 }
 
 /** EC2 and STS clients holding the DryRun role's credentials, assumed once per plan. */
@@ -98,6 +104,9 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
         { limiter: clients.limiter }
       ),
       now: options.now(),
+      ...(options.ssmParameterScope === undefined
+        ? {}
+        : { ssmParameterScope: options.ssmParameterScope }),
     }),
     // [issue 5] Permissions enricher: AFTER the AWS facts enricher (it simulates for the node
     //           role those facts resolve).

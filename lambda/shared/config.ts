@@ -2,6 +2,7 @@
 // every invalid or missing variable is listed in one ConfigError. The CDK stack sets exactly the
 // keys in HANDLER_ENV_KEYS for each function.
 import { z } from 'zod';
+import { ssmPrefixProblem } from '../core/ami/ssm-scope.js';
 import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../core/ignore-rules.js';
 import { ConfigError } from './errors.js';
 
@@ -72,6 +73,12 @@ const positiveInteger = (fallback: number) =>
  * this much of it (checked at synth).
  */
 export const IGNORE_RULES_MAX_CHARS = 2500;
+
+/** Characters the SSM parameter prefixes may take of the same environment (checked at synth). */
+export const SSM_PARAMETER_PREFIXES_MAX_CHARS = 512;
+
+/** The CDK context key that lists them: findings about a parameter outside them name it. */
+export const SSM_PARAMETER_PREFIXES_SETTING = 'the ssmParameterPrefixes CDK context key';
 
 /** JSON text → ignore rules; given the catalog's ids, a rule naming no check is an error. */
 function ignoreRulesVariable(knownCheckIds?: readonly string[]) {
@@ -155,6 +162,24 @@ const ENV_SCHEMA = {
   SCAN_ENVIRONMENT: z.enum(['production', 'non-production']).default('production'),
   /** Accepted findings: the `ignore` rules as JSON (`[{check, resource, reason, expires?}]`). */
   IGNORE_RULES: ignoreRulesVariable(),
+  /**
+   * Comma-separated path prefixes of the custom SSM parameters the scanner may read (beyond the
+   * public /aws/service/ ones); empty = none. The role's ssm:GetParameter grant matches them.
+   */
+  SSM_PARAMETER_PREFIXES: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const prefixes = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      for (const prefix of prefixes) {
+        const problem = ssmPrefixProblem(prefix);
+        if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+      }
+      return prefixes;
+    }),
 } as const;
 
 export type EnvKey = keyof typeof ENV_SCHEMA;
@@ -163,9 +188,27 @@ export const CONFIG_ENV_KEYS = Object.keys(ENV_SCHEMA) as EnvKey[];
 /** Variables each handler requires (beyond the optional ones, which every handler accepts). */
 export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> = {
   dispatch: ['SCAN_QUEUE_URL', 'CLUSTERS', 'DISCOVER_CLUSTERS', 'DISCOVERY_REGIONS', 'AWS_REGION'],
-  'scan-cluster': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
-  'ami-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
-  'iam-event': ['STATE_TABLE_NAME', 'FINDINGS_TOPIC_ARN', 'AWS_REGION', 'IGNORE_RULES'],
+  'scan-cluster': [
+    'STATE_TABLE_NAME',
+    'FINDINGS_TOPIC_ARN',
+    'AWS_REGION',
+    'IGNORE_RULES',
+    'SSM_PARAMETER_PREFIXES',
+  ],
+  'ami-event': [
+    'STATE_TABLE_NAME',
+    'FINDINGS_TOPIC_ARN',
+    'AWS_REGION',
+    'IGNORE_RULES',
+    'SSM_PARAMETER_PREFIXES',
+  ],
+  'iam-event': [
+    'STATE_TABLE_NAME',
+    'FINDINGS_TOPIC_ARN',
+    'AWS_REGION',
+    'IGNORE_RULES',
+    'SSM_PARAMETER_PREFIXES',
+  ],
 };
 
 const OPTIONAL_KEYS: readonly EnvKey[] = [
@@ -203,6 +246,8 @@ export interface Config {
   readonly environment: 'production' | 'non-production';
   /** Config `ignore` rules (scanning functions; `[]` elsewhere). */
   readonly ignore: readonly IgnoreRule[];
+  /** Custom SSM parameter path prefixes the scanning functions may read (`[]`: public ones only). */
+  readonly ssmParameterPrefixes: readonly string[];
   /** DryRun mode's role, when configured. */
   readonly dryRunRoleArn?: string;
 }
@@ -275,6 +320,7 @@ export function loadConfig(
     alertBatchThreshold: values.ALERT_BATCH_THRESHOLD ?? 5,
     environment: values.SCAN_ENVIRONMENT ?? 'production',
     ignore: Object.freeze(values.IGNORE_RULES ?? []),
+    ssmParameterPrefixes: Object.freeze(values.SSM_PARAMETER_PREFIXES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),
   });
 }

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       alertBatchThreshold: 5,
       environment: 'production',
       ignore: [],
+      ssmParameterPrefixes: [],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
