@@ -23,6 +23,12 @@ const GROUP_A = [
 ];
 
 const GOOD_FILE = 'good-al2023.yaml';
+/** NodePools: name → the checks it is meant to fail (none: it is correct). */
+const NODEPOOL_FILE = 'nodepools.yaml';
+const NODEPOOLS: Readonly<Record<string, readonly string[]>> = {
+  general: [],
+  gpu: ['nodepool-nodeclass-exists'],
+};
 
 /** Broken example file → NodeClass name → the checks it is meant to fail. */
 const BROKEN: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
@@ -76,7 +82,7 @@ describe('examples/nodeclasses', async () => {
 
   it('has an expectation for every example file and every NodeClass in it', () => {
     const files = readdirSync(EXAMPLES).sort();
-    expect(files).toEqual([GOOD_FILE, ...Object.keys(BROKEN)].sort());
+    expect(files).toEqual([GOOD_FILE, NODEPOOL_FILE, ...Object.keys(BROKEN)].sort());
     for (const [file, expected] of Object.entries(BROKEN)) {
       expect(nodeClassNames(file).sort(), file).toEqual(Object.keys(expected).sort());
     }
@@ -129,6 +135,26 @@ describe('examples/nodeclasses', async () => {
       }
     }
   );
+
+  it.each(Object.entries(NODEPOOLS))('NodePool %s fails exactly %j', (name, checkIds) => {
+    const findings = report.findings.filter(
+      (finding) => finding.resource.kind === 'NodePool' && finding.resource.name === name
+    );
+    expect(findings.length).toBeGreaterThan(0);
+    const failed = findings
+      .filter((finding) => ['fail', 'error'].includes(finding.status))
+      .map((finding) => finding.checkId);
+    expect(failed).toEqual(checkIds);
+  });
+
+  it('says where it looked for a missing EC2NodeClass', () => {
+    const [missing] = report.findings.filter(
+      (finding) => finding.checkId === 'nodepool-nodeclass-exists' && finding.status === 'fail'
+    );
+    expect(missing?.message).toMatch(
+      /EC2NodeClass "gpu-al2023" does not exist in the \d+ file\(s\) scanned/
+    );
+  });
 
   it('covers every group A check with a broken example', () => {
     const covered = new Set(cases.flatMap(([, , checkIds]) => checkIds));

@@ -45,6 +45,11 @@ describe('scan --world examples/world.json', () => {
       'node-role-valid': ['prod-use1/batch'],
       'node-role-policies': ['staging-use1/builds', 'staging-use1/default'],
       'node-role-can-join': ['prod-use1/analytics'],
+      // NodePools (multi-arch, training and the original three are correct).
+      'nodepool-nodeclass-exists': ['prod-use1/spot-fleet'],
+      'nodepool-arch-has-image': ['prod-use1/gpu-arm'],
+      'nodepool-zones-have-subnets': ['prod-use1/zone-d', 'prod-use1/zones-c-d'],
+      'nodepool-capacity-type-offered': ['prod-use1/reserved-default'],
     };
     for (const [checkId, resources] of Object.entries(expected)) {
       expect({ checkId, failing: failures(report, checkId) }).toEqual({
