@@ -442,6 +442,7 @@ describe('declared actions', () => {
       'ec2:DescribeSubnets',
       'ec2:DescribeSecurityGroups',
       'ec2:DescribeCapacityReservations',
+      'ec2:DescribeInstanceTypeOfferings',
       'ssm:GetParameter',
       'iam:GetInstanceProfile',
       'iam:GetRole',
