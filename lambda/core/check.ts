@@ -1,9 +1,15 @@
-import type { CheckInput, ClusterContext, Inventory, NodeClassEntry } from './inventory.js';
+import type {
+  CheckInput,
+  ClusterContext,
+  Inventory,
+  NodeClassEntry,
+  NodePoolEntry,
+} from './inventory.js';
 import { clusterOf } from './inventory.js';
 import type { MaterialPath } from './material.js';
 import type { CheckStatus, FindingLocation, ResourceRef, Severity } from './model.js';
 import { isRegionName, partitionOf } from './region.js';
-import type { EC2NodeClass } from './schema.js';
+import { type EC2NodeClass, NODEPOOL_API_VERSION, type NodePool } from './schema.js';
 import { parseKarpenterVersion } from './version.js';
 
 export type CheckGroup = 'spec' | 'aws' | 'cluster';
@@ -67,6 +73,10 @@ export interface Check extends CheckMeta {
 
 export function nodeClassRef(entry: NodeClassEntry): ResourceRef {
   return { cluster: entry.cluster, kind: 'EC2NodeClass', name: entry.name };
+}
+
+export function nodePoolRef(entry: NodePoolEntry): ResourceRef {
+  return { cluster: entry.cluster, kind: 'NodePool', name: entry.name };
 }
 
 /** The NodeClass being checked, with its cluster and its parsed object when it parsed. */
@@ -171,6 +181,45 @@ export function forEachNodeClass(
     drafts.push(
       ...evaluateOne(entry.parsed.value, { entry, resource, cluster, overrides, inventory })
     );
+  }
+  return drafts;
+}
+
+/** The NodePool being checked, with its cluster context. */
+export interface NodePoolTarget {
+  readonly entry: NodePoolEntry;
+  readonly resource: ResourceRef;
+  readonly cluster: ClusterContext;
+  readonly inventory: Inventory;
+}
+
+/**
+ * Runs `evaluateOne` for every NodePool that parsed as karpenter.sh/v1. The others get one `error`
+ * finding each, a follow-on of nodepool-schema-valid (which names what is wrong and where), so no
+ * NodePool is skipped silently.
+ */
+export function forEachNodePool(
+  inventory: Inventory,
+  evaluateOne: (nodePool: NodePool, target: NodePoolTarget) => readonly FindingDraft[]
+): FindingDraft[] {
+  const drafts: FindingDraft[] = [];
+  for (const entry of inventory.nodePools) {
+    const resource = nodePoolRef(entry);
+    const parsed = entry.parsed;
+    if (!parsed.ok || parsed.value.apiVersion !== NODEPOOL_API_VERSION) {
+      drafts.push({
+        status: 'error',
+        resource,
+        message: `Not evaluated: the object is not a valid ${NODEPOOL_API_VERSION} NodePool (see nodepool-schema-valid).`,
+        evidence: parsed.ok
+          ? { apiVersion: parsed.value.apiVersion }
+          : { issues: parsed.issues.slice(0, 5) },
+        causedBy: { checkId: 'nodepool-schema-valid' },
+      });
+      continue;
+    }
+    const cluster = clusterOf(inventory, entry.cluster) ?? { ...NO_CLUSTER, name: entry.cluster };
+    drafts.push(...evaluateOne(parsed.value, { entry, resource, cluster, inventory }));
   }
   return drafts;
 }

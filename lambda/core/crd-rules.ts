@@ -1,11 +1,13 @@
 import { ALIAS_AMI_FAMILY, AMI_FAMILIES, splitAlias } from './ami-family.js';
-import type { EC2NodeClassSpec } from './schema.js';
+import type { EC2NodeClassSpec, NodePool } from './schema.js';
 import { formatPath } from './schema.js';
 
 // The EC2NodeClass CRD's validation rules (CEL and OpenAPI markers) of Karpenter v1.14.1, evaluated
 // on a structurally parsed spec. The API server enforces them at apply time; objects applied with
 // validation bypassed, or manifests not yet applied (CI), can still break them. Messages are
-// Karpenter's own where the CRD gives one, Kubernetes' OpenAPI wording otherwise.
+// Karpenter's own where the CRD gives one, Kubernetes' OpenAPI wording otherwise. `spec.kubelet` is
+// an open map the API server does not validate (x-kubernetes-preserve-unknown-fields): Karpenter's
+// controller validates it, see kubelet-config-valid.
 
 /** One violated rule: where, which rule (stable, for finding ids), and the message. */
 export interface CrdViolation {
@@ -26,20 +28,6 @@ const VOLUME_TYPES = ['standard', 'io1', 'io2', 'gp2', 'sc1', 'st1', 'gp3'] as c
 // Verbatim from the CRD, including its empty alternatives (`([1-9]||…)Ti` accepts a bare `Ti`).
 const VOLUME_SIZE_PATTERN =
   '^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$';
-const EVICTION_SIGNALS = [
-  'memory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'pid.available',
-];
-const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
-
-function quoteList(values: readonly string[]): string {
-  return `[${values.map((value) => `'${value}'`).join(',')}]`;
-}
-
 class Collector {
   readonly violations: CrdViolation[] = [];
 
@@ -411,7 +399,7 @@ function checkNetworkInterfaces(spec: EC2NodeClassSpec, out: Collector): void {
   }
 }
 
-/** An integer field of an untyped map (kubelet, connectionTracking): checks its type, returns it. */
+/** An integer field of an untyped map (connectionTracking): checks its type, returns it. */
 function integerField(
   record: Readonly<Record<string, unknown>>,
   key: string,
@@ -425,23 +413,6 @@ function integerField(
     return undefined;
   }
   return value;
-}
-
-/** A string map field of an untyped map: checks its type, returns its keys and values. */
-function stringMapField(
-  record: Readonly<Record<string, unknown>>,
-  key: string,
-  path: Path,
-  out: Collector
-): Record<string, string> | undefined {
-  const value = record[key];
-  if (value === undefined) return undefined;
-  const isMap = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isMap || Object.values(value).some((entry) => typeof entry !== 'string')) {
-    out.add([...path, key], 'type', 'must be a map of strings');
-    return undefined;
-  }
-  return value as Record<string, string>;
 }
 
 function checkConnectionTracking(spec: EC2NodeClassSpec, out: Collector): void {
@@ -461,71 +432,6 @@ function checkConnectionTracking(spec: EC2NodeClassSpec, out: Collector): void {
       path,
       'at-least-one',
       'at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set'
-    );
-  }
-}
-
-function checkKubelet(spec: EC2NodeClassSpec, out: Collector): void {
-  const kubelet = spec.kubelet;
-  if (kubelet === undefined) return;
-  const path = ['spec', 'kubelet'];
-  const high = integerField(kubelet, 'imageGCHighThresholdPercent', path, out);
-  const low = integerField(kubelet, 'imageGCLowThresholdPercent', path, out);
-  out.range([...path, 'imageGCHighThresholdPercent'], high, 0, 100);
-  out.range([...path, 'imageGCLowThresholdPercent'], low, 0, 100);
-  if (high !== undefined && low !== undefined && high <= low) {
-    out.add(
-      path,
-      'image-gc-thresholds',
-      'imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent'
-    );
-  }
-  out.range([...path, 'maxPods'], integerField(kubelet, 'maxPods', path, out), 0);
-  out.range([...path, 'podsPerCore'], integerField(kubelet, 'podsPerCore', path, out), 0);
-  for (const field of ['systemReserved', 'kubeReserved']) {
-    const reserved = stringMapField(kubelet, field, path, out);
-    if (reserved === undefined) continue;
-    if (Object.keys(reserved).some((key) => !RESERVED_RESOURCES.includes(key))) {
-      out.add(
-        [...path, field],
-        'keys',
-        `valid keys for ${field} are ${quoteList(RESERVED_RESOURCES)}`
-      );
-    }
-    if (Object.values(reserved).some((value) => value.startsWith('-'))) {
-      out.add(
-        [...path, field],
-        'not-negative',
-        `${field} value cannot be a negative resource quantity`
-      );
-    }
-  }
-  const eviction: Record<string, Record<string, string> | undefined> = {};
-  for (const field of ['evictionHard', 'evictionSoft', 'evictionSoftGracePeriod']) {
-    const signals = stringMapField(kubelet, field, path, out);
-    eviction[field] = signals;
-    if (signals && Object.keys(signals).some((key) => !EVICTION_SIGNALS.includes(key))) {
-      out.add(
-        [...path, field],
-        'keys',
-        `valid keys for ${field} are ${quoteList(EVICTION_SIGNALS)}`
-      );
-    }
-  }
-  const soft = eviction.evictionSoft;
-  const grace = eviction.evictionSoftGracePeriod;
-  if (soft && Object.keys(soft).some((key) => !grace || !Object.hasOwn(grace, key))) {
-    out.add(
-      path,
-      'eviction-soft-grace-period',
-      'evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod'
-    );
-  }
-  if (grace && Object.keys(grace).some((key) => !soft || !Object.hasOwn(soft, key))) {
-    out.add(
-      path,
-      'eviction-grace-period-soft',
-      'evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft'
     );
   }
 }
@@ -561,7 +467,270 @@ export function crdViolations(spec: EC2NodeClassSpec): CrdViolation[] {
   checkMetadataOptions(spec, out);
   checkNetworkInterfaces(spec, out);
   checkConnectionTracking(spec, out);
-  checkKubelet(spec, out);
   checkScalars(spec, out);
+  return out.violations;
+}
+
+// ---------------------------------------------------------------------------------------------
+// NodePool (karpenter.sh/v1): the rules of Karpenter's NodePool CRD
+// (pkg/apis/crds/karpenter.sh_nodepools.yaml), on a structurally parsed NodePool.
+
+const LABEL_KEY_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$';
+const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+const DURATION_OR_NEVER_PATTERN = '^(([0-9]+(s|m|h))+|Never)$';
+const DURATION_PATTERN = '^([0-9]+(s|m|h))+$';
+const BUDGET_DURATION_PATTERN = '^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$';
+const BUDGET_NODES_PATTERN = '^((100|[0-9]{1,2})%|[0-9]+)$';
+const BUDGET_SCHEDULE_PATTERN =
+  '^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\\s(.+)\\s(.+)\\s(.+)\\s(.+))$';
+const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+const REQUIREMENT_OPERATORS = ['Gte', 'Lte', 'In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'];
+const BOUND_OPERATORS = ['Gt', 'Lt', 'Gte', 'Lte'];
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const CONSOLIDATION_POLICIES = ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'];
+const DISRUPTION_REASONS = ['Underutilized', 'Empty', 'Drifted'];
+const MAX_REQUIREMENTS = 100;
+const MAX_BUDGETS = 50;
+const MAX_TEMPLATE_LABELS = 100;
+const MAX_LABEL_KEY_LENGTH = 316;
+const MAX_LABEL_VALUE_LENGTH = 63;
+/** karpenter.sh keys a NodePool may use. */
+const KARPENTER_SH_LABELS = ['karpenter.sh/capacity-type', 'karpenter.sh/nodepool'];
+/** karpenter.k8s.aws keys a NodePool may use (the CRD's exception list). */
+const KARPENTER_AWS_LABELS = [
+  'instance-tenancy',
+  'capacity-reservation-type',
+  'capacity-reservation-id',
+  'capacity-reservation-interruptible',
+  'ec2nodeclass',
+  'instance-encryption-in-transit-supported',
+  'nitro-sandbox',
+  'instance-category',
+  'instance-hypervisor',
+  'instance-family',
+  'instance-generation',
+  'instance-local-nvme',
+  'instance-size',
+  'instance-cpu',
+  'instance-cpu-manufacturer',
+  'instance-cpu-sustained-clock-speed-mhz',
+  'instance-memory',
+  'instance-ebs-bandwidth',
+  'instance-network-bandwidth',
+  'instance-gpu-name',
+  'instance-gpu-manufacturer',
+  'instance-gpu-count',
+  'instance-gpu-memory',
+  'instance-accelerator-name',
+  'instance-accelerator-manufacturer',
+  'instance-accelerator-count',
+  'instance-capability-flex',
+  'placement-group-id',
+  'placement-group-partition',
+].map((name) => `karpenter.k8s.aws/${name}`);
+
+/** The CRD's restricted-label rules for a requirement or template label key. */
+function restrictedLabel(path: Path, key: string, out: Collector): void {
+  // CEL `key.find("^([^/]+)")`: the prefix before the first '/', or the whole key.
+  const domain = /^([^/]+)/.exec(key)?.[1] ?? '';
+  if (!KARPENTER_SH_LABELS.includes(key) && domain.endsWith('karpenter.sh')) {
+    out.add(path, 'restricted-domain', 'label domain "karpenter.sh" is restricted');
+  }
+  if (key === 'karpenter.sh/nodepool') {
+    out.add(path, 'restricted-label', 'label "karpenter.sh/nodepool" is restricted');
+  }
+  if (key === 'kubernetes.io/hostname') {
+    out.add(path, 'restricted-label', 'label "kubernetes.io/hostname" is restricted');
+  }
+  if (!KARPENTER_AWS_LABELS.includes(key) && domain.endsWith('karpenter.k8s.aws')) {
+    out.add(path, 'restricted-domain', 'label domain "karpenter.k8s.aws" is restricted');
+  }
+}
+
+function labelValue(path: Path, value: string, out: Collector): void {
+  if (value.length > MAX_LABEL_VALUE_LENGTH) {
+    out.add(path, 'max-length', `may not be longer than ${MAX_LABEL_VALUE_LENGTH}`);
+  }
+  out.pattern(path, value, LABEL_VALUE_PATTERN);
+}
+
+function checkRequirements(pool: NodePool, out: Collector): void {
+  const path = ['spec', 'template', 'spec', 'requirements'];
+  const requirements = pool.spec.template.spec.requirements;
+  out.maxItems(path, requirements, MAX_REQUIREMENTS);
+  requirements.forEach((requirement, index) => {
+    const itemPath = [...path, index];
+    const keyPath = [...itemPath, 'key'];
+    if (requirement.key.length > MAX_LABEL_KEY_LENGTH) {
+      out.add(keyPath, 'max-length', `may not be longer than ${MAX_LABEL_KEY_LENGTH}`);
+    }
+    out.pattern(keyPath, requirement.key, LABEL_KEY_PATTERN);
+    restrictedLabel(keyPath, requirement.key, out);
+    out.enumValue([...itemPath, 'operator'], requirement.operator, REQUIREMENT_OPERATORS);
+    out.range([...itemPath, 'minValues'], requirement.minValues, 1, 50);
+    const values = requirement.values ?? [];
+    values.forEach((value, valueIndex) => {
+      labelValue([...itemPath, 'values', valueIndex], value, out);
+    });
+    // The list's CEL rules, reported on the requirement that breaks them. An absent `values` makes
+    // the CEL `x.values.size()` fail, which the API server rejects like a false rule.
+    if (requirement.operator === 'In' && values.length === 0) {
+      out.add(
+        itemPath,
+        'in-has-values',
+        "requirements with operator 'In' must have a value defined"
+      );
+    }
+    if (
+      BOUND_OPERATORS.includes(requirement.operator) &&
+      !(values.length === 1 && /^\+?[0-9]+$/.test(values[0] ?? ''))
+    ) {
+      out.add(
+        itemPath,
+        'single-integer-value',
+        "requirements operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single positive integer value"
+      );
+    }
+    if (
+      requirement.operator === 'In' &&
+      requirement.minValues !== undefined &&
+      values.length > 0 &&
+      values.length < requirement.minValues
+    ) {
+      out.add(
+        itemPath,
+        'min-values',
+        "requirements with 'minValues' must have at least that many values specified in the 'values' field"
+      );
+    }
+  });
+}
+
+function checkTemplateMetadata(pool: NodePool, out: Collector): void {
+  const labels = pool.spec.template.metadata?.labels;
+  if (labels === undefined) return;
+  const path = ['spec', 'template', 'metadata', 'labels'];
+  const entries = Object.entries(labels);
+  if (entries.length > MAX_TEMPLATE_LABELS) {
+    out.add(path, 'max-properties', `must have at most ${MAX_TEMPLATE_LABELS} properties`);
+  }
+  for (const [key, value] of entries) {
+    restrictedLabel([...path, key], key, out);
+    labelValue([...path, key], value, out);
+  }
+}
+
+function checkTaints(pool: NodePool, out: Collector): void {
+  for (const field of ['taints', 'startupTaints'] as const) {
+    const path = ['spec', 'template', 'spec', field];
+    pool.spec.template.spec[field]?.forEach((taint, index) => {
+      const keyPath = [...path, index, 'key'];
+      if (taint.key === '') out.add(keyPath, 'min-length', 'should be at least 1 chars long');
+      else out.pattern(keyPath, taint.key, LABEL_KEY_PATTERN);
+      out.pattern([...path, index, 'value'], taint.value, LABEL_KEY_PATTERN);
+      out.enumValue([...path, index, 'effect'], taint.effect, TAINT_EFFECTS);
+    });
+  }
+}
+
+function checkTemplateSpec(pool: NodePool, out: Collector): void {
+  const path = ['spec', 'template', 'spec'];
+  const spec = pool.spec.template.spec;
+  const ref = spec.nodeClassRef;
+  for (const field of ['group', 'kind', 'name'] as const) {
+    if (ref[field] === '') {
+      out.add([...path, 'nodeClassRef', field], 'not-empty', `${field} may not be empty`);
+    }
+  }
+  out.pattern([...path, 'nodeClassRef', 'group'], ref.group, '^[^/]*$');
+  out.pattern([...path, 'expireAfter'], spec.expireAfter, DURATION_OR_NEVER_PATTERN);
+  out.pattern([...path, 'terminationGracePeriod'], spec.terminationGracePeriod, DURATION_PATTERN);
+}
+
+function checkDisruption(pool: NodePool, out: Collector): void {
+  const disruption = pool.spec.disruption;
+  if (disruption === undefined) return;
+  const path = ['spec', 'disruption'];
+  // Defaulted only when `disruption` itself is absent.
+  if (disruption.consolidateAfter === undefined) {
+    out.add([...path, 'consolidateAfter'], 'required', 'Required value');
+  }
+  out.pattern(
+    [...path, 'consolidateAfter'],
+    disruption.consolidateAfter,
+    DURATION_OR_NEVER_PATTERN
+  );
+  out.enumValue(
+    [...path, 'consolidationPolicy'],
+    disruption.consolidationPolicy,
+    CONSOLIDATION_POLICIES
+  );
+  const budgets = disruption.budgets;
+  if (budgets === undefined) return;
+  out.maxItems([...path, 'budgets'], budgets, MAX_BUDGETS);
+  budgets.forEach((budget, index) => {
+    const budgetPath = [...path, 'budgets', index];
+    if (typeof budget.nodes === 'number') {
+      out.add(
+        [...budgetPath, 'nodes'],
+        'type',
+        `must be of type string: quote it ("${budget.nodes}") or use a percentage such as "10%"`
+      );
+    } else {
+      out.pattern([...budgetPath, 'nodes'], budget.nodes, BUDGET_NODES_PATTERN);
+    }
+    out.pattern([...budgetPath, 'schedule'], budget.schedule, BUDGET_SCHEDULE_PATTERN);
+    out.pattern([...budgetPath, 'duration'], budget.duration, BUDGET_DURATION_PATTERN);
+    if ((budget.schedule === undefined) !== (budget.duration === undefined)) {
+      out.add(budgetPath, 'schedule-with-duration', "'schedule' must be set with 'duration'");
+    }
+    const reasons = budget.reasons;
+    if (reasons === undefined) return;
+    out.maxItems([...budgetPath, 'reasons'], reasons, MAX_BUDGETS);
+    reasons.forEach((reason, reasonIndex) => {
+      out.enumValue([...budgetPath, 'reasons', reasonIndex], reason, DISRUPTION_REASONS);
+    });
+    const duplicate = reasons.find((reason, i) => reasons.indexOf(reason) !== i);
+    if (duplicate !== undefined) {
+      out.add([...budgetPath, 'reasons'], 'unique', `Duplicate value: "${duplicate}"`);
+    }
+  });
+}
+
+function checkLimitsAndWeight(pool: NodePool, out: Collector): void {
+  const spec = pool.spec;
+  for (const [resource, value] of Object.entries(spec.limits ?? {})) {
+    const path = ['spec', 'limits', resource];
+    if (typeof value === 'number') {
+      if (!Number.isInteger(value))
+        out.add(path, 'type', 'must be an integer or a quantity string');
+    } else {
+      out.pattern(path, value, QUANTITY_PATTERN);
+    }
+  }
+  out.range(['spec', 'weight'], spec.weight, 1, 100);
+  out.range(['spec', 'replicas'], spec.replicas, 0);
+  if (spec.replicas !== undefined) {
+    const limitKeys = Object.keys(spec.limits ?? {});
+    if (limitKeys.some((key) => key !== 'nodes')) {
+      out.add(['spec'], 'static-limits', "only 'limits.nodes' is supported on static NodePools");
+    }
+    if (spec.weight !== undefined) {
+      out.add(['spec'], 'static-weight', "'weight' is not supported on static NodePools");
+    }
+  }
+}
+
+/** Every NodePool CRD rule the object breaks, in spec field order. Empty when it is valid. */
+export function nodePoolCrdViolations(pool: NodePool): CrdViolation[] {
+  const out = new Collector();
+  checkTemplateMetadata(pool, out);
+  checkRequirements(pool, out);
+  checkTaints(pool, out);
+  checkTemplateSpec(pool, out);
+  checkDisruption(pool, out);
+  checkLimitsAndWeight(pool, out);
   return out.violations;
 }

@@ -143,29 +143,72 @@ export const EC2NodeClassSchema = z.looseObject({
   status: EC2NodeClassStatusSchema.optional(),
 });
 
+// NodePool (karpenter.sh/v1). Structural: types and the fields other checks rely on are required;
+// the CRD's patterns, enums and CEL rules are evaluated by `nodepool-schema-valid`, one finding per
+// violation. Unknown fields are kept.
+
+export const NodeSelectorRequirementSchema = z.looseObject({
+  key: z.string(),
+  operator: z.string(),
+  values: z.array(z.string()).optional(),
+  minValues: z.number().int().optional(),
+});
+
+export const TaintSchema = z.looseObject({
+  key: z.string(),
+  effect: z.string(),
+  value: z.string().optional(),
+  timeAdded: z.string().optional(),
+});
+
+export const NodeClassReferenceSchema = z.looseObject({
+  group: z.string(),
+  kind: z.string(),
+  name: z.string(),
+});
+
+export const DisruptionBudgetSchema = z.looseObject({
+  // The CRD types `nodes` as a string; a bare YAML number is reported by the CRD rules.
+  nodes: z.union([z.string(), z.number()]).optional(),
+  schedule: z.string().optional(),
+  duration: z.string().optional(),
+  reasons: z.array(z.string()).optional(),
+});
+
+export const DisruptionSchema = z.looseObject({
+  consolidationPolicy: z.string().optional(),
+  consolidateAfter: z.string().optional(),
+  budgets: z.array(DisruptionBudgetSchema).optional(),
+});
+
+export const NodePoolSpecSchema = z.looseObject({
+  template: z.looseObject({
+    metadata: z
+      .looseObject({ labels: stringMap.optional(), annotations: stringMap.optional() })
+      .optional(),
+    spec: z.looseObject({
+      nodeClassRef: NodeClassReferenceSchema,
+      requirements: z.array(NodeSelectorRequirementSchema),
+      taints: z.array(TaintSchema).optional(),
+      startupTaints: z.array(TaintSchema).optional(),
+      expireAfter: z.string().optional(),
+      terminationGracePeriod: z.string().optional(),
+    }),
+  }),
+  disruption: DisruptionSchema.optional(),
+  // int-or-string quantities (`cpu: 1000`, `memory: 1000Gi`).
+  limits: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  weight: z.number().int().optional(),
+  replicas: z.number().int().optional(),
+});
+
 export const NodePoolSchema = z.looseObject({
+  // Any karpenter.sh version parses; nodepool-schema-valid reports versions v1 does not serve.
   apiVersion: z.string(),
   kind: z.literal('NodePool'),
   metadata: ObjectMetaSchema,
-  spec: z.looseObject({
-    template: z
-      .looseObject({
-        metadata: z.unknown().optional(),
-        spec: z
-          .looseObject({
-            nodeClassRef: z
-              .looseObject({
-                group: z.string().optional(),
-                kind: z.string().optional(),
-                name: z.string(),
-              })
-              .optional(),
-            requirements: z.array(z.unknown()).optional(),
-          })
-          .optional(),
-      })
-      .optional(),
-  }),
+  spec: NodePoolSpecSchema,
+  status: z.looseObject({ conditions: z.array(ConditionSchema).optional() }).optional(),
 });
 
 export type SubnetSelectorTerm = z.infer<typeof SubnetSelectorTermSchema>;
@@ -177,6 +220,10 @@ export type Condition = z.infer<typeof ConditionSchema>;
 export type EC2NodeClassSpec = z.infer<typeof EC2NodeClassSpecSchema>;
 export type EC2NodeClass = z.infer<typeof EC2NodeClassSchema>;
 export type NodePool = z.infer<typeof NodePoolSchema>;
+export type NodePoolSpec = z.infer<typeof NodePoolSpecSchema>;
+export type NodeSelectorRequirement = z.infer<typeof NodeSelectorRequirementSchema>;
+export type Taint = z.infer<typeof TaintSchema>;
+export type NodeClassReference = z.infer<typeof NodeClassReferenceSchema>;
 
 /** One structural problem, with the dotted JSON path of the offending field. */
 export interface SchemaIssue {
@@ -216,4 +263,146 @@ export function parseEC2NodeClass(raw: unknown): ParseResult<EC2NodeClass> {
 
 export function parseNodePool(raw: unknown): ParseResult<NodePool> {
   return parseWith(NodePoolSchema, raw);
+}
+
+/** The only NodePool API version Karpenter v1 serves. */
+export const NODEPOOL_API_VERSION = 'karpenter.sh/v1';
+
+/** A NodePool's `spec.template.spec.requirements`, in order. */
+export function nodePoolRequirements(pool: NodePool): readonly NodeSelectorRequirement[] {
+  return pool.spec.template.spec.requirements;
+}
+
+/** A requirement value as the integer Gt/Lt/Gte/Lte compare, or undefined. */
+function integerOf(value: string | undefined): number | undefined {
+  return value !== undefined && /^-?[0-9]+$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Whether one requirement admits a label value (`undefined`: the node lacks the label), with
+ * Kubernetes node-selector semantics: In/Exists/Gt/Lt/Gte/Lte need the label, NotIn and
+ * DoesNotExist admit its absence. An unknown operator restricts nothing (nodepool-schema-valid
+ * reports it).
+ */
+export function requirementAdmits(
+  requirement: NodeSelectorRequirement,
+  value: string | undefined
+): boolean {
+  const values = requirement.values ?? [];
+  const bound = integerOf(values[0]);
+  const number = integerOf(value);
+  switch (requirement.operator) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+      return number !== undefined && bound !== undefined && number > bound;
+    case 'Gte':
+      return number !== undefined && bound !== undefined && number >= bound;
+    case 'Lt':
+      return number !== undefined && bound !== undefined && number < bound;
+    case 'Lte':
+      return number !== undefined && bound !== undefined && number <= bound;
+    default:
+      return true;
+  }
+}
+
+/** Whether every requirement on `key` admits `value` (`undefined`: the label is absent). */
+export function labelAdmits(
+  requirements: readonly NodeSelectorRequirement[],
+  key: string,
+  value: string | undefined
+): boolean {
+  return requirements.every((r) => r.key !== key || requirementAdmits(r, value));
+}
+
+/** The candidates (e.g. `['amd64', 'arm64']`) the requirements on `key` admit, in order. */
+export function admittedValues(
+  requirements: readonly NodeSelectorRequirement[],
+  key: string,
+  candidates: readonly string[]
+): string[] {
+  return candidates.filter((candidate) => labelAdmits(requirements, key, candidate));
+}
+
+/** What the requirements on one label key allow, all of them ANDed. */
+export interface LabelValueSet {
+  readonly key: string;
+  /** False when no requirement names the key (then any value, or none, is allowed). */
+  readonly constrained: boolean;
+  /** The allowed values when an `In` lists them (NotIn and bounds applied); else undefined. */
+  readonly values?: ReadonlySet<string>;
+  /** Values a NotIn excludes. */
+  readonly excluded: ReadonlySet<string>;
+  /** Exclusive integer bounds from Gt/Gte/Lt/Lte (Gte n is stored as greaterThan n-1). */
+  readonly greaterThan?: number;
+  readonly lessThan?: number;
+  /** Whether a node lacking the label satisfies the requirements. */
+  readonly allowsAbsent: boolean;
+  /** Whether some value satisfies them (false: DoesNotExist, or contradictory requirements). */
+  readonly allowsSomeValue: boolean;
+}
+
+/** The value set the requirements allow for `key`, for In, NotIn, Exists, DoesNotExist, Gt/Lt/Gte/Lte. */
+export function labelValueSet(
+  requirements: readonly NodeSelectorRequirement[],
+  key: string
+): LabelValueSet {
+  const own = requirements.filter((r) => r.key === key);
+  let values: Set<string> | undefined;
+  const excluded = new Set<string>();
+  let greaterThan: number | undefined;
+  let lessThan: number | undefined;
+  let forbidden = false;
+  for (const requirement of own) {
+    const listed = requirement.values ?? [];
+    const bound = integerOf(listed[0]);
+    switch (requirement.operator) {
+      case 'In':
+        values = new Set(listed.filter((v) => values === undefined || values.has(v)));
+        break;
+      case 'NotIn':
+        for (const v of listed) excluded.add(v);
+        break;
+      case 'DoesNotExist':
+        forbidden = true;
+        break;
+      case 'Gt':
+      case 'Gte':
+        if (bound !== undefined) {
+          const exclusive = requirement.operator === 'Gte' ? bound - 1 : bound;
+          greaterThan = Math.max(greaterThan ?? exclusive, exclusive);
+        }
+        break;
+      case 'Lt':
+      case 'Lte':
+        if (bound !== undefined) {
+          const exclusive = requirement.operator === 'Lte' ? bound + 1 : bound;
+          lessThan = Math.min(lessThan ?? exclusive, exclusive);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  const finite =
+    values === undefined ? undefined : new Set([...values].filter((v) => labelAdmits(own, key, v)));
+  const boundsMeet =
+    greaterThan === undefined || lessThan === undefined || greaterThan + 1 < lessThan;
+  return {
+    key,
+    constrained: own.length > 0,
+    ...(finite ? { values: finite } : {}),
+    excluded,
+    ...(greaterThan === undefined ? {} : { greaterThan }),
+    ...(lessThan === undefined ? {} : { lessThan }),
+    allowsAbsent: labelAdmits(own, key, undefined),
+    allowsSomeValue: !forbidden && boundsMeet && (finite === undefined || finite.size > 0),
+  };
 }

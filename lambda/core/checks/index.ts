@@ -19,6 +19,7 @@ import { imdsV2Required } from './imds-v2-required.js';
 import { instanceProfileExists } from './instance-profile-exists.js';
 import { instanceProfileIsName } from './instance-profile-is-name.js';
 import { karpenterVersionSupported } from './karpenter-version-supported.js';
+import { kubeletConfigValid } from './kubelet-config-valid.js';
 import { networkSingleVpc } from './network-single-vpc.js';
 import { nodeRoleCanJoin } from './node-role-can-join.js';
 import { nodeRolePolicies } from './node-role-policies.js';
@@ -28,6 +29,7 @@ import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { nodePoolArchHasImage } from './nodepool-arch-has-image.js';
 import { nodePoolCapacityTypeOffered } from './nodepool-capacity-type-offered.js';
 import { nodePoolNodeClassExists } from './nodepool-nodeclass-exists.js';
+import { nodePoolSchemaValid } from './nodepool-schema-valid.js';
 import { nodePoolZonesHaveSubnets } from './nodepool-zones-have-subnets.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
@@ -44,6 +46,8 @@ import { tagsNotRestricted } from './tags-not-restricted.js';
 export const CHECKS: readonly Check[] = [
   // A. Spec checks, in CHECKS.md order.
   nodeClassSchemaValid,
+  nodePoolSchemaValid,
+  kubeletConfigValid,
   instanceProfileIsName,
   roleIsName,
   tagsNotRestricted,

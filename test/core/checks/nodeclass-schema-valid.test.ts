@@ -592,84 +592,6 @@ const RULES: readonly [string, Record<string, unknown>, string, string, string][
     'enum',
     'Unsupported value: "RAID1": supported values: "RAID0"',
   ],
-  // kubelet (v1.14.1 typed struct)
-  [
-    'imageGC high not above low',
-    { kubelet: { imageGCHighThresholdPercent: 80, imageGCLowThresholdPercent: 80 } },
-    'spec.kubelet',
-    'image-gc-thresholds',
-    'imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent',
-  ],
-  [
-    'imageGC threshold above 100',
-    { kubelet: { imageGCHighThresholdPercent: 101 } },
-    'spec.kubelet.imageGCHighThresholdPercent',
-    'maximum',
-    'should be less than or equal to 100',
-  ],
-  [
-    'imageGC threshold of the wrong type',
-    { kubelet: { imageGCLowThresholdPercent: '50' } },
-    'spec.kubelet.imageGCLowThresholdPercent',
-    'type',
-    'must be of type integer',
-  ],
-  [
-    'negative maxPods',
-    { kubelet: { maxPods: -1 } },
-    'spec.kubelet.maxPods',
-    'minimum',
-    'should be greater than or equal to 0',
-  ],
-  [
-    'negative podsPerCore',
-    { kubelet: { podsPerCore: -2 } },
-    'spec.kubelet.podsPerCore',
-    'minimum',
-    'should be greater than or equal to 0',
-  ],
-  [
-    'systemReserved unknown key',
-    { kubelet: { systemReserved: { gpu: '1' } } },
-    'spec.kubelet.systemReserved',
-    'keys',
-    "valid keys for systemReserved are ['cpu','memory','ephemeral-storage','pid']",
-  ],
-  [
-    'kubeReserved negative value',
-    { kubelet: { kubeReserved: { cpu: '-100m' } } },
-    'spec.kubelet.kubeReserved',
-    'not-negative',
-    'kubeReserved value cannot be a negative resource quantity',
-  ],
-  [
-    'kubeReserved of the wrong type',
-    { kubelet: { kubeReserved: { cpu: 1 } } },
-    'spec.kubelet.kubeReserved',
-    'type',
-    'must be a map of strings',
-  ],
-  [
-    'evictionHard unknown signal',
-    { kubelet: { evictionHard: { 'memory.free': '5%' } } },
-    'spec.kubelet.evictionHard',
-    'keys',
-    "valid keys for evictionHard are ['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available','imagefs.inodesFree','pid.available']",
-  ],
-  [
-    'evictionSoft without a grace period',
-    { kubelet: { evictionSoft: { 'memory.available': '10%' } } },
-    'spec.kubelet',
-    'eviction-soft-grace-period',
-    'evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod',
-  ],
-  [
-    'grace period without evictionSoft',
-    { kubelet: { evictionSoftGracePeriod: { 'memory.available': '1m' } } },
-    'spec.kubelet',
-    'eviction-grace-period-soft',
-    'evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft',
-  ],
 ];
 
 describe('nodeclass-schema-valid', () => {
@@ -724,6 +646,26 @@ describe('nodeclass-schema-valid', () => {
     });
     expect(violations(findings)).toEqual([]);
     expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it('admits any kubelet object, as the API server does (Karpenter validates it later)', () => {
+    // Values a typed schema would reject; the CRD keeps spec.kubelet open.
+    const findings = evaluate({
+      kubelet: {
+        maxPods: 'vcpus * 10',
+        podsPerCore: 'ten',
+        notAKubeletField: true,
+        logging: { format: 'json', options: { json: { infoBufferSize: '100Mi' } } },
+      },
+    });
+    expect(violations(findings)).toEqual([]);
+  });
+
+  it('rejects a kubelet that is not an object', () => {
+    const findings = evaluate({ kubelet: ['maxPods'] });
+    expect(violations(findings).map(([path, rule]) => [path, rule])).toEqual([
+      ['spec.kubelet', 'type'],
+    ]);
   });
 
   it.each(RULES)('fails for %s', (_label, spec, path, rule, message) => {
