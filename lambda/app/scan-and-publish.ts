@@ -125,7 +125,11 @@ const CLAIM_CONCURRENCY = 10;
  */
 const CLEAR_ATTEMPTS = 3;
 
-/** The plan with its NodeClasses narrowed to `names` before any enricher looks at them. */
+/**
+ * The plan with its NodeClasses narrowed to `names` before any enricher looks at them, and its
+ * NodePools to those launching through one of them (a change to a class re-evaluates its
+ * NodePools; the others would only miss their class in the narrowed view).
+ */
 export function restrictPlan(plan: ScanPlan, names: readonly string[]): ScanPlan {
   const wanted = new Set(names);
   const objects: ObjectSource = {
@@ -134,6 +138,11 @@ export function restrictPlan(plan: ScanPlan, names: readonly string[]): ScanPlan
       return {
         ...loaded,
         nodeClasses: loaded.nodeClasses.filter((entry) => wanted.has(entry.name)),
+        nodePools: loaded.nodePools.filter(
+          (entry) =>
+            entry.parsed.ok &&
+            wanted.has(entry.parsed.value.spec.template?.spec?.nodeClassRef?.name ?? '')
+        ),
       };
     },
   };
@@ -261,7 +270,12 @@ async function scanCluster(
   const unread = unreadClusters(inventory, cluster, inputErrors.length);
   const scope: DiffScope = {
     clusters: [cluster],
-    ...(names === undefined ? {} : { nodeClasses: names.map((name) => ({ cluster, name })) }),
+    ...(names === undefined
+      ? {}
+      : {
+          nodeClasses: names.map((name) => ({ cluster, name })),
+          nodePools: inventory.nodePools.map((entry) => ({ cluster, name: entry.name })),
+        }),
   };
   const stored = await deps.store.loadFindings(cluster);
 

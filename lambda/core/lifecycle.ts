@@ -63,6 +63,8 @@ export interface DiffScope {
   readonly clusters: readonly string[];
   /** Set for event-driven rescans restricted to some NodeClasses. */
   readonly nodeClasses?: readonly { readonly cluster: string; readonly name: string }[];
+  /** With `nodeClasses`: the NodePools launching through them, re-evaluated with them. */
+  readonly nodePools?: readonly { readonly cluster: string; readonly name: string }[];
 }
 
 export interface DiffInput {
@@ -105,11 +107,14 @@ function couldNotLook(finding: Finding): boolean {
 export function inScope(scope: DiffScope, resource: ResourceRef): boolean {
   if (!scope.clusters.includes(resource.cluster)) return false;
   if (scope.nodeClasses === undefined) return true;
-  return (
-    resource.kind === 'EC2NodeClass' &&
-    scope.nodeClasses.some(
-      (target) => target.cluster === resource.cluster && target.name === resource.name
-    )
+  const listed =
+    resource.kind === 'EC2NodeClass'
+      ? scope.nodeClasses
+      : resource.kind === 'NodePool'
+        ? (scope.nodePools ?? [])
+        : [];
+  return listed.some(
+    (target) => target.cluster === resource.cluster && target.name === resource.name
   );
 }
 

@@ -8,6 +8,7 @@ import {
 import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
 import { type SummaryBody, summaryMessageId } from '../../lambda/core/notify/summary.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
+import { aNodePoolEntry, aNodePoolObject } from '../support/nodepool-builders.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,
@@ -28,8 +29,12 @@ function planFactory(world: World, failing = new Set<string>()): PlanFactory {
       objects: {
         load: async () => ({
           clusters: [{ name: cluster, partition: 'aws' }],
-          nodeClasses: (world.get(cluster) ?? []).map((raw) => aNodeClassEntry(raw, cluster)),
-          nodePools: [],
+          nodeClasses: (world.get(cluster) ?? [])
+            .filter((raw) => raw.kind !== 'NodePool')
+            .map((raw) => aNodeClassEntry(raw, cluster)),
+          nodePools: (world.get(cluster) ?? [])
+            .filter((raw) => raw.kind === 'NodePool')
+            .map((raw) => aNodePoolEntry(raw, cluster)),
           inputs: [],
           inputErrors: [],
         }),
@@ -204,6 +209,22 @@ describe('scanAndPublish', () => {
     const changes = findingMessages().map((m) => `${m.change}:${m.resource.name}`);
     expect(changes.slice(0, 2).sort()).toEqual(['new:a', 'new:b']);
     expect(changes.slice(2)).toEqual(['resolved:a']);
+  });
+
+  it('re-evaluates the NodePools of the requested NodeClasses with them, and only those', async () => {
+    const poolA = aNodePoolObject({ name: 'pool-a', nodeClass: 'a' });
+    const poolB = aNodePoolObject({ name: 'pool-b', nodeClass: 'b' });
+    const world: World = new Map([['prod', [fixed('b'), poolA, poolB]]]);
+    await scanAndPublish(deps(world), request(['prod'], 'full'));
+    world.set('prod', [fixed('a'), fixed('b'), poolA, poolB]);
+    await scanAndPublish(deps(world), {
+      ...request(['prod'], 'event'),
+      restrictTo: [{ cluster: 'prod', name: 'a' }],
+    });
+    // pool-b is left out of the narrowed view: it never reads as missing its class.
+    expect(
+      findingMessages('nodepool-nodeclass-exists').map((m) => `${m.change}:${m.resource.name}`)
+    ).toEqual(['new:pool-a', 'resolved:pool-a']);
   });
 
   it('never resolves findings of a cluster whose objects could not be read', async () => {

@@ -292,6 +292,24 @@ describe('diffFindings', () => {
     expect(diff.changes).toEqual([]);
   });
 
+  it('takes NodePools listed in a restricted scope in, and leaves the others out', () => {
+    const scope = {
+      clusters: ['prod'],
+      nodeClasses: [{ cluster: 'prod', name: 'default' }],
+      nodePools: [{ cluster: 'prod', name: 'general' }],
+    };
+    const diff = diffFindings({
+      stored: [],
+      findings: [
+        aFinding({ resource: { kind: 'NodePool', name: 'general' } }),
+        aFinding({ resource: { kind: 'NodePool', name: 'other' } }),
+      ],
+      scope,
+      now: at(T0),
+    });
+    expect(diff.changes.map((change) => change.next.resource.name)).toEqual(['general']);
+  });
+
   it('sends a reminder once the interval since the last notification has passed', () => {
     const finding = aFinding();
     const stored = [aStoredState(finding, T0)];
