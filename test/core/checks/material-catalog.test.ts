@@ -13,6 +13,7 @@ import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
 import { emptyInventory, type Inventory } from '../../../lambda/core/inventory.js';
 import { selectMaterial } from '../../../lambda/core/material.js';
 import type { Finding } from '../../../lambda/core/model.js';
+import { parseNodePool } from '../../../lambda/core/schema.js';
 import { anAmiFacts, anAwsInventory, someAwsFacts } from '../../support/aws-builders.js';
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
 import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
@@ -112,6 +113,23 @@ function scenarios(): Inventory[] {
     spec: { role: undefined, instanceProfile: 'arn:aws:iam::111122223333:instance-profile/p' },
     status: { conditions: [{ type: 'InstanceProfileReady', status: 'True' }] },
   });
+  const legacyNodePool = {
+    cluster: '',
+    name: 'legacy',
+    parsed: parseNodePool({
+      apiVersion: 'karpenter.sh/v1beta1',
+      kind: 'NodePool',
+      metadata: { name: 'legacy' },
+      spec: {
+        template: {
+          spec: {
+            nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+            requirements: [],
+          },
+        },
+      },
+    }),
+  };
   return [
     // Every controller-* group denied; then unconcluded (missing keys); then unsimulated.
     withSimulations(aPermissionsInventory(), () => ({ decision: 'implicitDeny' }), launchDryRun),
@@ -120,6 +138,10 @@ function scenarios(): Inventory[] {
     anAwsInventory([aNodeClassObject()], someAwsFacts({ amis: refusedAlias })),
     anAwsInventory([twoTerms], someAwsFacts({ amis: unreadableParameter })),
     anInventory([lyingStatus], { cluster: { name: 'prod' }, inputs: ['spec', 'cluster'] }),
+    // A v1beta1 NodePool (nodepool-schema-valid's apiVersion) and a kubelet Karpenter rejects.
+    anInventory([aNodeClassObject({ spec: { kubelet: { podsPerCore: 'ten' } } })], {
+      overrides: { nodePools: [legacyNodePool] },
+    }),
   ];
 }
 
