@@ -27,6 +27,15 @@ export const BaselineSchema = z.looseObject({
         cluster: z.string(),
         kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
         name: z.string(),
+        // Same-named manifest objects: kept so a resolved finding still names its file.
+        origin: z
+          .looseObject({
+            file: z.string(),
+            document: z.number().int().nonnegative(),
+            item: z.number().int().nonnegative().optional(),
+          })
+          .optional()
+          .catch(undefined),
       }),
       message: z.string(),
       materialHash: z.string().optional(),
@@ -89,7 +98,20 @@ export function compareWithBaseline(
     .map(({ id, checkId, resource, severity, message }) => ({
       id,
       checkId,
-      resource: { cluster: resource.cluster, kind: resource.kind, name: resource.name },
+      resource: {
+        cluster: resource.cluster,
+        kind: resource.kind,
+        name: resource.name,
+        ...(resource.origin === undefined
+          ? {}
+          : {
+              origin: {
+                file: resource.origin.file,
+                document: resource.origin.document,
+                ...(resource.origin.item === undefined ? {} : { item: resource.origin.item }),
+              },
+            }),
+      },
       severity,
       message,
     }))

@@ -71,12 +71,23 @@ export interface Check extends CheckMeta {
   evaluate(inventory: Inventory, context: CheckContext): readonly FindingDraft[];
 }
 
+/** Build resource refs only through these: they carry the origin that tells same names apart. */
 export function nodeClassRef(entry: NodeClassEntry): ResourceRef {
-  return { cluster: entry.cluster, kind: 'EC2NodeClass', name: entry.name };
+  return {
+    cluster: entry.cluster,
+    kind: 'EC2NodeClass',
+    name: entry.name,
+    ...(entry.origin === undefined ? {} : { origin: entry.origin }),
+  };
 }
 
 export function nodePoolRef(entry: NodePoolEntry): ResourceRef {
-  return { cluster: entry.cluster, kind: 'NodePool', name: entry.name };
+  return {
+    cluster: entry.cluster,
+    kind: 'NodePool',
+    name: entry.name,
+    ...(entry.origin === undefined ? {} : { origin: entry.origin }),
+  };
 }
 
 /** The NodeClass being checked, with its cluster and its parsed object when it parsed. */

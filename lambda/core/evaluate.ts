@@ -1,7 +1,7 @@
 import type { Check, CheckContext, FindingDraft } from './check.js';
 import type { Inventory } from './inventory.js';
 import { materialHash } from './material.js';
-import { type Finding, findingId, type ResourceRef, severityRank } from './model.js';
+import { type Finding, findingId, type ResourceRef, resourceKey, severityRank } from './model.js';
 
 export interface Evaluation {
   readonly findings: readonly Finding[];
@@ -37,7 +37,7 @@ function crashFinding(check: Check, resource: ResourceRef, error: unknown): Find
 }
 
 function rootKey(checkId: string, resource: ResourceRef): string {
-  return [checkId, resource.cluster, resource.kind, resource.name].join('\u0000');
+  return `${checkId}\u0000${resourceKey(resource)}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AwsClusterFacts, AwsNodeClassFacts } from './facts/aws.js';
 import type { ClusterState } from './facts/cluster.js';
 import type { PermissionFacts } from './facts/permissions.js';
 import type { Slice } from './facts/slice.js';
+import type { ObjectOrigin } from './model.js';
 import type { Partition } from './region.js';
 import type { EC2NodeClass, NodePool, ParseResult } from './schema.js';
 import type { KarpenterVersion } from './version.js';
@@ -19,8 +20,10 @@ export type CheckInput = 'spec' | 'aws' | 'cluster' | 'permissions';
 /** Where a document came from, so findings can point at a file and line. */
 export interface SourceLocation {
   readonly file: string;
-  /** 0-based index of the document in a multi-document file or `List`. */
+  /** 0-based index of the document in a multi-document file. */
   readonly document: number;
+  /** 0-based index in the document's `List` items, when the object is one. */
+  readonly item?: number;
   /** Dotted JSON path (see `formatPath`) → 1-based position in the file. */
   readonly positions?: Readonly<Record<string, { line: number; column: number }>>;
 }
@@ -34,13 +37,19 @@ export interface NodeClassEntry {
   readonly raw: unknown;
   readonly parsed: ParseResult<EC2NodeClass>;
   readonly source?: SourceLocation;
+  /** Set when another scanned object has this cluster, kind and name (see `ObjectOrigin`). */
+  readonly origin?: ObjectOrigin;
 }
 
 export interface NodePoolEntry {
   readonly cluster: string;
   readonly name: string;
+  /** The object as read, so annotations are known even when it fails the schema. */
+  readonly raw?: unknown;
   readonly parsed: ParseResult<NodePool>;
   readonly source?: SourceLocation;
+  /** Set when another scanned object has this cluster, kind and name (see `ObjectOrigin`). */
+  readonly origin?: ObjectOrigin;
 }
 
 /** What is known about one cluster (or the pseudo-cluster `''` of a manifest-only scan). */

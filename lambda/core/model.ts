@@ -26,11 +26,46 @@ export interface Suppression {
 
 export type ResourceKind = 'EC2NodeClass' | 'NodePool' | 'Cluster';
 
+/**
+ * Which manifest object a resource is, when its name does not say: set only when the scanned
+ * files hold more than one object of that cluster, kind and name (Karpenter's examples define
+ * `default` in many files). World and live objects never need it: names are unique per cluster.
+ */
+export interface ObjectOrigin {
+  /** The file as the scan named it (`<stdin>` for standard input). */
+  readonly file: string;
+  /** 0-based index of the YAML document in the file. */
+  readonly document: number;
+  /** 0-based index in the document's `List` items, when the object is one. */
+  readonly item?: number;
+}
+
 export interface ResourceRef {
   /** Cluster name; empty for manifests scanned without a cluster. */
   readonly cluster: string;
   readonly kind: ResourceKind;
   readonly name: string;
+  /** Present only to tell same-named manifest objects apart (see `ObjectOrigin`). */
+  readonly origin?: ObjectOrigin;
+}
+
+/** `file#2` or `file#2.items[0]` (documents counted from 1), as parse errors name a document. */
+export function originLabel(origin: ObjectOrigin): string {
+  const item = origin.item === undefined ? '' : `.items[${origin.item}]`;
+  return `${origin.file}#${origin.document + 1}${item}`;
+}
+
+/** One key per object: cluster, kind, name and, when present, origin. */
+export function resourceKey(resource: ResourceRef): string {
+  const { origin } = resource;
+  const parts = [resource.cluster, resource.kind, resource.name];
+  if (origin !== undefined)
+    parts.push(origin.file, String(origin.document), String(origin.item ?? ''));
+  return parts.join('\u0000');
+}
+
+export function sameResource(a: ResourceRef, b: ResourceRef): boolean {
+  return resourceKey(a) === resourceKey(b);
 }
 
 /** Where a finding points inside its source document (a dotted JSON path such as `spec.tags`). */
@@ -97,8 +132,14 @@ export function stableHash(text: string): string {
   return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
 }
 
+/**
+ * The origin is hashed only when present, so findings of objects whose name is unique in the scan
+ * (every world and live object) keep the ids they always had.
+ */
 export function findingId(checkId: string, resource: ResourceRef, discriminator = ''): string {
-  return stableHash(
-    [checkId, resource.cluster, resource.kind, resource.name, discriminator].join('\u0000')
-  );
+  const parts = [checkId, resource.cluster, resource.kind, resource.name, discriminator];
+  const { origin } = resource;
+  if (origin !== undefined)
+    parts.push(origin.file, String(origin.document), String(origin.item ?? ''));
+  return stableHash(parts.join('\u0000'));
 }

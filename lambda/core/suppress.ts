@@ -3,12 +3,12 @@
 // file / CDK configuration. A suppressed finding stays in every report with status `suppressed`
 // and its reason; it never alerts and never fails a build. Only `fail` and `error` are suppressed.
 import { z } from 'zod';
-import type { CheckMeta } from './check.js';
+import { type CheckMeta, nodeClassRef, nodePoolRef } from './check.js';
 import { nodeClassSchemaValid } from './checks/nodeclass-schema-valid.js';
 import { globMatches, type IgnoreRule, isExpired, resourceMatches } from './ignore-rules.js';
 import type { Inventory } from './inventory.js';
 import { materialHash } from './material.js';
-import { type Finding, findingId, type ResourceRef } from './model.js';
+import { type Finding, findingId, type ResourceRef, resourceKey } from './model.js';
 import { formatPath } from './schema.js';
 
 export const IGNORE_CHECK_ANNOTATION_PREFIX = 'ignore-check.nodeclass-scanner/';
@@ -32,7 +32,7 @@ function stringValues(record: Readonly<Record<string, unknown>> = {}): Record<st
 }
 
 /**
- * The annotations of every EC2NodeClass and NodePool. A NodeClass's are read from its raw object,
+ * The annotations of every EC2NodeClass and NodePool, read from the raw object when there is one,
  * so an object that fails the schema can still accept its schema findings.
  */
 export function annotatedObjectsOf(
@@ -41,19 +41,17 @@ export function annotatedObjectsOf(
   const nodeClasses = inventory.nodeClasses.map((entry) => {
     const parsed = MetadataSchema.safeParse(entry.raw);
     return {
-      resource: { cluster: entry.cluster, kind: 'EC2NodeClass' as const, name: entry.name },
+      resource: nodeClassRef(entry),
       annotations: stringValues(parsed.success ? parsed.data.metadata.annotations : {}),
     };
   });
-  const nodePools = inventory.nodePools.map((entry) => ({
-    resource: { cluster: entry.cluster, kind: 'NodePool' as const, name: entry.name },
-    annotations: entry.parsed.ok ? { ...(entry.parsed.value.metadata.annotations ?? {}) } : {},
-  }));
+  const nodePools = inventory.nodePools.map((entry) => {
+    const parsed = MetadataSchema.safeParse(entry.raw);
+    const fromRaw = parsed.success ? parsed.data.metadata.annotations : undefined;
+    const fromParsed = entry.parsed.ok ? entry.parsed.value.metadata.annotations : undefined;
+    return { resource: nodePoolRef(entry), annotations: stringValues(fromRaw ?? fromParsed) };
+  });
   return [...nodeClasses, ...nodePools];
-}
-
-function refKey(resource: ResourceRef): string {
-  return [resource.cluster, resource.kind, resource.name].join('\u0000');
 }
 
 interface AnnotationSuppression {
@@ -138,7 +136,7 @@ export function applySuppressions(
   const problems = new Map<string, Finding>();
   for (const object of options.objects) {
     const read = readAnnotations(object, knownCheckIds);
-    const key = refKey(object.resource);
+    const key = resourceKey(object.resource);
     annotations.set(key, [...(annotations.get(key) ?? []), ...read.suppressions]);
     for (const problem of read.problems) problems.set(problem.id, problem);
   }
@@ -148,7 +146,7 @@ export function applySuppressions(
   const suppressed = findings.map((finding): Finding => {
     if (finding.status !== 'fail' && finding.status !== 'error') return finding;
     const byAnnotation = annotations
-      .get(refKey(finding.resource))
+      .get(resourceKey(finding.resource))
       ?.find((entry) => entry.checkId === finding.checkId);
     const byRule = rules.find(
       (rule) =>
@@ -175,13 +173,13 @@ export function applySuppressions(
     };
   });
   // An object with an unusable annotation no longer passes nodeclass-schema-valid.
-  const flagged = new Set([...problems.values()].map((problem) => refKey(problem.resource)));
+  const flagged = new Set([...problems.values()].map((problem) => resourceKey(problem.resource)));
   const kept = suppressed.filter(
     (finding) =>
       !(
         finding.status === 'pass' &&
         finding.checkId === nodeClassSchemaValid.id &&
-        flagged.has(refKey(finding.resource))
+        flagged.has(resourceKey(finding.resource))
       )
   );
   return [...kept, ...problems.values()];

@@ -352,7 +352,7 @@ describe('applySuppressions: config rules', () => {
 });
 
 describe('annotatedObjectsOf', () => {
-  it('reads NodeClass annotations from the raw object, even when it fails the schema', () => {
+  it('reads NodeClass and NodePool annotations from the raw object, even when it fails the schema', () => {
     // Prepare
     const invalid = aNodeClassObject({
       name: 'broken',
@@ -360,15 +360,17 @@ describe('annotatedObjectsOf', () => {
       spec: { amiSelectorTerms: 'not-a-list' },
     });
     const entry = aNodeClassEntry(invalid, 'prod');
+    const rawPool = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'general', annotations: { [`${PREFIX}nodeclass-ready`]: 'later' } },
+      spec: {},
+    };
     const nodePool = {
       cluster: 'prod',
       name: 'general',
-      parsed: parseNodePool({
-        apiVersion: 'karpenter.sh/v1',
-        kind: 'NodePool',
-        metadata: { name: 'general', annotations: { [`${PREFIX}nodeclass-ready`]: 'later' } },
-        spec: {},
-      }),
+      raw: rawPool,
+      parsed: parseNodePool(rawPool),
     };
     // Act
     const objects = annotatedObjectsOf(

@@ -56,6 +56,7 @@ export function addObject(
     result.nodePools.push({
       cluster,
       name: nameOf(value) ?? placeholder,
+      raw: value,
       parsed: parseNodePool(value),
       ...(source ? { source } : {}),
     });

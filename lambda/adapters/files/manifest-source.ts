@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { ClusterContext } from '../../core/inventory.js';
+import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
+import type { ObjectOrigin } from '../../core/model.js';
 import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
 import type { InputError } from '../../core/report.js';
 import {
@@ -82,6 +83,30 @@ async function readText(path: string, options: ManifestSourceOptions, limits: In
   return text;
 }
 
+/**
+ * Gives each object that shares its cluster, kind and name with another its origin (file,
+ * document, list item), so its findings get their own ids and locations. Objects with a unique
+ * name get none: their finding ids stay independent of how the files are named or ordered.
+ */
+export function withOrigins<T extends NodeClassEntry | NodePoolEntry>(
+  entries: readonly T[],
+  kind: string
+): T[] {
+  const key = (entry: T) => [entry.cluster, kind, entry.name].join('\u0000');
+  const counts = new Map<string, number>();
+  for (const entry of entries) counts.set(key(entry), (counts.get(key(entry)) ?? 0) + 1);
+  return entries.map((entry) => {
+    const { source } = entry;
+    if ((counts.get(key(entry)) ?? 0) < 2 || source === undefined) return entry;
+    const origin: ObjectOrigin = {
+      file: source.file,
+      document: source.document,
+      ...(source.item === undefined ? {} : { item: source.item }),
+    };
+    return { ...entry, origin };
+  });
+}
+
 /** Loads every manifest under the paths; one unreadable file never stops the others. */
 export async function loadManifests(options: ManifestSourceOptions): Promise<ParsedManifests> {
   const limits = options.limits ?? inputLimitsFromEnv();
@@ -124,7 +149,11 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
     for (const entry of parsed.nodePools) merged.nodePools.push(entry);
     for (const error of parsed.errors) merged.errors.push(error);
   }
-  return merged;
+  return {
+    nodeClasses: withOrigins(merged.nodeClasses, 'EC2NodeClass'),
+    nodePools: withOrigins(merged.nodePools, 'NodePool'),
+    errors: merged.errors,
+  };
 }
 
 /** Port implementation: NodeClasses from manifest files, evaluated for one (possibly unnamed) cluster. */

@@ -299,7 +299,7 @@ function addDocument(
         result,
         item,
         cluster,
-        { file, document: index, positions: positionsOf(itemNode, lineCounter) },
+        { file, document: index, item: itemIndex, positions: positionsOf(itemNode, lineCounter) },
         `${file}#${index + 1}.items[${itemIndex}]`
       );
     });

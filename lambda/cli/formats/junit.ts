@@ -1,12 +1,18 @@
-import type { Finding, ResourceRef } from '../../core/model.js';
+import { type Finding, originLabel, type ResourceRef } from '../../core/model.js';
 import type { ReportFinding, ScanReport } from '../../core/report.js';
 import { xmlElement } from './xml.js';
 
-/** `cluster/NodeClass` (the cluster is omitted for a manifest scan); other kinds keep their kind. */
+/**
+ * `cluster/NodeClass` (the cluster is omitted for a manifest scan); other kinds keep their kind.
+ * Same-named manifest objects add where they are (`default (v1/al2.yaml#1)`), one suite each.
+ */
 export function junitClassName(resource: ResourceRef): string {
   const name =
     resource.kind === 'EC2NodeClass' ? resource.name : `${resource.kind}/${resource.name}`;
-  return resource.cluster === '' ? name : `${resource.cluster}/${name}`;
+  const qualified = resource.cluster === '' ? name : `${resource.cluster}/${name}`;
+  return resource.origin === undefined
+    ? qualified
+    : `${qualified} (${originLabel(resource.origin)})`;
 }
 
 interface TestCase {

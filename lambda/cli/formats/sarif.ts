@@ -9,7 +9,7 @@ import type {
   Suppression,
 } from 'sarif';
 import type { CheckMeta } from '../../core/check.js';
-import type { Finding, Severity } from '../../core/model.js';
+import { type Finding, originLabel, type Severity } from '../../core/model.js';
 import type { ReportFinding, ScanReport } from '../../core/report.js';
 import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
@@ -152,11 +152,13 @@ function rule(check: CheckMeta): ReportingDescriptor {
 }
 
 function locationOf(finding: Finding, options: SarifOptions): Location {
-  const { cluster, kind, name } = finding.resource;
+  const { cluster, kind, name, origin } = finding.resource;
+  // Same-named manifest objects are told apart by where they are.
+  const qualified = [cluster, kind, name].filter((part) => part !== '').join('/');
   const logicalLocations = [
     {
       name,
-      fullyQualifiedName: [cluster, kind, name].filter((part) => part !== '').join('/'),
+      fullyQualifiedName: origin === undefined ? qualified : `${qualified}@${originLabel(origin)}`,
       kind: 'resource',
     },
   ];

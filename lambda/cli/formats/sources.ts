@@ -1,5 +1,6 @@
+import { nodeClassRef, nodePoolRef } from '../../core/check.js';
 import type { Inventory, SourceLocation } from '../../core/inventory.js';
-import type { Finding, ResourceRef } from '../../core/model.js';
+import { type Finding, type ResourceRef, resourceKey } from '../../core/model.js';
 
 /** Where each scanned object came from, so formats can point findings at a file and line. */
 export type SourceIndex = ReadonlyMap<string, SourceLocation>;
@@ -7,23 +8,18 @@ export type SourceIndex = ReadonlyMap<string, SourceLocation>;
 /** The file name the manifest reader gives standard input (`-`). */
 export const STDIN_FILE = '<stdin>';
 
-function resourceKey(resource: Pick<ResourceRef, 'cluster' | 'kind' | 'name'>): string {
-  return [resource.cluster, resource.kind, resource.name].join('\u0000');
-}
-
-/** Indexes the sources of the inventory's objects; the first object of a name wins. */
+/**
+ * Indexes the sources of the inventory's objects by resource, origin included: same-named
+ * manifest objects carry their origin, so each finding points at its own object.
+ */
 export function sourceIndexOf(inventory: Inventory): SourceIndex {
   const index = new Map<string, SourceLocation>();
   const add = (resource: ResourceRef, source: SourceLocation | undefined) => {
     const key = resourceKey(resource);
     if (source && !index.has(key)) index.set(key, source);
   };
-  for (const entry of inventory.nodeClasses) {
-    add({ cluster: entry.cluster, kind: 'EC2NodeClass', name: entry.name }, entry.source);
-  }
-  for (const entry of inventory.nodePools) {
-    add({ cluster: entry.cluster, kind: 'NodePool', name: entry.name }, entry.source);
-  }
+  for (const entry of inventory.nodeClasses) add(nodeClassRef(entry), entry.source);
+  for (const entry of inventory.nodePools) add(nodePoolRef(entry), entry.source);
   return index;
 }
 

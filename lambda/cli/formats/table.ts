@@ -1,4 +1,12 @@
-import { type Finding, type ResourceRef, SEVERITIES, type Severity } from '../../core/model.js';
+import {
+  type Finding,
+  originLabel,
+  type ResourceRef,
+  resourceKey,
+  SEVERITIES,
+  type Severity,
+  sameResource,
+} from '../../core/model.js';
 import type { ReportFinding, ResolvedFinding, ScanReport } from '../../core/report.js';
 import { terminalSafe } from '../terminal.js';
 import { positionOf, type SourceIndex, sourceOf } from './sources.js';
@@ -38,16 +46,14 @@ function heading(resource: ResourceRef, sources: SourceIndex, sample: Finding): 
 
 const INDENT = ' '.repeat(2 + 8 + 1 + 5 + 1);
 
-function sameResource(a: ResourceRef, b: ResourceRef): boolean {
-  return a.cluster === b.cluster && a.kind === b.kind && a.name === b.name;
-}
-
 /** Follow-ons sit under their root, indented; they are the root's consequence, not own failures. */
 function followOnLines(root: Finding, context: BlockContext): string[] {
   return (context.followOns.get(root.id) ?? []).map((finding) => {
     const where = sameResource(finding.resource, root.resource)
       ? ''
-      : ` on ${finding.resource.kind} ${finding.resource.name}`;
+      : ` on ${finding.resource.kind} ${finding.resource.name}${
+          finding.resource.origin ? ` (${originLabel(finding.resource.origin)})` : ''
+        }`;
     const line = `${INDENT}↳ ${finding.checkId}${where} (${finding.severity} ${finding.status}, caused by ${root.checkId}): ${finding.message}`;
     return paint(terminalSafe(line), DIM, context.color);
   });
@@ -181,8 +187,7 @@ interface BlockContext {
 function resourceBlocks(findings: readonly ReportFinding[], context: BlockContext): string[] {
   const groups = new Map<string, ReportFinding[]>();
   for (const finding of findings) {
-    const { cluster, kind, name } = finding.resource;
-    const key = [cluster, kind, name].join('\u0000');
+    const key = resourceKey(finding.resource);
     const group = groups.get(key);
     if (group) group.push(finding);
     else groups.set(key, [finding]);
@@ -218,7 +223,9 @@ function resourceBlocks(findings: readonly ReportFinding[], context: BlockContex
 function resolvedLine(finding: ResolvedFinding, color: boolean): string {
   const label = finding.severity.toUpperCase().padEnd(8);
   return `  ${paint(label, SEVERITY_COLORS[finding.severity], color)} ${terminalSafe(
-    `${finding.checkId}  ${resourceHeading(finding.resource)}: ${finding.message}`
+    `${finding.checkId}  ${resourceHeading(finding.resource)}${
+      finding.resource.origin ? ` (${originLabel(finding.resource.origin)})` : ''
+    }: ${finding.message}`
   )}`;
 }
 

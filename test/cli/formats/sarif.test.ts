@@ -489,7 +489,7 @@ describe('scan --format sarif (the real CLI)', () => {
     expect(uris).toContain('clusters/prod-use1/cluster.yaml');
     for (const uri of uris) {
       expect(uri).toMatch(
-        /^clusters\/[a-z0-9-]+\/(ec2nodeclasses\/[a-z0-9-]+\.yaml|cluster\.yaml)$/
+        /^clusters\/[a-z0-9-]+\/((ec2nodeclasses|nodepools)\/[a-z0-9-]+\.yaml|cluster\.yaml)$/
       );
     }
   });

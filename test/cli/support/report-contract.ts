@@ -5,6 +5,14 @@ const resource = z.strictObject({
   cluster: z.string(),
   kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
   name: z.string(),
+  /** Only on manifest objects that share cluster, kind and name with another scanned object. */
+  origin: z
+    .strictObject({
+      file: z.string().min(1),
+      document: z.number().int().nonnegative(),
+      item: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
 });
 const findingIdSchema = z.string().regex(/^[0-9a-f]{16}$/);
 
