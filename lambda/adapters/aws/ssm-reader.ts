@@ -10,7 +10,10 @@ export function createSsmReader(ssm: SsmSender) {
     /** The parameter's value; undefined when it does not exist (Karpenter skips those terms). */
     async getParameter(name: string): Promise<string | undefined> {
       try {
-        const response = await ssm.send(new GetParameterCommand({ Name: name }));
+        // Never decrypted: a SecureString's plaintext is no image id, and must not be read.
+        const response = await ssm.send(
+          new GetParameterCommand({ Name: name, WithDecryption: false })
+        );
         return response.Parameter?.Value;
       } catch (error) {
         if (isNotFound(error)) return undefined;
