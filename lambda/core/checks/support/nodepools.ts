@@ -1,9 +1,14 @@
 // Shared plumbing of the NodePool ⇄ EC2NodeClass checks: walk the NodePools, find the class each
 // one launches through (same cluster), and read the NodePool's requirements.
-import { type FindingDraft, nodeClassRef, nodePoolRef } from '../../check.js';
+import {
+  type FindingDraft,
+  forEachNodePool,
+  type NodePoolTarget,
+  nodeClassRef,
+} from '../../check.js';
 import type { AwsNodeClassFacts } from '../../facts/aws.js';
-import type { ClusterContext, Inventory, NodeClassEntry, NodePoolEntry } from '../../inventory.js';
-import { clusterOf, nodeClassKey } from '../../inventory.js';
+import type { NodeClassEntry } from '../../inventory.js';
+import { nodeClassKey } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
 import type { EC2NodeClass, NodePool } from '../../schema.js';
 
@@ -12,43 +17,7 @@ export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export const ZONE_ID_LABEL = 'topology.k8s.aws/zone-id';
 export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';
 
-export interface NodePoolTarget {
-  readonly entry: NodePoolEntry;
-  readonly resource: ResourceRef;
-  readonly cluster: ClusterContext;
-  readonly inventory: Inventory;
-}
-
-/**
- * Runs `evaluateOne` for every NodePool that parsed; one that did not gets one `error` finding, a
- * follow-on of nodepool-schema-valid (which reports the reasons).
- */
-export function forEachNodePool(
-  inventory: Inventory,
-  evaluateOne: (nodePool: NodePool, target: NodePoolTarget) => readonly FindingDraft[]
-): FindingDraft[] {
-  const drafts: FindingDraft[] = [];
-  for (const entry of inventory.nodePools) {
-    const resource = nodePoolRef(entry);
-    if (!entry.parsed.ok) {
-      drafts.push({
-        status: 'error',
-        resource,
-        message:
-          'Not evaluated: the object is not a valid karpenter.sh/v1 NodePool (see nodepool-schema-valid).',
-        evidence: { issues: entry.parsed.issues.slice(0, 5) },
-        causedBy: { checkId: 'nodepool-schema-valid' },
-      });
-      continue;
-    }
-    const cluster = clusterOf(inventory, entry.cluster) ?? {
-      name: entry.cluster,
-      partition: 'aws',
-    };
-    drafts.push(...evaluateOne(entry.parsed.value, { entry, resource, cluster, inventory }));
-  }
-  return drafts;
-}
+export { forEachNodePool, type NodePoolTarget };
 
 export type NodeClassLookup =
   | { readonly status: 'no-ref' }
