@@ -4,7 +4,11 @@
 // scope, a parameter outside the configured prefixes is not even asked for.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DescribeImagesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import {
+  DescribeImagesCommand,
+  type DescribeImagesCommandInput,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import {
   GetParameterCommand,
@@ -71,7 +75,7 @@ const visibleImage = {
 
 /** EC2 lists only the visible image; SSM answers from PARAMETERS. */
 function serveAccount(): void {
-  ec2.on(DescribeImagesCommand).callsFake(async (input) => {
+  ec2.on(DescribeImagesCommand).callsFake(async (input: DescribeImagesCommandInput) => {
     const ids = input.Filters?.find((filter) => filter.Name === 'image-id')?.Values ?? [];
     return { Images: ids.includes(VISIBLE) ? [visibleImage] : [] };
   });
