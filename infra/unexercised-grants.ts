@@ -37,6 +37,11 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
     reason: 'only for NodeClasses with capacityReservationSelectorTerms',
   },
   {
+    action: 'ec2:DescribeInstanceTypeOfferings',
+    reason:
+      'only for NodeClasses whose NodePools restrict instance type, family, category, generation or size',
+  },
+  {
     action: 'ssm:GetParameter',
     reason:
       'only for amiSelectorTerms that name an alias, or an SSM parameter under /aws/service/ or ssmParameterPrefixes',

@@ -5,6 +5,7 @@ import {
   type DescribeCapacityReservationsCommandInput,
   DescribeImagesCommand,
   type DescribeImagesCommandInput,
+  DescribeInstanceTypeOfferingsCommand,
   DescribeSecurityGroupsCommand,
   type DescribeSecurityGroupsCommandInput,
   DescribeSubnetsCommand,
@@ -102,6 +103,13 @@ function serve(account: World): void {
     const found = await port.describeSubnets({ filters: filtersOf(input.Filters) });
     return { Subnets: found.map((subnet) => subnets.get(subnet.id)) };
   });
+  ec2.on(DescribeInstanceTypeOfferingsCommand).callsFake(async () => ({
+    InstanceTypeOfferings: ((await port.describeInstanceTypeOfferings()) ?? []).map((item) => ({
+      InstanceType: item.instanceType,
+      LocationType: 'availability-zone',
+      Location: item.zone,
+    })),
+  }));
   ec2
     .on(DescribeSecurityGroupsCommand)
     .callsFake(async (input: DescribeSecurityGroupsCommandInput) => {
@@ -291,6 +299,11 @@ describe('nodeclass-scan snapshot', () => {
 
       // Assess
       expect(run.stderr).toContain('recorded 2 cluster(s)');
+      // A NodePool restricts instance families: the region's offerings were read and recorded.
+      const recorded = JSON.parse(readFileSync(output, 'utf8')) as World;
+      expect(recorded.instanceTypeOfferings?.['us-east-1']).toEqual(
+        account.instanceTypeOfferings?.['us-east-1']
+      );
       const replay = JSON.parse(terminal.out()) as ScanReport;
       expect(replay.summary.inputErrors).toEqual([]);
       expect(comparable(replay.findings)).toEqual(comparable(liveReport.findings));
