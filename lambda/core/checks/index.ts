@@ -28,6 +28,7 @@ import { nodeClassReady } from './nodeclass-ready.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { nodePoolArchHasImage } from './nodepool-arch-has-image.js';
 import { nodePoolCapacityTypeOffered } from './nodepool-capacity-type-offered.js';
+import { nodePoolInstanceTypesOffered } from './nodepool-instance-types-offered.js';
 import { nodePoolNodeClassExists } from './nodepool-nodeclass-exists.js';
 import { nodePoolSchemaValid } from './nodepool-schema-valid.js';
 import { nodePoolZonesHaveSubnets } from './nodepool-zones-have-subnets.js';
@@ -86,6 +87,7 @@ export const CHECKS: readonly Check[] = [
   nodePoolArchHasImage,
   nodePoolZonesHaveSubnets,
   nodePoolCapacityTypeOffered,
+  nodePoolInstanceTypesOffered,
   // C. Cluster-state checks, in CHECKS.md order.
   nodeClassReady,
   statusAgreesWithScan,
