@@ -32,7 +32,13 @@ import type {
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
 import { bareIamName } from '../core/iam/arns.js';
 import { nodeClassesNeedingOfferings } from '../core/instance-types.js';
-import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
+import {
+  type ClusterContext,
+  clusterOf,
+  factsKeyOf,
+  type Inventory,
+  nodeClassKey,
+} from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import type { AwsFactsPort, ImageQuery } from '../core/ports-aws.js';
 import type { EC2NodeClassSpec } from '../core/schema.js';
@@ -361,9 +367,9 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
             options.now,
             options.ssmParameterScope
           );
-          const key = nodeClassKey(entry.cluster, entry.name);
+          const key = factsKeyOf(entry);
           // Only for classes a NodePool restricts instance types on: a region-wide query.
-          const offerings = needOfferings.has(key)
+          const offerings = needOfferings.has(nodeClassKey(entry.cluster, entry.name))
             ? await collectInstanceTypeOfferings(port)
             : undefined;
           return [key, offerings ? { ...facts, instanceTypeOfferings: offerings } : facts] as const;

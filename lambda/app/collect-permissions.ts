@@ -20,7 +20,7 @@ import {
   karpenterEc2Tags,
   type NodeClassSimulationInput,
 } from '../core/iam/request-context.js';
-import { type ClusterContext, clusterOf, type Inventory, nodeClassKey } from '../core/inventory.js';
+import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
@@ -91,7 +91,7 @@ function planNodeClasses(
   const plans: NodeClassPlan[] = [];
   for (const entry of inventory.nodeClasses) {
     if (!entry.parsed.ok) continue;
-    const key = nodeClassKey(entry.cluster, entry.name);
+    const key = factsKeyOf(entry);
     const cluster = clusterOf(inventory, entry.cluster) ?? {
       name: entry.cluster,
       partition: 'aws',

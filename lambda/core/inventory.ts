@@ -2,7 +2,7 @@ import type { AwsClusterFacts, AwsNodeClassFacts } from './facts/aws.js';
 import type { ClusterState } from './facts/cluster.js';
 import type { PermissionFacts } from './facts/permissions.js';
 import type { Slice } from './facts/slice.js';
-import type { ObjectOrigin } from './model.js';
+import { type ObjectOrigin, originLabel } from './model.js';
 import type { Partition } from './region.js';
 import type { EC2NodeClass, NodePool, ParseResult } from './schema.js';
 import type { KarpenterVersion } from './version.js';
@@ -80,6 +80,15 @@ export interface Inventory {
 
 export function nodeClassKey(cluster: string, name: string): string {
   return `${cluster}/${name}`;
+}
+
+/**
+ * The key of a NodeClass's entries in `awsFacts` and `permissions`: `nodeClassKey`, plus the origin
+ * of a manifest object that shares its name with another (each has its own selectors and facts).
+ */
+export function factsKeyOf(entry: Pick<NodeClassEntry, 'cluster' | 'name' | 'origin'>): string {
+  const key = nodeClassKey(entry.cluster, entry.name);
+  return entry.origin === undefined ? key : `${key}\u0000${originLabel(entry.origin)}`;
 }
 
 export function clusterOf(inventory: Inventory, name: string): ClusterContext | undefined {

@@ -285,3 +285,50 @@ describe('world and live finding ids', () => {
     expect(schema?.id).toBe('fe6e3f1766f59a46');
   });
 });
+
+describe('same-named manifest objects against AWS facts', () => {
+  it('collects and checks each object against its own selectors', async () => {
+    // Prepare: same name, different subnets (the `network: edge` subnets are nearly full).
+    const nodeClass = (subnetTags: string) =>
+      [
+        'apiVersion: karpenter.k8s.aws/v1',
+        'kind: EC2NodeClass',
+        'metadata: { name: default }',
+        'spec:',
+        '  amiSelectorTerms: [{ alias: al2023@v20251103 }]',
+        '  role: KarpenterNodeRole-prod-use1',
+        `  subnetSelectorTerms: [{ tags: { ${subnetTags} } }]`,
+        '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: prod-use1 } }]',
+        '',
+      ].join('\n');
+    const { dir, cleanup } = tempTree({
+      'edge/nodeclass.yaml': nodeClass('network: edge'),
+      'main/nodeclass.yaml': nodeClass('karpenter.sh/discovery: prod-use1'),
+    });
+    cleanups.push(cleanup);
+    // Act
+    const run = await runCliCaptured(
+      [
+        'scan',
+        '--world',
+        join(import.meta.dirname, '../../examples/world.json'),
+        '--cluster',
+        'prod-use1',
+        '--format',
+        'json',
+        join(dir, 'edge'),
+        join(dir, 'main'),
+      ],
+      { now: new Date('2026-05-01T00:00:00Z') }
+    );
+    // Assess
+    const report = ReportContract.parse(JSON.parse(run.stdout));
+    const subnets = report.findings.filter((f) => f.checkId === 'subnets-have-free-ips');
+    expect(
+      subnets.map((f) => [f.resource.origin?.file, f.status === 'fail' ? 'fail' : 'ok']).sort()
+    ).toEqual([
+      [join(dir, 'edge/nodeclass.yaml'), 'fail'],
+      [join(dir, 'main/nodeclass.yaml'), 'ok'],
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { defineCheck, type FindingDraft } from '../check.js';
-import { clusterOf, nodeClassKey } from '../inventory.js';
+import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
 import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
 
@@ -21,7 +21,7 @@ export const controllerRoleFound = defineCheck({
       const resource: ResourceRef = { cluster, kind: 'Cluster', name: cluster };
       const facts = inventory.nodeClasses
         .filter((entry) => entry.cluster === cluster)
-        .map((entry) => inventory.permissions.get(nodeClassKey(entry.cluster, entry.name)))
+        .map((entry) => inventory.permissions.get(factsKeyOf(entry)))
         .find((candidate) => candidate !== undefined);
       if (facts === undefined) {
         drafts.push({

@@ -1,7 +1,7 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { AwsNodeClassFacts, Image } from '../facts/aws.js';
 import { isIamPathOrArn } from '../iam/arns.js';
-import { nodeClassKey } from '../inventory.js';
+import { factsKeyOf } from '../inventory.js';
 import type { Condition, EC2NodeClass } from '../schema.js';
 
 /** Karpenter's ValidationSucceeded result is cached for up to 30 minutes (v1.7+, §3.5). */
@@ -177,7 +177,7 @@ export const statusAgreesWithScan = defineCheck({
           },
         ];
       }
-      const facts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
+      const facts = inventory.awsFacts.get(factsKeyOf(entry));
       const contradictions = [
         ...instanceProfileContradictions(nodeClass, facts),
         ...validationContradiction(nodeClass, now),

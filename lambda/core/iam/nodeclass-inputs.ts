@@ -4,7 +4,7 @@ import type { AwsNodeClassFacts } from '../facts/aws.js';
 import type { ControllerRoleFound } from '../facts/permissions.js';
 import { ok, type Slice, unavailable } from '../facts/slice.js';
 import type { ClusterContext, Inventory, NodeClassEntry } from '../inventory.js';
-import { clusterOf, nodeClassKey } from '../inventory.js';
+import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { EC2NodeClass } from '../schema.js';
 import { accountOfArn, roleArnOf } from './arns.js';
 import type {
@@ -255,7 +255,7 @@ export function simulationInputOf(
   scope: PermissionScope,
   controller: ControllerRoleFound
 ): NodeClassSimulationInput {
-  const facts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
+  const facts = inventory.awsFacts.get(factsKeyOf(entry));
   return {
     scope,
     nodeClassName: entry.name,

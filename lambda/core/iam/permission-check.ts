@@ -7,7 +7,7 @@ import type {
   SimulationGap,
 } from '../facts/permissions.js';
 import type { Inventory, NodeClassEntry } from '../inventory.js';
-import { clusterOf, nodeClassKey } from '../inventory.js';
+import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { MaterialPath } from '../material.js';
 import type { ResourceRef } from '../model.js';
 import type { EC2NodeClass } from '../schema.js';
@@ -79,7 +79,7 @@ function gapRootCause(
   // Only gaps this very inventory produces are explained by it.
   const planned = buildSimulations(input).gaps.filter((gap) => gap.group === group);
   if (!sameGaps(planned, recorded)) return undefined;
-  const awsFacts = inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name));
+  const awsFacts = inventory.awsFacts.get(factsKeyOf(entry));
   const roots: (RootCause | undefined)[] = [];
   if (group === 'launch') {
     // buildSimulations' order: the NodePools gap, then the launch resources gap.
@@ -161,7 +161,7 @@ export function permissionCheckDrafts(
     // Decided by the spec alone, so it holds even when nothing was simulated.
     const reason = options.notApplicable?.(nodeClass);
     if (reason !== undefined) return [{ status: 'not-applicable', resource, message: reason }];
-    const facts = inventory.permissions.get(nodeClassKey(entry.cluster, entry.name));
+    const facts = inventory.permissions.get(factsKeyOf(entry));
     if (facts === undefined) {
       return [
         {

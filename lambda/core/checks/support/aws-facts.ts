@@ -10,7 +10,7 @@ import type {
   SubnetFacts,
 } from '../../facts/aws.js';
 import type { Slice } from '../../facts/slice.js';
-import { nodeClassKey } from '../../inventory.js';
+import { factsKeyOf } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
 
 /** How an `error` finding names each slice: what it holds and the call that reads it. */
@@ -18,7 +18,7 @@ export const SUBNETS = 'subnets (DescribeSubnets)';
 export const SECURITY_GROUPS = 'security groups (DescribeSecurityGroups)';
 
 export function awsFactsOf(target: NodeClassTarget): AwsNodeClassFacts {
-  return target.inventory.awsFacts.get(nodeClassKey(target.entry.cluster, target.entry.name)) ?? {};
+  return target.inventory.awsFacts.get(factsKeyOf(target.entry)) ?? {};
 }
 
 /** `error` finding for facts that could not be read (or were never collected). */
