@@ -33,7 +33,12 @@ import type {
   ScanQueue,
   ServiceMetrics,
 } from '../core/service-ports.js';
-import { type Config, type HandlerName, loadConfig } from '../shared/config.js';
+import {
+  type Config,
+  type HandlerName,
+  loadConfig,
+  SSM_PARAMETER_PREFIXES_SETTING,
+} from '../shared/config.js';
 import { appLogger, logger } from '../shared/logger.js';
 import { withPowertools } from './powertools.js';
 
@@ -101,6 +106,11 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
             : createAwsClients({ region, counter: clients.counter }),
         environment: config.environment,
         ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),
+        // The role may read only these parameters: others are an error naming the setting.
+        ssmParameterScope: {
+          prefixes: config.ssmParameterPrefixes,
+          setting: SSM_PARAMETER_PREFIXES_SETTING,
+        },
       }));
   const deps: ScanAndPublishDeps = {
     planFor,
