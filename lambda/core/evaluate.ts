@@ -41,11 +41,11 @@ function rootKey(checkId: string, resource: ResourceRef): string {
 }
 
 /**
- * Points each follow-on finding at its root: a `fail`/`error` finding of the named check on the
- * resource (one that is not a follow-on itself if there is one, then the most severe). When that
- * root is a follow-on too, the chain is followed to the finding that has no root of its own, so
- * every follow-on sits under the thing to fix. A follow-on whose root passed (or was not run), or
- * whose chain loops, stays a finding of its own.
+ * Points each `fail`/`error` follow-on at its root: a `fail`/`error` finding of the named check on
+ * the resource (one that is not a follow-on itself if there is one, then the most severe). When
+ * that root is a follow-on too, the chain is followed, so every follow-on sits under the thing to
+ * fix. A follow-on whose root passed (or was not run), a `fail` whose root is less severe, and a
+ * chain that loops stay findings of their own.
  */
 function linkRootCauses(
   findings: readonly Finding[],
@@ -69,20 +69,27 @@ function linkRootCauses(
     const root = roots.get(rootKey(cause.checkId, cause.resource ?? finding.resource));
     return root === finding ? undefined : root;
   };
-  const ultimateRoot = (finding: Finding): Finding | undefined => {
+  // An `error` ("could not verify") always sits under its root. A `fail` was evaluated and found
+  // broken on its own: it is linked only under a root at least as severe, so a critical "resolves
+  // to no image" never hides under a high root (and passes `--fail-on critical`).
+  const linkedRoot = (finding: Finding): Finding | undefined => {
+    if (finding.status !== 'fail' && finding.status !== 'error') return undefined;
     const seen = new Set<Finding>([finding]);
-    let root = directRoot(finding);
-    while (root !== undefined) {
+    let current = finding;
+    let result: Finding | undefined;
+    for (;;) {
+      const root = directRoot(current);
+      if (root === undefined) return result;
       if (seen.has(root)) return undefined;
+      if (current.status === 'fail' && severityRank(root.severity) > severityRank(current.severity))
+        return result;
       seen.add(root);
-      const next = directRoot(root);
-      if (next === undefined) return root;
-      root = next;
+      result = root;
+      current = root;
     }
-    return undefined;
   };
   return findings.map((finding) => {
-    const root = ultimateRoot(finding);
+    const root = linkedRoot(finding);
     return root === undefined ? finding : { ...finding, causedBy: root.id };
   });
 }

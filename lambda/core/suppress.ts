@@ -182,5 +182,14 @@ export function applySuppressions(
         flagged.has(resourceKey(finding.resource))
       )
   );
-  return [...kept, ...problems.values()];
+  // Accepting a root does not accept what it blocks: its follow-ons stand on their own again.
+  const suppressedIds = new Set(
+    kept.filter((finding) => finding.status === 'suppressed').map((finding) => finding.id)
+  );
+  const unlinked = kept.map((finding) => {
+    if (finding.causedBy === undefined || !suppressedIds.has(finding.causedBy)) return finding;
+    const { causedBy: _root, ...standalone } = finding;
+    return standalone;
+  });
+  return [...unlinked, ...problems.values()];
 }

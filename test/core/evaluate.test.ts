@@ -355,6 +355,65 @@ describe('runChecks: root-cause linking', () => {
     expect(byCheck(findings, 'third')[0]?.causedBy).toBe(rootId);
   });
 
+  it('keeps a failing follow-on more severe than its root on its own, and links its errors there', () => {
+    // Act: a high root must not hide a critical "cannot launch"
+    const findings = run(
+      aCheck('first', [{ status: 'fail', resource: on('a'), message: 'root' }]),
+      aCheck('second', [
+        {
+          status: 'fail',
+          resource: on('a'),
+          message: 'm',
+          severity: 'critical',
+          causedBy: { checkId: 'first' },
+        },
+      ]),
+      aCheck('third', [
+        {
+          status: 'error',
+          resource: on('a'),
+          message: 'm',
+          severity: 'critical',
+          causedBy: { checkId: 'second' },
+        },
+      ])
+    );
+
+    // Assess
+    const second = byCheck(findings, 'second')[0];
+    expect(second?.causedBy).toBeUndefined();
+    expect(byCheck(findings, 'third')[0]?.causedBy).toBe(second?.id);
+  });
+
+  it('never links a passing or not-applicable finding', () => {
+    // Act
+    const findings = run(
+      aCheck('root', [{ status: 'fail', resource: on('a'), message: 'broken' }]),
+      aCheck('follow', [
+        {
+          status: 'not-applicable',
+          resource: on('a'),
+          message: 'n/a',
+          discriminator: '1',
+          causedBy: { checkId: 'root' },
+        },
+        {
+          status: 'pass',
+          resource: on('a'),
+          message: 'ok',
+          discriminator: '2',
+          causedBy: { checkId: 'root' },
+        },
+      ])
+    );
+
+    // Assess
+    expect(byCheck(findings, 'follow').map((item) => item.causedBy)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('links nothing in a loop', () => {
     // Act
     const findings = run(

@@ -326,6 +326,34 @@ describe('applySuppressions: config rules', () => {
     expect(nextDay).toEqual(cniFinding);
   });
 
+  it('lets the follow-ons of a suppressed root stand on their own again', () => {
+    // Prepare: accepting the SSM parameter finding must not accept the NodeClass launching nothing
+    const root = aFinding({
+      checkId: 'ami-ssm-parameter-resolves',
+      severity: 'high',
+      resource: { name: 'golden' },
+    });
+    const followOn = aFinding({
+      checkId: 'controller-can-launch',
+      status: 'error',
+      resource: { name: 'golden' },
+      causedBy: root.id,
+    });
+    const accept: IgnoreRule = {
+      check: 'ami-ssm-parameter-resolves',
+      resource: '*/EC2NodeClass/golden',
+      reason: 'parameter is rolled out next week',
+    };
+
+    // Act
+    const [suppressedRoot, standalone] = suppress([root, followOn], { rules: [accept] });
+
+    // Assess
+    expect(suppressedRoot?.status).toBe('suppressed');
+    expect(standalone?.status).toBe('error');
+    expect(standalone).not.toHaveProperty('causedBy');
+  });
+
   it('matches the check by glob and the resource by cluster/Kind/name', () => {
     // Prepare
     const other = aFinding({ checkId: 'imds-v2-required', resource: { name: 'legacy-b' } });

@@ -33,8 +33,10 @@ const MIB = 1024 * 1024;
 export const DEFAULT_KUBE_LIMITS: KubeLimits = {
   requestDeadlineMs: 30_000,
   listDeadlineMs: 60_000,
-  maxResponseBytes: 16 * MIB,
-  maxListBytes: 64 * MIB,
+  // Parsed JSON costs several times its bytes, and up to four clusters are read at once: these
+  // keep one hostile server well inside a 512 MB Lambda, far above real NodeClass lists.
+  maxResponseBytes: 4 * MIB,
+  maxListBytes: 16 * MIB,
   maxListPages: 1_000,
 };
 

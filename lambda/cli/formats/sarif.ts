@@ -73,11 +73,12 @@ export function artifactUri(file: string, cwd: string): string {
  * Stable path for an object that has no manifest file (read from a cluster or a world file), so
  * GitHub can place the alert and keep it across runs whichever way the cluster was scanned:
  * `clusters/<cluster>/ec2nodeclasses/<name>.yaml`, `…/nodepools/<name>.yaml`, and
- * `clusters/<cluster>/cluster.yaml` for cluster-level findings (no `clusters/<cluster>/` prefix
- * when the scan has no cluster).
+ * `clusters/<cluster>/cluster.yaml` for cluster-level findings (`clusters/cluster.yaml` when the
+ * scan names no cluster, so the path never lands on a repository file at the root).
  */
 export function pseudoPath(resource: Finding['resource']): string {
-  const prefix = resource.cluster === '' ? '' : `clusters/${encodeURIComponent(resource.cluster)}/`;
+  const prefix =
+    resource.cluster === '' ? 'clusters/' : `clusters/${encodeURIComponent(resource.cluster)}/`;
   switch (resource.kind) {
     case 'EC2NodeClass':
       return `${prefix}ec2nodeclasses/${encodeURIComponent(resource.name)}.yaml`;
@@ -117,12 +118,14 @@ function help(check: CheckMeta): MultiformatMessageString {
   const severity = `Default severity: ${check.severity}. Checked from: ${check.inputs.join(', ')}.`;
   const text = [
     `${check.title} (${check.id})`,
+    `Why it matters: ${check.rationale}`,
     `How to fix: ${check.remediation}`,
     severity,
     ...(links.length === 0 ? [] : [`References: ${links.map((link) => link.url).join(' ')}`]),
   ].join('\n\n');
   const markdown = [
     `**${markdownText(check.title)}** (\`${check.id}\`)`,
+    `**Why it matters:** ${markdownText(check.rationale)}`,
     `**How to fix:** ${markdownText(check.remediation)}`,
     severity,
     ...(links.length === 0
@@ -137,7 +140,8 @@ function rule(check: CheckMeta): ReportingDescriptor {
     id: check.id,
     name: check.id,
     shortDescription: { text: check.title },
-    fullDescription: { text: `${check.title}. ${check.remediation}` },
+    // What the rule checks and why; how to fix it is in `help`.
+    fullDescription: { text: `${check.title}. ${check.rationale}` },
     help: help(check),
     defaultConfiguration: { level: LEVELS[check.severity] },
     properties: {

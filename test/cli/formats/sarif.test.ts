@@ -318,7 +318,7 @@ describe('formatSarif locations', () => {
       a: 'clusters/prod/ec2nodeclasses/default.yaml',
       b: 'clusters/prod/nodepools/general.yaml',
       'scanner-can-read-cluster': 'clusters/prod/cluster.yaml',
-      c: 'cluster.yaml',
+      c: 'clusters/cluster.yaml',
     });
   });
 

@@ -8,7 +8,7 @@ import {
 } from '../../check.js';
 import type { AwsNodeClassFacts } from '../../facts/aws.js';
 import type { NodeClassEntry } from '../../inventory.js';
-import { nodeClassKey } from '../../inventory.js';
+import { factsKeyOf } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
 import type { EC2NodeClass, NodePool } from '../../schema.js';
 
@@ -85,7 +85,7 @@ export function withNodeClass(
     entry,
     nodeClass: entry.parsed.value,
     resource: nodeClassRef(entry),
-    facts: target.inventory.awsFacts.get(nodeClassKey(entry.cluster, entry.name)) ?? {},
+    facts: target.inventory.awsFacts.get(factsKeyOf(entry)) ?? {},
   });
 }
 
