@@ -24,6 +24,12 @@ export interface CheckMeta {
   readonly severity: Severity;
   /** Inputs the check needs; it is not run when any of them was not collected. */
   readonly inputs: readonly CheckInput[];
+  /**
+   * Why a violation matters: what Karpenter or EC2 does when the condition does not hold (which
+   * call fails, which condition lies, what the nodes or pods end up doing), in 1–3 sentences for
+   * users. Shown as "Why it matters" in SARIF rule help and listed by `checks --format json`.
+   */
+  readonly rationale: string;
   /** What to change, in general terms; findings may give a more exact one. */
   readonly remediation: string;
   /** Upstream issues and documents (`#NNNN` = aws/karpenter-provider-aws). */

@@ -16,6 +16,7 @@ const sample: CheckMeta = {
   group: 'spec',
   severity: 'medium',
   inputs: ['spec', 'aws'],
+  rationale: 'Karpenter launches nothing.',
   remediation: 'Line one\nline two.',
   material: [],
   references: ['#1234', 'https://example.com/doc', 'karpenter-validations §1.4'],

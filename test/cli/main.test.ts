@@ -219,12 +219,13 @@ describe('nodeclass-scan checks', () => {
     const run = await runCliCaptured(['checks', '--format', 'json']);
     expect(run.code).toBe(EXIT_OK);
     expect(JSON.parse(run.stdout)).toEqual(
-      CHECKS.map(({ id, severity, group, title, inputs, remediation, references }) => ({
+      CHECKS.map(({ id, severity, group, title, inputs, rationale, remediation, references }) => ({
         id,
         severity,
         group,
         title,
         inputs,
+        rationale,
         remediation,
         references,
       }))

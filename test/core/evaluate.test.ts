@@ -286,6 +286,7 @@ describe('runChecks: root-cause linking', () => {
       group: 'spec',
       severity: 'high',
       inputs: [],
+      rationale: '',
       remediation: '',
       references: [],
       material: [],

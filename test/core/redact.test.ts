@@ -172,6 +172,7 @@ describe('redactFinding / redactEvaluation', () => {
       group: 'cluster',
       severity: 'high',
       inputs: ['spec'],
+      rationale: 'none',
       remediation: 'none',
       references: [],
       material: ['detail'],

@@ -5,15 +5,18 @@ export const CATALOG_FORMATS = ['table', 'json'] as const;
 export type CatalogFormat = (typeof CATALOG_FORMATS)[number];
 
 function catalogJson(checks: readonly CheckMeta[]): string {
-  const entries = checks.map(({ id, severity, group, title, inputs, remediation, references }) => ({
-    id,
-    severity,
-    group,
-    title,
-    inputs,
-    remediation,
-    references,
-  }));
+  const entries = checks.map(
+    ({ id, severity, group, title, inputs, rationale, remediation, references }) => ({
+      id,
+      severity,
+      group,
+      title,
+      inputs,
+      rationale,
+      remediation,
+      references,
+    })
+  );
   return `${JSON.stringify(entries, null, 2)}\n`;
 }
 

@@ -27,6 +27,8 @@ export const amiAliasResolves = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    "Karpenter resolves an alias through AWS's public SSM parameters for the cluster's Kubernetes version. When none exists for that version, or Karpenter refuses the family on it (AL2 on newer, windows2025 on older Kubernetes), it finds no image, AMIsReady is not True and nothing launches.",
   remediation:
     "Use an alias version published for the cluster's Kubernetes version (or @latest); AL2 aliases end at Kubernetes 1.32 and windows2025 needs 1.35.",
   references: ['#7544', '#8564', '#8151', '#8842'],

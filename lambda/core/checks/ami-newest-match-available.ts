@@ -23,6 +23,8 @@ export const amiNewestMatchAvailable = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    'Karpenter before v1.2.2 does not filter images by state, so a pending or failed build that is the newest match is selected and every launch fails until it becomes available or stops matching. Later versions skip it, but roll every node once a pending build becomes available.',
   remediation: UPGRADE,
   references: ['#7652', '#7672', '#7685'],
   material: ['images[].id', 'images[].state', 'reason'],

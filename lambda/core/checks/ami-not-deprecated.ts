@@ -11,6 +11,8 @@ export const amiNotDeprecated = defineCheck({
   group: 'aws',
   severity: 'medium',
   inputs: ['aws'],
+  rationale:
+    'A deprecated image gets no further fixes and is on its way to being disabled or deregistered. Karpenter falls back to it only while nothing newer matches; once it is gone, a class that selects only it resolves no image and scale-ups stop.',
   remediation:
     'Move spec.amiSelectorTerms to a current image (or extend the image deprecation time); Karpenter keeps a deprecated image only when nothing newer matches.',
   references: ['#6393', '#6500', 'karpenter-validations §2.3'],

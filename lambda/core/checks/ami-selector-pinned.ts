@@ -15,6 +15,8 @@ export const amiSelectorPinned = defineCheck({
   group: 'spec',
   severity: 'low',
   inputs: ['spec'],
+  rationale:
+    "Karpenter treats a change of the resolved image as drift: with an @latest alias or a wildcard name, each new image release replaces every node of the class on the publisher's schedule rather than yours, and untested images reach production. Before v1.2.2 a wildcard can even pick a build that is still pending.",
   remediation:
     'Pin the AMI: use a versioned alias (e.g. al2023@v20251001) or an id term, and roll versions deliberately.',
   references: [

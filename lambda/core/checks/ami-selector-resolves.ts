@@ -12,6 +12,8 @@ export const amiSelectorResolves = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    'Karpenter launches only images its amiSelectorTerms queries return as available; when none match it sets AMIsReady=False (AMINotFound), the EC2NodeClass is not Ready and no node launches from it.',
   remediation:
     'Fix spec.amiSelectorTerms so they match an available image this account can see (name, tags, owner or id), or publish the image.',
   references: ['karpenter-validations §2.3'],

@@ -20,6 +20,8 @@ export const amiSsmParameterResolves = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    "Karpenter reads an ssmParameter term's value as an image id and silently skips the term when the parameter is missing or names an image the account cannot see. If no other term matches, AMIsReady=False (AMINotFound) and nothing launches.",
   remediation:
     "Create the SSM parameter in the cluster's region holding the id of an image this account can see (its own or one shared with it), fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
   references: ['#7341', 'karpenter-validations §2.3, §4.1'],

@@ -12,6 +12,8 @@ export const capacityReservationsResolve = defineCheck({
   group: 'aws',
   severity: 'medium',
   inputs: ['aws'],
+  rationale:
+    'Karpenter launches into reserved capacity only through reservations its terms match, and drops reservations that have ended. A term that matches nothing, or a reservation that ends, silently sends launches to on-demand or spot capacity while CapacityReservationsReady stays True, so the capacity you paid for goes unused.',
   remediation:
     'Fix spec.capacityReservationSelectorTerms (id, ownerID, tags, instanceMatchCriteria) or renew the reservation before it ends.',
   references: ['karpenter-validations §2.7'],

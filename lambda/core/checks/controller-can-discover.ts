@@ -8,6 +8,8 @@ export const controllerCanDiscover = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['permissions'],
+  rationale:
+    'Karpenter resolves images, subnets, security groups and instance types with ec2:Describe*, aliases and ssmParameter terms with ssm:GetParameter, and the cluster endpoint with eks:DescribeCluster. When one is denied, Karpenter cannot resolve what the class names: its readiness conditions fail and it launches no nodes.',
   remediation:
     "Allow Karpenter's read actions: AllowRegionalReadActions (ec2:Describe*), AllowSSMReadActions (ssm:GetParameter, plus any custom parameter) and AllowAPIServerEndpointDiscovery (eks:DescribeCluster).",
   references: ['karpenter-validations §4.1'],

@@ -62,6 +62,8 @@ export const controllerCanLaunch = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['permissions'],
+  rationale:
+    "Karpenter launches every node through CreateLaunchTemplate and CreateFleet (RunInstances and CreateTags with its request tags). If its policy denies any of them for this class's images, subnets, security groups or tags, every launch fails with UnauthorizedOperation and pods stay Pending.",
   remediation:
     "Grant the EC2 launch statements of Karpenter's reference controller policy (AllowScopedEC2InstanceAccessActions, AllowScopedEC2LaunchTemplateAccessActions, AllowScopedEC2InstanceActionsWithTags, AllowScopedResourceCreationTagging).",
   references: [

@@ -8,6 +8,8 @@ export const controllerCanManageInstanceProfile = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['permissions'],
+  rationale:
+    'In role mode Karpenter creates and tags the instance profile, adds the role to it and deletes it when it is no longer used. If its policy denies these calls, InstanceProfileReady stays False and the class launches nothing, or unused profiles are left behind.',
   remediation:
     "Allow the instance-profile actions of Karpenter's reference policy (AllowScopedInstanceProfile*, AllowInstanceProfileReadActions, AllowUnscopedInstanceProfileListAction).",
   references: ['karpenter-validations §2.6', 'karpenter-validations §4.1', '#8838'],

@@ -31,6 +31,8 @@ export const imdsIpv6Supported = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  rationale:
+    'EC2 in the ISO regions rejects any launch that sets httpProtocolIPv6, even to disabled. Karpenter before v1.7.0 always sends the field (the CRD default fills it in), so every launch there fails with UnsupportedOperation and no node starts.',
   remediation:
     'Upgrade Karpenter to v1.7.0 or later; on older versions remove httpProtocolIPv6 from the CRD default (kubectl patch crd) so it is not sent.',
   references: ['#7081', '#7667', '#5700', '#8404', '#8631', 'aws-facts §7.2'],

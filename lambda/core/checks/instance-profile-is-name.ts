@@ -8,6 +8,8 @@ export const instanceProfileIsName = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  rationale:
+    'Karpenter passes spec.instanceProfile to EC2 as a name; an ARN or path passes the CRD and Karpenter reports InstanceProfileReady=True, but every RunInstances/CreateFleet call is rejected, so no node launches.',
   remediation:
     'Set spec.instanceProfile to the bare instance profile name (the last segment of the ARN).',
   references: ['#8072', '#8312', '#5470'],

@@ -277,6 +277,8 @@ export const kubeletConfigValid = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  rationale:
+    "The API server stores any object under spec.kubelet; Karpenter's controller validates it later and sets ValidationSucceeded=False, so the EC2NodeClass never becomes Ready and no node launches from it.",
   remediation:
     'Fix each reported spec.kubelet field as the message says; until then Karpenter reports ValidationSucceeded=False and launches nothing from this EC2NodeClass.',
   references: [

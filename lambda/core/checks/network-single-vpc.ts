@@ -8,6 +8,8 @@ export const networkSingleVpc = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    "Karpenter sends no VPC filter when it resolves subnets and security groups, so selectors can match resources of several VPCs. EC2 rejects a launch that mixes them (SecurityGroupSubnetVPCMismatch), and resources outside the cluster's VPC put nodes in a network that is not the cluster's, such as another cluster's VPC.",
   remediation:
     'Narrow spec.subnetSelectorTerms and spec.securityGroupSelectorTerms (ids or cluster-specific tags) so they only match the cluster VPC; Karpenter sends no VPC filter.',
   references: ['#8175', '#3007'],

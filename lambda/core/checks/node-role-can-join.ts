@@ -46,6 +46,8 @@ export const nodeRoleCanJoin = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    'EKS lets an instance register as a node only when its role is mapped into the cluster: an access entry of type EC2_LINUX or EC2_WINDOWS, or an aws-auth entry with system:nodes. Otherwise instances launch and are billed but never register, and Karpenter deletes them after its registration timeout and tries again.',
   remediation:
     'Create an EKS access entry of type EC2_LINUX (EC2_WINDOWS for Windows nodes) for the node role, or map it in aws-auth with groups system:bootstrappers and system:nodes.',
   references: ['#7558', '#5369', 'aws-facts §5.3'],

@@ -36,6 +36,8 @@ export const nodeRolePolicies = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    "The node role's policies let nodes look up their instance and cluster while bootstrapping (AmazonEKSWorkerNodePolicy), pull images from ECR, including the pause and VPC CNI images, and, unless the VPC CNI has its own role, assign pod IP addresses. Without them nodes launch but stay NotReady or their pods never start.",
   remediation:
     'Attach AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly, AmazonEKS_CNI_Policy (unless the VPC CNI has its own role) and AmazonSSMManagedInstanceCore to the node role.',
   references: ['karpenter-validations §4.1', '#7963'],

@@ -21,6 +21,8 @@ export const nodeClassReady = defineCheck({
   group: 'cluster',
   severity: 'high',
   inputs: ['cluster'],
+  rationale:
+    'Karpenter launches nodes only from an EC2NodeClass whose Ready condition is True. While it is not, every NodePool that references the class launches nothing and pods waiting for those NodePools stay Pending.',
   remediation:
     'Fix the condition Karpenter names (kubectl describe ec2nodeclass <name>); NodePools that reference a NodeClass that is not Ready launch no nodes.',
   references: ['karpenter-validations §2.1', '#8072', '#8148'],

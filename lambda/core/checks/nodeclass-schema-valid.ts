@@ -82,6 +82,8 @@ export const nodeClassSchemaValid = defineCheck({
   group: 'spec',
   severity: 'high',
   inputs: ['spec'],
+  rationale:
+    "The API server rejects an EC2NodeClass that breaks the v1 CRD's types or validation rules, so kubectl apply or a GitOps sync fails and the change never reaches Karpenter; Karpenter v1 does not serve v1beta1 objects at all. NodePools that reference a class the cluster does not have launch no nodes.",
   remediation:
     'Fix each reported field as the message says; the API server would reject the object (or did not validate it).',
   references: [

@@ -24,6 +24,8 @@ export const nodePoolArchHasImage = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    "Karpenter launches an instance type only with an image of that type's architecture. If none of the architectures the NodePool allows has an image in its EC2NodeClass, the NodePool launches nothing; if some lack one, pods that need them stay Pending.",
   remediation:
     "Allow in the NodePool's kubernetes.io/arch requirement an architecture the EC2NodeClass has images for, or select images of the missing architecture in the class's amiSelectorTerms.",
   references: [

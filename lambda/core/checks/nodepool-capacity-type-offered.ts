@@ -22,6 +22,8 @@ export const nodePoolCapacityTypeOffered = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    'A NodePool that allows only reserved capacity can launch only into capacity reservations its EC2NodeClass selects, and only on Karpenter v1.3.0 or later with the ReservedCapacity feature gate on. Without an active reservation it launches nothing and its pods stay Pending.',
   remediation:
     "Select an active capacity reservation in the EC2NodeClass's capacityReservationSelectorTerms (with the ReservedCapacity feature gate on, Karpenter v1.3.0+), or also allow on-demand in the NodePool's karpenter.sh/capacity-type requirement.",
   references: [

@@ -34,6 +34,8 @@ export const nodePoolInstanceTypesOffered = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    "Karpenter launches only instance types EC2 offers in the zones of the EC2NodeClass's subnets. If the NodePool's requirements allow none of them there, Karpenter finds no compatible instance type for any pod and the NodePool launches nothing.",
   remediation:
     "Widen the NodePool's instance-type, family, category, generation or size requirements to types offered in the zones of the class's subnets, or select subnets in zones where the required types are offered.",
   references: [

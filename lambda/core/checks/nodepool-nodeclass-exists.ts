@@ -27,6 +27,8 @@ export const nodePoolNodeClassExists = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  rationale:
+    "Karpenter resolves a NodePool's nodeClassRef before it launches anything; when the EC2NodeClass does not exist it marks the NodePool NodeClassReady=False and launches nothing, so pods that only this NodePool could serve stay Pending.",
   remediation:
     'Create the EC2NodeClass the NodePool names in spec.template.spec.nodeClassRef (group karpenter.k8s.aws, kind EC2NodeClass), or point the reference at an existing one.',
   references: ['https://karpenter.sh/docs/concepts/nodepools/'],

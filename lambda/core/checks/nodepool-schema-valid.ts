@@ -111,6 +111,8 @@ export const nodePoolSchemaValid = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  rationale:
+    'The API server rejects a NodePool that breaks the karpenter.sh/v1 CRD (requirement operators, restricted label keys, minValues, disruption budgets, durations, nodeClassRef), so the apply fails and Karpenter keeps the old NodePool or has none to launch from. Exists/DoesNotExist requirements with values are admitted but restrict nothing.',
   remediation:
     'Fix each reported field as the message says; the API server rejects the NodePool (or it was stored without validation) and Karpenter launches nothing from it.',
   references: [

@@ -32,6 +32,8 @@ export const nodePoolZonesHaveSubnets = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    "Karpenter launches a NodePool's nodes only in zones the NodePool allows and the EC2NodeClass's subnets cover. An allowed zone without a subnet gets no nodes, so pods that need that zone stay Pending; with no zone in common the NodePool launches nothing.",
   remediation:
     "Allow in the NodePool's topology.kubernetes.io/zone (or topology.k8s.aws/zone-id) requirement the zones of the class's subnets, or select subnets in the zones the NodePool names.",
   references: [

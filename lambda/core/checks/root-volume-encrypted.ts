@@ -32,6 +32,8 @@ export const rootVolumeEncrypted = defineCheck({
   group: 'spec',
   severity: 'medium',
   inputs: ['spec'],
+  rationale:
+    'An unencrypted root volume keeps container images, logs and pod ephemeral storage in clear on EBS. Many organizations deny unencrypted volumes with an SCP; EC2 then refuses every launch of the class, which Karpenter reports as RunInstancesAuthCheckFailed.',
   remediation:
     'Set ebs.encrypted: true on the root blockDeviceMappings entry (optionally with kmsKeyID).',
   references: ['#7927', 'karpenter-validations §1.2, §4.2'],

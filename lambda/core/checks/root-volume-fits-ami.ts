@@ -61,6 +61,8 @@ export const rootVolumeFitsAmi = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  rationale:
+    "EC2 rejects a launch whose volume for the image's root device is smaller than the root snapshot (InvalidBlockDeviceMapping). Karpenter's validation shows this only as ValidationSucceeded=Unknown, while every node of the class fails to launch.",
   remediation:
     "Raise ebs.volumeSize of the block device mapping for the image's root device to at least the snapshot size.",
   references: ['#7928', '#8148'],

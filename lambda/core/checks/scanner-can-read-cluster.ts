@@ -151,6 +151,8 @@ export const scannerCanReadCluster = defineCheck({
   group: 'cluster',
   severity: 'high',
   inputs: ['cluster'],
+  rationale:
+    "Without read access to EC2NodeClasses, NodePools and Karpenter's controller, the scanner cannot see the cluster's real objects, status conditions, Karpenter version or controller role. The cluster-state and permission checks then cannot run, and their problems go unreported.",
   remediation:
     'Give the scanner an EKS access entry mapped to a group bound to a read-only ClusterRole (get/list/watch on ec2nodeclasses, nodepools, deployments, serviceaccounts), and network reach to the cluster endpoint.',
   references: ['aws-facts §5.2–5.3'],

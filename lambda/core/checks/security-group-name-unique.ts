@@ -10,6 +10,8 @@ export const securityGroupNameUnique = defineCheck({
   group: 'aws',
   severity: 'medium',
   inputs: ['aws'],
+  rationale:
+    "Karpenter's query for a name term has no VPC filter, so same-named groups in other VPCs are matched and attached too. EC2 rejects launches whose groups are not in the subnet's VPC, and a group meant for other workloads can end up on your nodes.",
   remediation:
     'Select the security group by id or by a cluster-specific tag instead of by name: same-named groups in other VPCs are matched too.',
   references: ['#8175', '#8719'],

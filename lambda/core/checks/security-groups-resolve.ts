@@ -8,6 +8,8 @@ export const securityGroupsResolve = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    'Karpenter attaches only the security groups its securityGroupSelectorTerms match; with none it sets SecurityGroupsReady=False (SecurityGroupsNotFound), the EC2NodeClass is not Ready and no node launches.',
   remediation:
     'Fix spec.securityGroupSelectorTerms (name matches the GroupName, not the Name tag; tags are case-sensitive) or tag the node security group.',
   references: ['karpenter-validations §2.5'],

@@ -162,6 +162,8 @@ export const statusAgreesWithScan = defineCheck({
   group: 'cluster',
   severity: 'high',
   inputs: ['cluster'],
+  rationale:
+    'Karpenter can report a healthy-looking status for a class that cannot launch: in instanceProfile mode InstanceProfileReady=True without any IAM call, and non-authorization dry-run errors leave ValidationSucceeded=Unknown. Trusting the conditions hides the failure until pods stay Pending.',
   remediation:
     'Trust the scan over the condition: fix the NodeClass as the message says, then force revalidation by adding any annotation to the EC2NodeClass.',
   references: ['#8072', '#8148', '#8312', 'karpenter-validations §2.1, §3.3–3.5'],

@@ -11,6 +11,8 @@ export const subnetsHaveFreeIps = defineCheck({
   group: 'aws',
   severity: 'medium',
   inputs: ['aws'],
+  rationale:
+    'Every node, and with the VPC CNI each of its pods, takes an address from its subnet. Karpenter does not check free addresses when it picks a subnet, so launches into an exhausted subnet fail with InsufficientFreeAddressesInSubnet and pods stay Pending.',
   remediation:
     'Add larger subnets (or a secondary CIDR) to spec.subnetSelectorTerms, or free addresses in the exhausted ones; consider prefix delegation sizing.',
   references: ['#5234', '#2921'],

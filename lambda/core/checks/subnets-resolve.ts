@@ -8,6 +8,8 @@ export const subnetsResolve = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  rationale:
+    'Karpenter launches nodes only into subnets its subnetSelectorTerms match; with none it sets SubnetsReady=False (SubnetsNotFound), the EC2NodeClass is not Ready and no node launches.',
   remediation:
     "Fix spec.subnetSelectorTerms (tag keys and values are case-sensitive; ids must exist in this region) or tag the cluster's subnets.",
   references: ['karpenter-validations §2.4'],

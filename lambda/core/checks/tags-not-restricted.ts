@@ -81,6 +81,8 @@ export const tagsNotRestricted = defineCheck({
   group: 'spec',
   severity: 'high',
   inputs: ['spec'],
+  rationale:
+    "Karpenter sets the cluster, NodePool, NodeClaim and EC2NodeClass tags itself and relies on them to find and clean up its instances. The CRD's CEL rules reject these keys and empty keys at apply time; an object that bypassed validation gets ValidationSucceeded=False (TagValidationFailed) and launches nothing.",
   remediation:
     'Remove restricted keys (kubernetes.io/cluster/*, karpenter.sh/nodepool, karpenter.sh/nodeclaim, eks:eks-cluster-name, karpenter.k8s.aws/ec2nodeclass) and empty keys from spec.tags.',
   references: ['karpenter-validations §1.2, §1.4', '#7404', '#3784', '#4582'],

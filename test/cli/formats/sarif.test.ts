@@ -181,6 +181,34 @@ describe('formatSarif rules', () => {
     }
   });
 
+  it("explains in every rule's help why a violation matters, with the check's rationale", () => {
+    for (const [index, check] of CHECKS.entries()) {
+      const help = rules[index]?.help;
+      expect(help?.text, check.id).toContain(`\n\nWhy it matters: ${check.rationale}\n\n`);
+      const section = /^\*\*Why it matters:\*\* (.+)$/m.exec(help?.markdown ?? '')?.[1] ?? '';
+      // Markdown escapes are undone before comparing with the plain rationale.
+      expect(section.replace(/\\(.)/g, '$1'), check.id).toBe(check.rationale);
+      expect(check.rationale.trim(), check.id).not.toBe('');
+      expect(rules[index]?.fullDescription?.text, check.id).toBe(
+        `${check.title}. ${check.rationale}`
+      );
+    }
+  });
+
+  it('escapes the rationale as Markdown, like the other help text', () => {
+    const check: CheckMeta = {
+      ...(CHECKS[0] as CheckMeta),
+      rationale: 'Denied ec2:Describe* calls leave <name> unresolved.',
+    };
+    const [rule] = sarifOf([], { checks: [check] }).runs[0]?.tool.driver.rules ?? [];
+    expect(rule?.help?.markdown).toContain(
+      '**Why it matters:** Denied ec2:Describe\\* calls leave \\<name\\> unresolved.'
+    );
+    expect(rule?.help?.text).toContain(
+      'Why it matters: Denied ec2:Describe* calls leave <name> unresolved.'
+    );
+  });
+
   it('gives every rule a numeric security-severity in [0, 10] that ranks like its severity', () => {
     const scores = new Map<Severity, number>();
     for (const [index, check] of CHECKS.entries()) {
