@@ -3,7 +3,8 @@
 // instance type offerings and to test each offered type against a NodePool's requirements.
 import type { Inventory } from './inventory.js';
 import { nodeClassKey } from './inventory.js';
-import type { NodePool } from './schema.js';
+import { nodePoolRequirements, requirementAdmits } from './nodepool-requirements.js';
+import type { NodePool, NodeSelectorRequirement } from './schema.js';
 
 export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
 export const INSTANCE_FAMILY_LABEL = 'karpenter.k8s.aws/instance-family';
@@ -44,74 +45,21 @@ export function instanceTypeLabels(instanceType: string): Readonly<Record<string
   return labels;
 }
 
-export interface LabelRequirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values: readonly string[];
-}
-
-function integer(text: string | undefined): number | undefined {
-  return text !== undefined && /^-?\d+$/.test(text) ? Number(text) : undefined;
-}
-
-/**
- * Whether a label value (undefined: the label is absent) satisfies one requirement, with the
- * node-selector operators Karpenter accepts (`Gt`/`Lt`/`Gte`/`Lte` compare integers). An unknown
- * operator admits everything: nodepool-schema-valid reports it.
- */
-export function satisfies(requirement: LabelRequirement, value: string | undefined): boolean {
-  const bound = integer(requirement.values[0]);
-  const number = integer(value);
-  switch (requirement.operator) {
-    case 'In':
-      return value !== undefined && requirement.values.includes(value);
-    case 'NotIn':
-      return value === undefined || !requirement.values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-      return number !== undefined && bound !== undefined && number > bound;
-    case 'Lt':
-      return number !== undefined && bound !== undefined && number < bound;
-    case 'Gte':
-      return number !== undefined && bound !== undefined && number >= bound;
-    case 'Lte':
-      return number !== undefined && bound !== undefined && number <= bound;
-    default:
-      return true;
-  }
-}
-
-/** The NodePool's requirements on name-derived instance-type labels, malformed items skipped. */
-export function instanceTypeRequirements(nodePool: NodePool): LabelRequirement[] {
-  const raw: readonly unknown[] = nodePool.spec.template?.spec?.requirements ?? [];
-  const requirements: LabelRequirement[] = [];
-  for (const item of raw) {
-    if (item === null || typeof item !== 'object') continue;
-    const { key, operator, values } = item as Record<string, unknown>;
-    if (typeof key !== 'string' || typeof operator !== 'string') continue;
-    if (!INSTANCE_TYPE_KEYS.includes(key)) continue;
-    requirements.push({
-      key,
-      operator,
-      values: Array.isArray(values)
-        ? values.filter((value): value is string => typeof value === 'string')
-        : [],
-    });
-  }
-  return requirements;
+/** The NodePool's requirements on name-derived instance-type labels. */
+export function instanceTypeRequirements(nodePool: NodePool): NodeSelectorRequirement[] {
+  return nodePoolRequirements(nodePool).filter((requirement) =>
+    INSTANCE_TYPE_KEYS.includes(requirement.key)
+  );
 }
 
 /** Whether an instance type satisfies every requirement (requirements are ANDed). */
 export function instanceTypeAllowed(
   instanceType: string,
-  requirements: readonly LabelRequirement[]
+  requirements: readonly NodeSelectorRequirement[]
 ): boolean {
   const labels = instanceTypeLabels(instanceType);
   return requirements.every((requirement) =>
-    satisfies(
+    requirementAdmits(
       requirement,
       Object.hasOwn(labels, requirement.key) ? labels[requirement.key] : undefined
     )

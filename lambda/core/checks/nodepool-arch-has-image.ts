@@ -1,13 +1,11 @@
 import { defineCheck } from '../check.js';
 import type { ImageArchitecture } from '../facts/aws.js';
+import { labelAdmits, labelValueSet, nodePoolRequirements } from '../nodepool-requirements.js';
 import { withSlice } from './support/aws-facts.js';
 import {
   ARCH_LABEL,
-  admits,
-  constrains,
   forEachNodePool,
   requirementPath,
-  requirementsOf,
   withNodeClass,
 } from './support/nodepools.js';
 
@@ -49,10 +47,10 @@ export const nodePoolArchHasImage = defineCheck({
                 },
               ];
             }
-            const requirements = requirementsOf(nodePool);
-            const constrained = constrains(requirements, ARCH_LABEL);
+            const requirements = nodePoolRequirements(nodePool);
+            const { constrained } = labelValueSet(requirements, ARCH_LABEL);
             const allowed = ARCHITECTURES.filter((arch) =>
-              admits(requirements, ARCH_LABEL, arch.label)
+              labelAdmits(requirements, ARCH_LABEL, arch.label)
             );
             const imageArchitectures = [
               ...new Set(selection.selected.map((selected) => selected.architecture)),

@@ -1,12 +1,11 @@
 import { defineCheck } from '../check.js';
+import { admittedValues, nodePoolRequirements } from '../nodepool-requirements.js';
 import { isAtLeast } from '../version.js';
 import { list, withSlice } from './support/aws-facts.js';
 import {
-  admits,
   CAPACITY_TYPE_LABEL,
   forEachNodePool,
   requirementPath,
-  requirementsOf,
   withNodeClass,
 } from './support/nodepools.js';
 
@@ -34,9 +33,10 @@ export const nodePoolCapacityTypeOffered = defineCheck({
   evaluate: (inventory, { now }) =>
     forEachNodePool(inventory, (nodePool, target) => {
       const { resource } = target;
-      const requirements = requirementsOf(nodePool);
-      const allowed = CAPACITY_TYPES.filter((type) =>
-        admits(requirements, CAPACITY_TYPE_LABEL, type)
+      const allowed = admittedValues(
+        nodePoolRequirements(nodePool),
+        CAPACITY_TYPE_LABEL,
+        CAPACITY_TYPES
       );
       if (allowed.length !== 1 || allowed[0] !== 'reserved') {
         return [

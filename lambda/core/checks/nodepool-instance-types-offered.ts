@@ -3,23 +3,21 @@ import {
   INSTANCE_TYPE_KEYS,
   instanceTypeAllowed,
   instanceTypeRequirements,
-  type LabelRequirement,
 } from '../instance-types.js';
+import { type NodeSelectorRequirement, nodePoolRequirements } from '../nodepool-requirements.js';
 import { list, SUBNETS, unreadable, withSlice } from './support/aws-facts.js';
 import {
-  admits,
+  admittedSubnets,
   forEachNodePool,
   requirementPath,
-  requirementsOf,
   withNodeClass,
-  ZONE_ID_LABEL,
-  ZONE_LABEL,
 } from './support/nodepools.js';
 
 const OFFERINGS = 'instance type offerings (DescribeInstanceTypeOfferings)';
 
-function requirementText(requirement: LabelRequirement): string {
-  const values = requirement.values.length === 0 ? '' : ` [${requirement.values.join(', ')}]`;
+function requirementText(requirement: NodeSelectorRequirement): string {
+  const listed = requirement.values ?? [];
+  const values = listed.length === 0 ? '' : ` [${listed.join(', ')}]`;
   return `${requirement.key} ${requirement.operator}${values}`;
 }
 
@@ -72,18 +70,11 @@ export const nodePoolInstanceTypesOffered = defineCheck({
             ];
           }
           // Karpenter launches only in zones both the class's subnets and the NodePool allow.
-          const all = requirementsOf(nodePool);
           const zones = [
             ...new Set(
-              subnets
-                .filter(
-                  (subnet) =>
-                    admits(all, ZONE_LABEL, subnet.availabilityZone ?? '') &&
-                    admits(all, ZONE_ID_LABEL, subnet.availabilityZoneId ?? '')
-                )
-                .flatMap((subnet) =>
-                  subnet.availabilityZone === undefined ? [] : [subnet.availabilityZone]
-                )
+              admittedSubnets(nodePoolRequirements(nodePool), subnets).flatMap((subnet) =>
+                subnet.availabilityZone === undefined ? [] : [subnet.availabilityZone]
+              )
             ),
           ].sort();
           if (zones.length === 0) {
@@ -143,7 +134,7 @@ export const nodePoolInstanceTypesOffered = defineCheck({
                 requirements: requirements.map(({ key, operator, values }) => ({
                   key,
                   operator,
-                  values: [...values],
+                  values: [...(values ?? [])],
                 })),
                 offeredElsewhere: elsewhere,
               },

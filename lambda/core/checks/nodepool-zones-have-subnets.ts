@@ -1,24 +1,23 @@
 import { defineCheck } from '../check.js';
 import type { Subnet } from '../facts/aws.js';
+import {
+  type LabelValueSet,
+  labelValueSet,
+  nodePoolRequirements,
+} from '../nodepool-requirements.js';
 import { list, SUBNETS, withSlice } from './support/aws-facts.js';
 import {
-  admits,
-  constrains,
+  admittedSubnets,
   forEachNodePool,
-  namedValues,
-  type Requirement,
   requirementPath,
-  requirementsOf,
   withNodeClass,
   ZONE_ID_LABEL,
   ZONE_LABEL,
 } from './support/nodepools.js';
 
-function subnetAdmitted(requirements: readonly Requirement[], subnet: Subnet): boolean {
-  return (
-    admits(requirements, ZONE_LABEL, subnet.availabilityZone ?? '') &&
-    admits(requirements, ZONE_ID_LABEL, subnet.availabilityZoneId ?? '')
-  );
+/** The values an `In` names that every requirement on the key admits, sorted. */
+function named(allowed: LabelValueSet): string[] {
+  return [...(allowed.values ?? [])].sort();
 }
 
 function zoneText(subnet: Subnet): string {
@@ -57,9 +56,11 @@ export const nodePoolZonesHaveSubnets = defineCheck({
               },
             ];
           }
-          const requirements = requirementsOf(nodePool);
+          const requirements = nodePoolRequirements(nodePool);
+          const zones = labelValueSet(requirements, ZONE_LABEL);
+          const zoneIds = labelValueSet(requirements, ZONE_ID_LABEL);
           const subnetZones = [...new Set(subnets.map(zoneText))].sort();
-          if (!constrains(requirements, ZONE_LABEL) && !constrains(requirements, ZONE_ID_LABEL)) {
+          if (!zones.constrained && !zoneIds.constrained) {
             return [
               {
                 status: 'pass',
@@ -68,13 +69,13 @@ export const nodePoolZonesHaveSubnets = defineCheck({
               },
             ];
           }
-          const usable = subnets.filter((subnet) => subnetAdmitted(requirements, subnet));
+          const usable = admittedSubnets(requirements, subnets);
           // Zones and zone ids the NodePool names (In) that no usable subnet is in.
           const zonesWithoutSubnet = [
-            ...namedValues(requirements, ZONE_LABEL).filter(
+            ...named(zones).filter(
               (zone) => !usable.some((subnet) => subnet.availabilityZone === zone)
             ),
-            ...namedValues(requirements, ZONE_ID_LABEL).filter(
+            ...named(zoneIds).filter(
               (zoneId) => !usable.some((subnet) => subnet.availabilityZoneId === zoneId)
             ),
           ];

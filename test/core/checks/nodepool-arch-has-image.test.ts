@@ -44,6 +44,12 @@ describe('nodepool-arch-has-image', () => {
     expect(finding?.evidence).toMatchObject({ allowed: ['amd64'] });
   });
 
+  it('treats Gt on the architecture label as admitting no architecture (values are not integers)', () => {
+    const [finding] = evaluate([x86, arm], [requirement('kubernetes.io/arch', 'Gt', ['1'])]);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.evidence).toMatchObject({ allowed: [] });
+  });
+
   it('is low when an unconstrained NodePool (both architectures) has images for one', () => {
     const [finding] = evaluate([x86], []);
     expect(finding).toMatchObject({ status: 'fail', severity: 'low' });

@@ -1,16 +1,18 @@
 // Shared plumbing of the NodePool ⇄ EC2NodeClass checks: walk the NodePools, find the class each
-// one launches through (same cluster), and read the NodePool's requirements.
+// one launches through (same cluster), and the subnets its zone requirements admit. The
+// requirement semantics themselves live in ../../nodepool-requirements.ts.
 import {
   type FindingDraft,
   forEachNodePool,
   type NodePoolTarget,
   nodeClassRef,
 } from '../../check.js';
-import type { AwsNodeClassFacts } from '../../facts/aws.js';
+import type { AwsNodeClassFacts, Subnet } from '../../facts/aws.js';
 import type { NodeClassEntry } from '../../inventory.js';
 import { factsKeyOf } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
-import type { EC2NodeClass, NodePool } from '../../schema.js';
+import { labelAdmits, nodePoolRequirements } from '../../nodepool-requirements.js';
+import type { EC2NodeClass, NodePool, NodeSelectorRequirement } from '../../schema.js';
 
 export const ARCH_LABEL = 'kubernetes.io/arch';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -89,66 +91,24 @@ export function withNodeClass(
   });
 }
 
-export interface Requirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values: readonly string[];
-}
-
-/** `spec.template.spec.requirements`, skipping malformed items (nodepool-schema-valid reports them). */
-export function requirementsOf(nodePool: NodePool): Requirement[] {
-  const raw = nodePool.spec.template?.spec?.requirements ?? [];
-  const requirements: Requirement[] = [];
-  for (const item of raw) {
-    if (item === null || typeof item !== 'object') continue;
-    const { key, operator, values } = item as Record<string, unknown>;
-    if (typeof key !== 'string' || typeof operator !== 'string') continue;
-    requirements.push({
-      key,
-      operator,
-      values: Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [],
-    });
-  }
-  return requirements;
-}
-
-/** Whether the NodePool has any requirement on `key`. */
-export function constrains(requirements: readonly Requirement[], key: string): boolean {
-  return requirements.some((requirement) => requirement.key === key);
-}
-
-/** Whether a label value satisfies every requirement on `key` (requirements are ANDed). */
-export function admits(requirements: readonly Requirement[], key: string, value: string): boolean {
-  return requirements
-    .filter((requirement) => requirement.key === key)
-    .every((requirement) => {
-      switch (requirement.operator) {
-        case 'In':
-          return requirement.values.includes(value);
-        case 'NotIn':
-          return !requirement.values.includes(value);
-        case 'DoesNotExist':
-          return false;
-        default:
-          // Exists admits every value; Gt/Lt do not apply to these string labels.
-          return true;
-      }
-    });
-}
-
-/** Values named by `In` requirements on `key` that every requirement on it admits. */
-export function namedValues(requirements: readonly Requirement[], key: string): string[] {
-  const named = requirements
-    .filter((requirement) => requirement.key === key && requirement.operator === 'In')
-    .flatMap((requirement) => requirement.values);
-  return [...new Set(named)].filter((value) => admits(requirements, key, value)).sort();
+/**
+ * The subnets in a zone the NodePool's zone and zone-id requirements admit: where Karpenter may
+ * launch its nodes. A subnet whose zone is unknown counts as in some zone the requirements do not
+ * name.
+ */
+export function admittedSubnets(
+  requirements: readonly NodeSelectorRequirement[],
+  subnets: readonly Subnet[]
+): Subnet[] {
+  return subnets.filter(
+    (subnet) =>
+      labelAdmits(requirements, ZONE_LABEL, subnet.availabilityZone ?? '') &&
+      labelAdmits(requirements, ZONE_ID_LABEL, subnet.availabilityZoneId ?? '')
+  );
 }
 
 /** `spec.template.spec.requirements[i]` of the first requirement on `key`, for locations. */
 export function requirementPath(nodePool: NodePool, key: string): string | undefined {
-  const raw = nodePool.spec.template?.spec?.requirements ?? [];
-  const index = raw.findIndex(
-    (item) => item !== null && typeof item === 'object' && (item as { key?: unknown }).key === key
-  );
+  const index = nodePoolRequirements(nodePool).findIndex((requirement) => requirement.key === key);
   return index < 0 ? undefined : `spec.template.spec.requirements[${index}]`;
 }
