@@ -8,28 +8,12 @@ import {
 import { crdViolations } from '../crd-rules.js';
 import type { NodeClassEntry } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
-import { formatPath, type SchemaIssue } from '../schema.js';
+import { formatPath } from '../schema.js';
+import { structuralDrafts, violationDraft } from './support/schema-findings.js';
 
 const SERVED_API_VERSION = 'karpenter.k8s.aws/v1';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
-
-function violationDraft(
-  resource: ResourceRef,
-  path: string,
-  rule: string,
-  message: string,
-  evidence: Readonly<Record<string, unknown>> = {}
-): FindingDraft {
-  return {
-    status: 'fail',
-    resource,
-    message: `${path}: ${message}`,
-    evidence: { path, rule, ...evidence },
-    discriminator: `${path}#${rule}`,
-    location: { path },
-  };
-}
 
 function unservedApiVersion(entry: NodeClassEntry, resource: ResourceRef): FindingDraft {
   const legacy = entry.apiVersion === 'karpenter.k8s.aws/v1beta1';
@@ -47,28 +31,6 @@ function unservedApiVersion(entry: NodeClassEntry, resource: ResourceRef): Findi
       ? `Rewrite the object as ${SERVED_API_VERSION} (${MIGRATION_GUIDE}): amiSelectorTerms is required (use an alias such as al2023@<version> instead of amiFamily alone), kubelet settings move from the NodePool to the EC2NodeClass, and exactly one of role/instanceProfile is set.`
       : `Set apiVersion: ${SERVED_API_VERSION} and check the spec against the v1 CRD.`,
   };
-}
-
-/** Zod's wording for an absent field ("expected array, received undefined") → "required". */
-function describeIssue(issue: SchemaIssue): string {
-  const missing = /expected (\w+), received undefined/.exec(issue.message);
-  return missing ? `Required value (expected ${missing[1]})` : issue.message;
-}
-
-function structuralDrafts(
-  resource: ResourceRef,
-  issues: readonly SchemaIssue[]
-): readonly FindingDraft[] {
-  // One finding per path (a union can report several issues for one field), so ids stay unique.
-  const byPath = new Map<string, string[]>();
-  for (const issue of issues) {
-    const messages = byPath.get(issue.path) ?? [];
-    messages.push(describeIssue(issue));
-    byPath.set(issue.path, messages);
-  }
-  return [...byPath].map(([path, messages]) =>
-    violationDraft(resource, path || '(object)', 'type', messages.join('; '))
-  );
 }
 
 /**

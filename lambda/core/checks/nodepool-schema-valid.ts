@@ -1,54 +1,11 @@
 import { defineCheck, type FindingDraft, nodePoolRef } from '../check.js';
 import { nodePoolCrdViolations } from '../crd-rules.js';
 import type { ResourceRef } from '../model.js';
-import {
-  NODEPOOL_API_VERSION,
-  type NodePool,
-  type NodeSelectorRequirement,
-  nodePoolRequirements,
-  type SchemaIssue,
-} from '../schema.js';
+import { type NodeSelectorRequirement, nodePoolRequirements } from '../nodepool-requirements.js';
+import { NODEPOOL_API_VERSION, type NodePool } from '../schema.js';
+import { structuralDrafts, violationDraft } from './support/schema-findings.js';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
-
-function violationDraft(
-  resource: ResourceRef,
-  path: string,
-  rule: string,
-  message: string,
-  evidence: Readonly<Record<string, unknown>> = {}
-): FindingDraft {
-  return {
-    status: 'fail',
-    resource,
-    message: `${path}: ${message}`,
-    evidence: { path, rule, ...evidence },
-    discriminator: `${path}#${rule}`,
-    location: { path },
-  };
-}
-
-/** Zod's wording for an absent field ("expected array, received undefined") → "required". */
-function describeIssue(issue: SchemaIssue): string {
-  const missing = /expected (\w+), received undefined/.exec(issue.message);
-  return missing ? `Required value (expected ${missing[1]})` : issue.message;
-}
-
-function structuralDrafts(
-  resource: ResourceRef,
-  issues: readonly SchemaIssue[]
-): readonly FindingDraft[] {
-  // One finding per path (a union can report several issues for one field), so ids stay unique.
-  const byPath = new Map<string, string[]>();
-  for (const issue of issues) {
-    const messages = byPath.get(issue.path) ?? [];
-    messages.push(describeIssue(issue));
-    byPath.set(issue.path, messages);
-  }
-  return [...byPath].map(([path, messages]) =>
-    violationDraft(resource, path || '(object)', 'type', messages.join('; '))
-  );
-}
 
 function unservedApiVersion(resource: ResourceRef, apiVersion: string): FindingDraft {
   const legacy = apiVersion === 'karpenter.sh/v1beta1';

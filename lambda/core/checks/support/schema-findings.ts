@@ -1,0 +1,45 @@
+// Shared by nodeclass-schema-valid and nodepool-schema-valid: one failing finding per violated
+// rule or per field that did not parse, located at the field's path.
+import type { FindingDraft } from '../../check.js';
+import type { ResourceRef } from '../../model.js';
+import type { SchemaIssue } from '../../schema.js';
+
+/** A failing finding for one violation of `rule` at `path` (the id is unique per path and rule). */
+export function violationDraft(
+  resource: ResourceRef,
+  path: string,
+  rule: string,
+  message: string,
+  evidence: Readonly<Record<string, unknown>> = {}
+): FindingDraft {
+  return {
+    status: 'fail',
+    resource,
+    message: `${path}: ${message}`,
+    evidence: { path, rule, ...evidence },
+    discriminator: `${path}#${rule}`,
+    location: { path },
+  };
+}
+
+/** Zod's wording for an absent field ("expected array, received undefined") → "required". */
+function describeIssue(issue: SchemaIssue): string {
+  const missing = /expected (\w+), received undefined/.exec(issue.message);
+  return missing ? `Required value (expected ${missing[1]})` : issue.message;
+}
+
+/** The parse issues as `type` violations: one finding per path (a union can report several). */
+export function structuralDrafts(
+  resource: ResourceRef,
+  issues: readonly SchemaIssue[]
+): readonly FindingDraft[] {
+  const byPath = new Map<string, string[]>();
+  for (const issue of issues) {
+    const messages = byPath.get(issue.path) ?? [];
+    messages.push(describeIssue(issue));
+    byPath.set(issue.path, messages);
+  }
+  return [...byPath].map(([path, messages]) =>
+    violationDraft(resource, path || '(object)', 'type', messages.join('; '))
+  );
+}
