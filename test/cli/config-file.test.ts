@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_CONFIG_FILE,
   expiredRuleWarnings,
@@ -8,18 +8,9 @@ import {
   parseCliConfig,
 } from '../../lambda/cli/config-file.js';
 import { ConfigError } from '../../lambda/shared/errors.js';
-import { tempTree } from './support/run-cli.js';
+import { useTempTrees } from './support/run-cli.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 const RULE = `ignore:
   - check: node-role-policies

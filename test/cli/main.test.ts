@@ -1,11 +1,11 @@
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from '../../lambda/cli/main.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import type { ScanReport } from '../../lambda/core/report.js';
 import { ReportContract } from './support/report-contract.js';
-import { runCliCaptured, tempTree } from './support/run-cli.js';
+import { runCliCaptured, useTempTrees } from './support/run-cli.js';
 
 const ONLY = ['--only', 'instance-profile-is-name'];
 
@@ -32,16 +32,7 @@ const ARN = nodeClass(
   '  instanceProfile: arn:aws:iam::123456789012:instance-profile/KarpenterNode\n'
 );
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 function jsonReport(stdout: string): ScanReport {
   return ReportContract.parse(JSON.parse(stdout)) as ScanReport;

@@ -1,15 +1,12 @@
 // Karpenter's examples/v1 define an EC2NodeClass named `default` in many files, as GitOps
 // repositories do per cluster: each object's findings must carry its own id and location.
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findingId } from '../../lambda/core/model.js';
 import { ReportContract } from './support/report-contract.js';
-import { runCliCaptured, tempTree } from './support/run-cli.js';
+import { runCliCaptured, useTempTrees } from './support/run-cli.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const tree = useTempTrees();
 
 const CONFIG_MAP = `apiVersion: v1
 kind: ConfigMap
@@ -103,8 +100,7 @@ function lineOf(text: string, needle: string): number {
 
 /** Scans the three files; `path` names each file as the scan does (the directory is given absolute). */
 async function scan(format: string) {
-  const { dir, cleanup } = tempTree({ [FILE_A]: A, [FILE_B]: B, [FILE_C]: C });
-  cleanups.push(cleanup);
+  const dir = tree({ [FILE_A]: A, [FILE_B]: B, [FILE_C]: C });
   const run = await runCliCaptured(['scan', join(dir, 'clusters'), '--format', format], {
     cwd: dir,
   });
@@ -301,11 +297,10 @@ describe('same-named manifest objects against AWS facts', () => {
         '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: prod-use1 } }]',
         '',
       ].join('\n');
-    const { dir, cleanup } = tempTree({
+    const dir = tree({
       'edge/nodeclass.yaml': nodeClass('network: edge'),
       'main/nodeclass.yaml': nodeClass('karpenter.sh/discovery: prod-use1'),
     });
-    cleanups.push(cleanup);
     // Act
     const run = await runCliCaptured(
       [

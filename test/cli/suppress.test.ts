@@ -1,18 +1,9 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReportContract } from './support/report-contract.js';
-import { runCliCaptured, tempTree } from './support/run-cli.js';
+import { runCliCaptured, useTempTrees } from './support/run-cli.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 // An instance profile ARN where Karpenter wants a name: instance-profile-is-name fails (critical).
 function nodeClass(name: string, annotations = ''): string {

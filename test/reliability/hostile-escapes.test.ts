@@ -17,7 +17,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
 import {
   generatePki,
@@ -26,7 +26,7 @@ import {
   statusBody,
   type TestApiServer,
 } from '../adapters/kube/tls-fixtures.js';
-import { type CliRun, runCliCaptured, tempTree } from '../cli/support/run-cli.js';
+import { type CliRun, runCliCaptured, useTempTrees } from '../cli/support/run-cli.js';
 
 const GUARD_MS = 60_000;
 const BIN = join(import.meta.dirname, '..', '..', 'lambda', 'cli', 'nodeclass-scan.js');
@@ -94,16 +94,7 @@ spec:
         karpenter.sh/discovery: demo
 `;
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 /** Runs the real binary; output kept as raw bytes. */
 async function runBinary(

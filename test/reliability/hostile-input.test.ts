@@ -13,7 +13,7 @@ import { readCapped } from '../../lambda/adapters/files/read-input.js';
 import { type CliIo, runCli } from '../../lambda/cli/main.js';
 import type { ScanReport } from '../../lambda/core/report.js';
 import { countedStream, mkfifo } from '../adapters/files/hostile-inputs.js';
-import { type CliRun, runCliCaptured, SCAN_TIME, tempTree } from '../cli/support/run-cli.js';
+import { type CliRun, runCliCaptured, SCAN_TIME, useTempTrees } from '../cli/support/run-cli.js';
 
 const GUARD_MS = 180_000;
 const MiB = 1024 * 1024;
@@ -36,17 +36,14 @@ spec:
         karpenter.sh/discovery: demo
 `;
 
-const cleanups: (() => void)[] = [];
+const tree = useTempTrees();
 afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
   vi.unstubAllEnvs();
 });
 
 /** A temporary directory holding `good.yaml` (one NodeClass) and the given files. */
 function inputs(files: Record<string, string> = {}): string {
-  const { dir, cleanup } = tempTree({ 'good.yaml': GOOD, ...files });
-  cleanups.push(cleanup);
-  return dir;
+  return tree({ 'good.yaml': GOOD, ...files });
 }
 
 const errorLines = (run: CliRun) => run.stderr.split('\n').filter((line) => line !== '');

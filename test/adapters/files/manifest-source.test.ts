@@ -9,7 +9,7 @@ import {
 } from '../../../lambda/adapters/files/manifest-source.js';
 import type { ClusterContext } from '../../../lambda/core/inventory.js';
 import { ConfigError } from '../../../lambda/shared/errors.js';
-import { tempTree } from '../../cli/support/run-cli.js';
+import { useTempTrees } from '../../cli/support/run-cli.js';
 import { mkfifo } from './hostile-inputs.js';
 
 const cluster: ClusterContext = { name: '', partition: 'aws' };
@@ -18,17 +18,10 @@ function nodeClassYaml(name: string): string {
   return `apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: ${name}\nspec: {}\n`;
 }
 
-const cleanups: (() => void)[] = [];
+const tree = useTempTrees();
 afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
   vi.unstubAllEnvs();
 });
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
 
 describe('loadManifests', () => {
   it('searches directories recursively for .yaml, .yml and .json files, in name order', async () => {

@@ -1,25 +1,16 @@
 import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   assertRegularFile,
   readCapped,
   readRegularFile,
 } from '../../../lambda/adapters/files/read-input.js';
-import { tempTree } from '../../cli/support/run-cli.js';
+import { useTempTrees } from '../../cli/support/run-cli.js';
 import { countedStream, mkfifo } from './hostile-inputs.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 describe('readCapped', () => {
   it('returns the whole stream when it fits', async () => {

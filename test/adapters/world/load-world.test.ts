@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_INPUT_LIMITS } from '../../../lambda/adapters/files/limits.js';
 import {
   jsonValuesExceed,
@@ -8,23 +8,14 @@ import {
   parseWorld,
 } from '../../../lambda/adapters/world/load-world.js';
 import { InputError } from '../../../lambda/shared/errors.js';
-import { tempTree } from '../../cli/support/run-cli.js';
+import { useTempTrees } from '../../cli/support/run-cli.js';
 import { mkfifo } from '../files/hostile-inputs.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'examples', 'world.json');
 const example = (): Record<string, unknown> & { ec2: { images: unknown[] } } =>
   JSON.parse(readFileSync(EXAMPLE, 'utf8'));
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
-
-function tree(files: Record<string, string>): string {
-  const { dir, cleanup } = tempTree(files);
-  cleanups.push(cleanup);
-  return dir;
-}
+const tree = useTempTrees();
 
 describe('jsonValuesExceed', () => {
   it('counts brackets and commas outside strings only', () => {

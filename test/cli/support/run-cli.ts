@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
 import { type CliIo, runCli } from '../../../lambda/cli/main.js';
 
 export interface CliRun {
@@ -54,4 +55,20 @@ export function tempTree(files: Readonly<Record<string, string>>): {
     writeFileSync(join(dir, path), content);
   }
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * For a test file (call it at the top level, or in a `describe`): `tree(files)` makes a
+ * `tempTree` and returns its directory, removed after each test.
+ */
+export function useTempTrees(): (files?: Readonly<Record<string, string>>) => string {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+  return (files = {}) => {
+    const { dir, cleanup } = tempTree(files);
+    cleanups.push(cleanup);
+    return dir;
+  };
 }
