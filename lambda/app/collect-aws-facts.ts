@@ -5,6 +5,7 @@
 import { aliasParameters, parseAlias, unsupportedAliasMessage } from '../core/ami/alias.js';
 import {
   aliasImageQuery,
+  applyStateFilters,
   type ImageQueryPlan,
   imageQueriesForTerms,
   withoutStateFilter,
@@ -20,7 +21,7 @@ import type {
   AmiFacts,
   AwsNodeClassFacts,
   CapacityReservationFacts,
-  ImageQueryResult,
+  Image,
   ImageSelection,
   InstanceProfileFacts,
   InstanceTypeOfferingFacts,
@@ -40,7 +41,7 @@ import {
   nodeClassKey,
 } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
-import type { AwsFactsPort, ImageQuery } from '../core/ports-aws.js';
+import type { AwsFactsPort } from '../core/ports-aws.js';
 import type { EC2NodeClassSpec } from '../core/schema.js';
 import { capacityReservationQueries } from '../core/selectors/capacity-reservations.js';
 import { securityGroupQueries } from '../core/selectors/security-groups.js';
@@ -103,36 +104,70 @@ function kubernetesVersionOf(cluster: ClusterContext): Slice<string> {
   return ok(version);
 }
 
+/** One query's answer without its state filter (it contains the filtered answer). */
+interface FetchedPlan {
+  readonly plan: ImageQueryPlan;
+  readonly unfiltered: readonly Image[];
+}
+
+/** Karpenter's selection over each plan's images, as `query` (the plan's, or its stateless form) lists them. */
+function selectionOf(
+  fetched: readonly FetchedPlan[],
+  now: Date,
+  withState: boolean
+): ImageSelection {
+  const queries = fetched.map(({ plan, unfiltered }) => {
+    const query = withState ? plan.query : withoutStateFilter(plan.query);
+    const images = withState ? applyStateFilters(unfiltered, plan.query) : [...unfiltered];
+    const group = { images, ...(plan.knownVariants ? { knownVariants: plan.knownVariants } : {}) };
+    return {
+      group,
+      query,
+      termIndexes: plan.termIndexes,
+      images,
+      selected: selectImages([group], now),
+    };
+  });
+  const ids = new Set(queries.flatMap((result) => result.images.map((image) => image.id)));
+  return {
+    queries: queries.map(({ query, termIndexes, images, selected }) => ({
+      query,
+      termIndexes,
+      images,
+      selected,
+    })),
+    matchCount: ids.size,
+    selected: selectImages(
+      queries.map(({ group }) => group),
+      now
+    ),
+  };
+}
+
+/**
+ * Both selections (as Karpenter queries, and ignoring image state) from one DescribeImages per
+ * plan: the query without its state filter, the state filtered locally.
+ */
 async function runQueries(
   plans: readonly ImageQueryPlan[],
   port: AwsFactsPort,
-  now: Date,
-  toQuery: (query: ImageQuery) => ImageQuery
-): Promise<Slice<ImageSelection>> {
-  return attempt(async () => {
-    const queries = await Promise.all(
-      plans.map(async (plan): Promise<ImageQueryResult & ImageQueryPlan> => {
-        const query = toQuery(plan.query);
-        const images = await port.describeImages(query);
-        const group = {
-          images,
-          ...(plan.knownVariants ? { knownVariants: plan.knownVariants } : {}),
-        };
-        return { ...plan, query, images, selected: selectImages([group], now) };
-      })
-    );
-    const ids = new Set(queries.flatMap((result) => result.images.map((image) => image.id)));
-    return {
-      queries: queries.map(({ query, termIndexes, images, selected }) => ({
-        query,
-        termIndexes,
-        images,
-        selected,
-      })),
-      matchCount: ids.size,
-      selected: selectImages(queries, now),
-    };
-  });
+  now: Date
+): Promise<Pick<AmiFacts, 'available' | 'ignoringState'>> {
+  const fetched = await attempt(() =>
+    Promise.all(
+      plans.map(
+        async (plan): Promise<FetchedPlan> => ({
+          plan,
+          unfiltered: await port.describeImages(withoutStateFilter(plan.query)),
+        })
+      )
+    )
+  );
+  if (fetched.status === 'unavailable') return { available: fetched, ignoringState: fetched };
+  return {
+    available: ok(selectionOf(fetched.value, now, true)),
+    ignoringState: ok(selectionOf(fetched.value, now, false)),
+  };
 }
 
 async function resolveAlias(
@@ -222,10 +257,7 @@ async function collectAmis(
     }
     plans = imageQueriesForTerms(terms, values);
   }
-  const [available, ignoringState] = await Promise.all([
-    runQueries(plans, port, now, (query) => query),
-    runQueries(plans, port, now, withoutStateFilter),
-  ]);
+  const { available, ignoringState } = await runQueries(plans, port, now);
   return ok({ ...(alias ? { alias } : {}), ssmParameters, available, ignoringState });
 }
 

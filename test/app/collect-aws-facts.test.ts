@@ -60,7 +60,7 @@ function cluster(name: string): ClusterContext {
 }
 
 describe('aws facts enricher', () => {
-  it('resolves an alias NodeClass through SSM and one image-id query, with and without state', async () => {
+  it('resolves an alias NodeClass through SSM and one image-id query, its state filtered locally', async () => {
     // Prepare
     const facts = account();
     const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ alias: 'al2023@latest' }] } });
@@ -81,17 +81,65 @@ describe('aws facts enricher', () => {
     ).toEqual(['ami-0al2023a/standard', 'ami-0al2023x/standard']);
     expect(facts.callsTo('describeImages')).toEqual([
       {
-        filters: [
-          { name: 'image-id', values: ['ami-0al2023x', 'ami-0al2023a'] },
-          { name: 'state', values: ['available'] },
-        ],
-        includeDeprecated: true,
-      },
-      {
         filters: [{ name: 'image-id', values: ['ami-0al2023x', 'ami-0al2023a'] }],
         includeDeprecated: true,
       },
     ]);
+    // The facts still show the query as Karpenter sends it.
+    expect(amis.value.available.value.queries[0]?.query.filters).toEqual([
+      { name: 'image-id', values: ['ami-0al2023x', 'ami-0al2023a'] },
+      { name: 'state', values: ['available'] },
+    ]);
+  });
+
+  it('answers both selections from one unfiltered DescribeImages: a pending image only ignoring state', async () => {
+    // Prepare
+    const facts = account();
+    const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ name: 'team-node-*' }] } });
+    const inventory = emptyInventory({
+      clusters: [cluster('demo')],
+      nodeClasses: [aNodeClassEntry(raw, 'demo')],
+    });
+    // Act
+    const enriched = await createAwsFactsEnricher({ port: facts, now }).enrich(inventory);
+    // Assess
+    const amis = enriched.awsFacts.get(nodeClassKey('demo', 'default'))?.amis;
+    if (amis?.status !== 'ok') throw new Error('amis unavailable');
+    const { available, ignoringState } = amis.value;
+    if (available.status !== 'ok' || ignoringState.status !== 'ok') throw new Error('unavailable');
+    expect(facts.callsTo('describeImages')).toHaveLength(1);
+    expect(facts.callsTo('describeImages')[0]).toMatchObject({
+      filters: [{ name: 'name', values: ['team-node-*'] }],
+    });
+    expect(available.value.queries[0]?.images.map((image) => image.id)).toEqual(['ami-0team1']);
+    expect(available.value.selected.map((item) => item.image.id)).toEqual(['ami-0team1']);
+    expect(ignoringState.value.queries[0]?.images.map((image) => image.id).sort()).toEqual([
+      'ami-0team1',
+      'ami-0team2',
+    ]);
+    expect(ignoringState.value.selected.map((item) => item.image.id)).toEqual(['ami-0team2']);
+    expect(ignoringState.value.queries[0]?.query.filters).toEqual([
+      { name: 'name', values: ['team-node-*'] },
+    ]);
+  });
+
+  it('marks both selections unavailable when the one DescribeImages fails', async () => {
+    const facts = account();
+    facts.failWhen = (method) => (method === 'describeImages' ? throttling() : undefined);
+    const raw = aNodeClassObject({ spec: { amiSelectorTerms: [{ name: 'team-node-*' }] } });
+    const inventory = emptyInventory({
+      clusters: [cluster('demo')],
+      nodeClasses: [aNodeClassEntry(raw, 'demo')],
+    });
+    const enriched = await createAwsFactsEnricher({ port: facts, now }).enrich(inventory);
+    const amis = enriched.awsFacts.get(nodeClassKey('demo', 'default'))?.amis;
+    expect(amis).toMatchObject({
+      status: 'ok',
+      value: {
+        available: { status: 'unavailable', reason: 'throttled' },
+        ignoringState: { status: 'unavailable', reason: 'throttled' },
+      },
+    });
   });
 
   it('marks alias facts unavailable when the Kubernetes version could not be read', async () => {
@@ -154,12 +202,12 @@ describe('aws facts enricher', () => {
     const inventory = emptyInventory({ clusters, nodeClasses });
     // Act
     const enriched = await createAwsFactsEnricher({ port: facts, now }).enrich(inventory);
-    // Assess: 4 term queries + 1 alias query, each with and without state; 5 SSM parameters.
+    // Assess: 4 term queries + 1 alias query, one each (state filtered locally); 5 SSM parameters.
     expect(enriched.awsFacts.size).toBe(200);
     const distinct = (method: Parameters<InMemoryAwsFacts['callsTo']>[0]) =>
       new Set(facts.callsTo(method).map((argument) => JSON.stringify(argument))).size;
-    expect(facts.callsTo('describeImages')).toHaveLength(10);
-    expect(distinct('describeImages')).toBe(10);
+    expect(facts.callsTo('describeImages')).toHaveLength(5);
+    expect(distinct('describeImages')).toBe(5);
     expect(facts.callsTo('getParameter')).toHaveLength(5);
     expect(facts.callsTo('describeSubnets')).toHaveLength(1);
     expect(facts.callsTo('describeSecurityGroups')).toHaveLength(1);

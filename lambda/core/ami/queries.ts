@@ -41,6 +41,19 @@ export function withoutStateFilter(query: ImageQuery): ImageQuery {
   return { ...query, filters: query.filters.filter((filter) => filter.name !== 'state') };
 }
 
+/**
+ * The images of `withoutStateFilter(query)`'s answer that `query` itself lists: its `state`
+ * filters applied locally. Filters are ANDed, so the unfiltered answer contains the filtered one
+ * and one DescribeImages serves both.
+ */
+export function applyStateFilters(images: readonly Image[], query: ImageQuery): Image[] {
+  const filters = query.filters.filter((filter) => filter.name === 'state');
+  if (filters.length === 0) return [...images];
+  return images.filter((image) =>
+    matchesFilters('images', filters, image.tags, (name) => imageAttribute(image, name))
+  );
+}
+
 /** The query for one name/tags/owner term (neither id, alias nor ssmParameter). */
 export function termImageQuery(term: AmiSelectorTerm): ImageQuery {
   const filters: Ec2Filter[] = [];

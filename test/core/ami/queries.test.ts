@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   aliasImageQuery,
+  applyStateFilters,
   imageMatchesQuery,
   imageMatchesTerm,
   imageQueriesForTerms,
@@ -227,6 +228,25 @@ describe('imageMatchesTerm agrees with the query semantics', () => {
         return true;
       }),
       { numRuns: 2000 }
+    );
+  });
+
+  it('the state filter applied locally to the unfiltered answer equals the filtered answer', () => {
+    fc.assert(
+      fc.property(fc.array(image, { maxLength: 6 }), term, (raws, selector) => {
+        const candidates: Image[] = raws.map((raw) => ({ ...anImage(), ...raw }));
+        const [plan] = imageQueriesForTerms([selector]);
+        if (!plan) return false;
+        const unfiltered = candidates.filter((candidate) =>
+          imageMatchesQuery(candidate, withoutStateFilter(plan.query), context)
+        );
+        const filtered = candidates.filter((candidate) =>
+          imageMatchesQuery(candidate, plan.query, context)
+        );
+        expect(applyStateFilters(unfiltered, plan.query)).toEqual(filtered);
+        return true;
+      }),
+      { numRuns: 1000 }
     );
   });
 
