@@ -7,7 +7,7 @@ import { DEFAULT_MAX_ATTEMPTS } from '../adapters/aws/client-defaults.js';
 import { createEksReader } from '../adapters/aws/eks-reader.js';
 import { createScanQueue } from '../adapters/aws/queue.js';
 import { type ClusterLister, discoverTargets, dispatchScans } from '../app/dispatch.js';
-import { loadConfig } from '../shared/config.js';
+import { parseConfig } from '../shared/env-config.js';
 import { ScannerError } from '../shared/errors.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
 import { withPowertools } from './powertools.js';
@@ -18,7 +18,8 @@ export interface DispatchOverrides {
 }
 
 function build(overrides: DispatchOverrides) {
-  const config = loadConfig(overrides.env ?? process.env, 'dispatch');
+  // The zod-free parser: dispatch reads no IGNORE_RULES.
+  const config = parseConfig(overrides.env ?? process.env, 'dispatch');
   const common = { maxAttempts: DEFAULT_MAX_ATTEMPTS, retryMode: 'standard' as const };
   const eksByRegion = new Map<string, EKSClient>();
   const lister: ClusterLister = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIG_ENV_KEYS, HANDLER_ENV_KEYS, loadConfig } from '../../lambda/shared/config.js';
+import { parseConfig } from '../../lambda/shared/env-config.js';
 import { ConfigError } from '../../lambda/shared/errors.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:111122223333:findings';
@@ -88,5 +89,36 @@ describe('loadConfig', () => {
     for (const keys of Object.values(HANDLER_ENV_KEYS)) {
       for (const key of keys) expect(CONFIG_ENV_KEYS).toContain(key);
     }
+  });
+
+  it('parses the dispatch environment without the ignore-rules parser, naming each bad entry', () => {
+    const attempt = () =>
+      parseConfig(
+        {
+          SCAN_QUEUE_URL: 'http://sqs.eu-west-1.amazonaws.com/111122223333/scan',
+          CLUSTERS: 'prod, bad name,staging@nowhere',
+          AWS_REGION: 'eu-west-1',
+          DISCOVERY_REGIONS: 'eu-west-1,EU',
+          DISCOVER_CLUSTERS: 'team=a,=b',
+          SCAN_ENVIRONMENT: 'prod',
+        },
+        'dispatch'
+      );
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/SCAN_QUEUE_URL: must be an https URL/);
+    expect(attempt).toThrow(/CLUSTERS\[1\]: each entry must be an EKS cluster name/);
+    expect(attempt).toThrow(/CLUSTERS\[2\]: each entry/);
+    expect(attempt).toThrow(/DISCOVERY_REGIONS\[1\]: each entry must be a region name/);
+    expect(attempt).toThrow(/DISCOVER_CLUSTERS: "=b" is not key=value or key/);
+    expect(attempt).toThrow(/SCAN_ENVIRONMENT: must be one of production, non-production/);
+  });
+
+  it('needs the ignore-rules parser for a scanning function', () => {
+    expect(() =>
+      parseConfig(
+        { STATE_TABLE_NAME: 'state', FINDINGS_TOPIC_ARN: TOPIC, AWS_REGION: 'eu-west-1' },
+        'ami-event'
+      )
+    ).toThrow(/IGNORE_RULES needs a parser/);
   });
 });

@@ -33,16 +33,19 @@ function isPlainRecord(input: unknown): input is Record<string, unknown> {
  * (JSON.parse and YAML keep it as an own key), which would turn a selector term on that tag into
  * an empty one that selects everything. Output is a null-prototype object.
  */
-export const StringMapSchema = z.unknown().transform((input, ctx): Record<string, string> => {
-  if (!isPlainRecord(input)) {
-    ctx.addIssue({ code: 'invalid_type', expected: 'record', input });
-    return z.NEVER;
-  }
-  const map: Record<string, string> = Object.create(null);
-  for (const key of Object.keys(input)) {
-    const value = input[key];
-    if (typeof value === 'string') map[key] = value;
-    else ctx.addIssue({ code: 'invalid_type', expected: 'string', input: value, path: [key] });
-  }
-  return map;
-});
+// Pure: a bundle that only reads tags (dispatch) leaves zod out.
+export const StringMapSchema = /* @__PURE__ */ z
+  .unknown()
+  .transform((input, ctx): Record<string, string> => {
+    if (!isPlainRecord(input)) {
+      ctx.addIssue({ code: 'invalid_type', expected: 'record', input });
+      return z.NEVER;
+    }
+    const map: Record<string, string> = Object.create(null);
+    for (const key of Object.keys(input)) {
+      const value = input[key];
+      if (typeof value === 'string') map[key] = value;
+      else ctx.addIssue({ code: 'invalid_type', expected: 'string', input: value, path: [key] });
+    }
+    return map;
+  });
