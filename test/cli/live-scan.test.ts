@@ -1,14 +1,4 @@
-import { EC2Client } from '@aws-sdk/client-ec2';
-import {
-  DescribeClusterCommand,
-  EKSClient,
-  ListAccessEntriesCommand,
-  ListPodIdentityAssociationsCommand,
-} from '@aws-sdk/client-eks';
-import { IAMClient } from '@aws-sdk/client-iam';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeClusterCommand } from '@aws-sdk/client-eks';
 import type { Log } from 'sarif';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_FINDINGS, EXIT_USAGE } from '../../lambda/cli/main.js';
@@ -22,20 +12,13 @@ import {
   type TestApiServer,
 } from '../adapters/kube/tls-fixtures.js';
 import { aNodeClassObject } from '../support/builders.js';
+import { ACCESS_DENIED, eksCluster, mockLiveAws } from '../support/live-aws-mocks.js';
 import { runCliCaptured } from './support/run-cli.js';
 import { sarifErrors } from './support/sarif-schema.js';
 
-const eksMock = mockClient(EKSClient);
 // The live plan's AWS-facts and permission enrichers also run: keep them off the network.
-const ec2Mock = mockClient(EC2Client);
-const iamMock = mockClient(IAMClient);
-const ssmMock = mockClient(SSMClient);
-// The preflight's sts:GetCallerIdentity (token presigning does not send through the client).
-const stsMock = mockClient(STSClient);
-const denied = Object.assign(new Error('denied in tests'), {
-  name: 'AccessDenied',
-  $metadata: { httpStatusCode: 403 },
-});
+const aws = mockLiveAws();
+const eksMock = aws.eks;
 let server: TestApiServer;
 let caPem: string;
 
@@ -49,26 +32,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
+  aws.restore();
 });
 
 beforeEach(() => {
-  eksMock.reset();
-  ec2Mock.reset().onAnyCommand().rejects(denied);
-  iamMock.reset().onAnyCommand().rejects(denied);
-  ssmMock.reset().onAnyCommand().rejects(denied);
-  stsMock.reset().on(GetCallerIdentityCommand).resolves({ Account: '111122223333' });
+  aws.reset();
   server.requests.length = 0;
-  eksMock.on(DescribeClusterCommand).resolves({
-    cluster: {
-      name: 'prod',
-      status: 'ACTIVE',
-      endpoint: server.endpoint,
-      certificateAuthority: { data: Buffer.from(caPem).toString('base64') },
-      accessConfig: { authenticationMode: 'API' },
-    },
-  });
-  eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
-  eksMock.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
+  eksMock.on(DescribeClusterCommand).resolves(eksCluster('prod', server.endpoint, caPem));
   server.handle((_req, res, url) => {
     if (url.pathname === '/apis/karpenter.k8s.aws/v1/ec2nodeclasses') {
       sendJson(res, 200, {
@@ -185,7 +155,7 @@ describe('nodeclass-scan scan --cluster', () => {
 
   it('keeps a cluster whose eks:DescribeCluster is denied as a finding', async () => {
     // Prepare
-    eksMock.on(DescribeClusterCommand).rejects(denied);
+    eksMock.on(DescribeClusterCommand).rejects(ACCESS_DENIED);
 
     // Act
     const result = await run(

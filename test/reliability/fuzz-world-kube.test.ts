@@ -21,6 +21,7 @@ import {
 import { ReportContract } from '../cli/support/report-contract.js';
 import { runCliCaptured, SCAN_TIME, tempTree } from '../cli/support/run-cli.js';
 import { aNodeClassObject } from '../support/builders.js';
+import { provisionedEksCluster } from '../support/live-aws-mocks.js';
 import { reportProblems } from './support.js';
 
 const WORLD_TEXT = readFileSync(
@@ -147,18 +148,9 @@ describe('Kubernetes API response fuzzing', () => {
     servers.calm = await startApiServer(pki);
     servers.fuzzed = await startApiServer(pki);
     for (const [name, server] of Object.entries(servers)) {
-      eksMock.on(DescribeClusterCommand, { name }).resolves({
-        cluster: {
-          name,
-          arn: `arn:aws:eks:${REGION}:123456789012:cluster/${name}`,
-          status: 'ACTIVE',
-          version: '1.33',
-          endpoint: server.endpoint,
-          certificateAuthority: { data: Buffer.from(pki.caPem).toString('base64') },
-          resourcesVpcConfig: { vpcId: 'vpc-1', endpointPublicAccess: true },
-          accessConfig: { authenticationMode: 'API' },
-        },
-      });
+      eksMock
+        .on(DescribeClusterCommand, { name })
+        .resolves(provisionedEksCluster(name, server.endpoint, pki.caPem, REGION));
     }
     servers.calm.handle((_req, res, url) => {
       const items =

@@ -6,17 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import {
-  DescribeClusterCommand,
-  EKSClient,
-  ListAccessEntriesCommand,
-  ListPodIdentityAssociationsCommand,
-} from '@aws-sdk/client-eks';
-import { IAMClient } from '@aws-sdk/client-iam';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeClusterCommand } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
 import {
@@ -27,6 +17,7 @@ import {
   type TestApiServer,
 } from '../adapters/kube/tls-fixtures.js';
 import { type CliRun, runCliCaptured, useTempTrees } from '../cli/support/run-cli.js';
+import { eksCluster, mockLiveAws } from '../support/live-aws-mocks.js';
 
 const GUARD_MS = 60_000;
 const BIN = join(import.meta.dirname, '..', '..', 'lambda', 'cli', 'nodeclass-scan.js');
@@ -214,15 +205,7 @@ describe('hostile terminal escapes in input files', () => {
 });
 
 describe('hostile terminal escapes from a Kubernetes API server', () => {
-  const eksMock = mockClient(EKSClient);
-  const ec2Mock = mockClient(EC2Client);
-  const iamMock = mockClient(IAMClient);
-  const ssmMock = mockClient(SSMClient);
-  const stsMock = mockClient(STSClient);
-  const denied = Object.assign(new Error('denied in tests'), {
-    name: 'AccessDenied',
-    $metadata: { httpStatusCode: 403 },
-  });
+  const aws = mockLiveAws();
   let server: TestApiServer;
   let caPem: string;
 
@@ -234,28 +217,14 @@ describe('hostile terminal escapes from a Kubernetes API server', () => {
 
   afterAll(async () => {
     await server.close();
-    for (const mock of [eksMock, ec2Mock, iamMock, ssmMock, stsMock]) mock.restore();
+    aws.restore();
   });
 
   it(
     'shows the body excerpt of a 500 answer escaped in the progress line and the report',
     async () => {
-      eksMock.reset();
-      ec2Mock.reset().onAnyCommand().rejects(denied);
-      iamMock.reset().onAnyCommand().rejects(denied);
-      ssmMock.reset().onAnyCommand().rejects(denied);
-      stsMock.reset().on(GetCallerIdentityCommand).resolves({ Account: '111122223333' });
-      eksMock.on(DescribeClusterCommand).resolves({
-        cluster: {
-          name: 'prod',
-          status: 'ACTIVE',
-          endpoint: server.endpoint,
-          certificateAuthority: { data: Buffer.from(caPem).toString('base64') },
-          accessConfig: { authenticationMode: 'API' },
-        },
-      });
-      eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
-      eksMock.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
+      aws.reset();
+      aws.eks.on(DescribeClusterCommand).resolves(eksCluster('prod', server.endpoint, caPem));
       server.handle((_req, res) => {
         sendJson(res, 500, statusBody(500, 'InternalError', `boom ${HOSTILE_TEXT} end`));
       });

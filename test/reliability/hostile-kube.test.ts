@@ -3,17 +3,7 @@
 // classified `error` finding and nothing else. The other cluster's findings are still reported,
 // and the bearer token never reaches the report, the progress line or an SNS message.
 import type { ServerResponse } from 'node:http';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import {
-  DescribeClusterCommand,
-  EKSClient,
-  ListAccessEntriesCommand,
-  ListPodIdentityAssociationsCommand,
-} from '@aws-sdk/client-eks';
-import { IAMClient } from '@aws-sdk/client-iam';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEksReader } from '../../lambda/adapters/aws/eks-reader.js';
 import { createClusterSource } from '../../lambda/adapters/kube/cluster-source.js';
@@ -34,18 +24,15 @@ import {
 import { runCliCaptured, SCAN_TIME } from '../cli/support/run-cli.js';
 import { aNodeClassObject } from '../support/builders.js';
 import { aStoredState } from '../support/findings.js';
+import { mockLiveAws, provisionedEksCluster } from '../support/live-aws-mocks.js';
 
 const REGION = 'eu-west-1';
 const NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
-const eksMock = mockClient(EKSClient);
 // The CLI's live plan also runs the AWS-facts and permission enrichers: keep them off the network.
-const ec2Mock = mockClient(EC2Client);
-const iamMock = mockClient(IAMClient);
-const ssmMock = mockClient(SSMClient);
-const stsMock = mockClient(STSClient);
-const denied = Object.assign(new Error('denied in tests'), {
-  name: 'AccessDenied',
-  $metadata: { httpStatusCode: 403 },
+const aws = mockLiveAws({
+  Account: '123456789012',
+  Arn: 'arn:aws:iam::123456789012:user/scanner',
+  UserId: 'AIDAEXAMPLE',
 });
 
 let pki: TestPki;
@@ -126,18 +113,9 @@ const HOSTILE: readonly {
 
 function describeClusters(names: readonly string[]): void {
   for (const name of names) {
-    eksMock.on(DescribeClusterCommand, { name }).resolves({
-      cluster: {
-        name,
-        arn: `arn:aws:eks:${REGION}:123456789012:cluster/${name}`,
-        status: 'ACTIVE',
-        version: '1.33',
-        endpoint: serverOf(name).endpoint,
-        certificateAuthority: { data: Buffer.from(pki.caPem).toString('base64') },
-        resourcesVpcConfig: { vpcId: 'vpc-1', endpointPublicAccess: true },
-        accessConfig: { authenticationMode: 'API' },
-      },
-    });
+    aws.eks
+      .on(DescribeClusterCommand, { name })
+      .resolves(provisionedEksCluster(name, serverOf(name).endpoint, pki.caPem, REGION));
   }
 }
 
@@ -153,27 +131,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  eksMock.restore();
-  ec2Mock.restore();
-  iamMock.restore();
-  ssmMock.restore();
-  stsMock.restore();
+  aws.restore();
   await Promise.all([...servers.values()].map((server) => server.close()));
 });
 
 beforeEach(() => {
-  eksMock.reset();
-  ec2Mock.reset().onAnyCommand().rejects(denied);
-  iamMock.reset().onAnyCommand().rejects(denied);
-  ssmMock.reset().onAnyCommand().rejects(denied);
-  stsMock.reset();
-  stsMock.on(GetCallerIdentityCommand).resolves({
-    Account: '123456789012',
-    Arn: 'arn:aws:iam::123456789012:user/scanner',
-    UserId: 'AIDAEXAMPLE',
-  });
-  eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
-  eksMock.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
+  aws.reset();
   describeClusters([...servers.keys()]);
   for (const server of servers.values()) server.requests.length = 0;
   serveCalm(serverOf('calm'));

@@ -21,6 +21,7 @@ import {
   type TestPki,
 } from '../adapters/kube/tls-fixtures.js';
 import { aNodeClassObject } from '../support/builders.js';
+import { provisionedEksCluster } from '../support/live-aws-mocks.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,
@@ -121,18 +122,9 @@ beforeAll(async () => {
   eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
   eksMock.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
   for (const name of ['alpha', 'beta']) {
-    eksMock.on(DescribeClusterCommand, { name }).resolves({
-      cluster: {
-        name,
-        arn: `arn:aws:eks:eu-west-1:123456789012:cluster/${name}`,
-        status: 'ACTIVE',
-        version: '1.33',
-        endpoint: servers[name]?.endpoint ?? '',
-        certificateAuthority: { data: Buffer.from(pki.caPem).toString('base64') },
-        resourcesVpcConfig: { vpcId: 'vpc-1', endpointPublicAccess: true },
-        accessConfig: { authenticationMode: 'API' },
-      },
-    });
+    eksMock
+      .on(DescribeClusterCommand, { name })
+      .resolves(provisionedEksCluster(name, servers[name]?.endpoint ?? '', pki.caPem, 'eu-west-1'));
   }
 });
 
