@@ -5,12 +5,12 @@ import {
   instanceTypeRequirements,
 } from '../instance-types.js';
 import { type NodeSelectorRequirement, nodePoolRequirements } from '../nodepool-requirements.js';
-import { list, SUBNETS, unreadable, withSlice } from './support/aws-facts.js';
+import { list, unreadable } from './support/aws-facts.js';
 import {
   admittedSubnets,
   forEachNodePool,
   requirementPath,
-  withNodeClass,
+  withNodeClassSubnets,
 } from './support/nodepools.js';
 
 const OFFERINGS = 'instance type offerings (DescribeInstanceTypeOfferings)';
@@ -56,92 +56,80 @@ export const nodePoolInstanceTypesOffered = defineCheck({
           },
         ];
       }
-      return withNodeClass(nodePool, target, (nodeClass) =>
-        withSlice(resource, SUBNETS, nodeClass.facts.subnets, ({ subnets }) => {
-          const className = nodeClass.entry.name;
-          if (subnets.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: `EC2NodeClass "${className}" selects no subnet (see subnets-resolve).`,
-                causedBy: { checkId: 'subnets-resolve', resource: nodeClass.resource },
-              },
-            ];
-          }
-          // Karpenter launches only in zones both the class's subnets and the NodePool allow.
-          const zones = [
-            ...new Set(
-              admittedSubnets(nodePoolRequirements(nodePool), subnets).flatMap((subnet) =>
-                subnet.availabilityZone === undefined ? [] : [subnet.availabilityZone]
-              )
-            ),
-          ].sort();
-          if (zones.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: `No zone allowed by the NodePool has a subnet of EC2NodeClass "${className}" (see nodepool-zones-have-subnets).`,
-                causedBy: { checkId: 'nodepool-zones-have-subnets' },
-              },
-            ];
-          }
-          const slice = nodeClass.facts.instanceTypeOfferings;
-          if (slice === undefined) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message:
-                  'Instance type offerings were not collected (a world file without an instanceTypeOfferings section for its region).',
-              },
-            ];
-          }
-          if (slice.status === 'unavailable') return [unreadable(resource, OFFERINGS, slice)];
-          const allowed = slice.value.offerings.filter((offering) =>
-            instanceTypeAllowed(offering.instanceType, requirements)
-          );
-          const inZones = allowed.filter((offering) => zones.includes(offering.zone));
-          const shown = requirements.map(requirementText);
-          if (inZones.length > 0) {
-            const types = [...new Set(inZones.map((offering) => offering.instanceType))];
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `${types.length} instance type(s) the NodePool allows are offered in ${list(zones)}: ${sample(types)}.`,
-              },
-            ];
-          }
-          const elsewhere = [...new Set(allowed.map((offering) => offering.zone))].sort();
-          const where =
-            elsewhere.length === 0
-              ? 'No instance type the requirements allow is offered anywhere in the region.'
-              : `Types the requirements allow (${sample(allowed.map((offering) => offering.instanceType))}) are offered only in ${list(elsewhere)}.`;
-          const firstKey = INSTANCE_TYPE_KEYS.find((key) =>
-            requirements.some((requirement) => requirement.key === key)
-          );
-          const path = firstKey === undefined ? undefined : requirementPath(nodePool, firstKey);
+      return withNodeClassSubnets(nodePool, target, (nodeClass, subnets) => {
+        const className = nodeClass.entry.name;
+        // Karpenter launches only in zones both the class's subnets and the NodePool allow.
+        const zones = [
+          ...new Set(
+            admittedSubnets(nodePoolRequirements(nodePool), subnets).flatMap((subnet) =>
+              subnet.availabilityZone === undefined ? [] : [subnet.availabilityZone]
+            )
+          ),
+        ].sort();
+        if (zones.length === 0) {
           return [
             {
-              status: 'fail',
+              status: 'not-applicable',
               resource,
-              message: `No instance type allowed by ${list(shown)} is offered in the zones of EC2NodeClass "${className}"'s subnets (${list(zones)}). ${where} Karpenter launches nothing for this NodePool.`,
-              evidence: {
-                nodeClass: className,
-                zones,
-                requirements: requirements.map(({ key, operator, values }) => ({
-                  key,
-                  operator,
-                  values: [...(values ?? [])],
-                })),
-                offeredElsewhere: elsewhere,
-              },
-              ...(path ? { location: { path } } : {}),
+              message: `No zone allowed by the NodePool has a subnet of EC2NodeClass "${className}" (see nodepool-zones-have-subnets).`,
+              causedBy: { checkId: 'nodepool-zones-have-subnets' },
             },
           ];
-        })
-      );
+        }
+        const slice = nodeClass.facts.instanceTypeOfferings;
+        if (slice === undefined) {
+          return [
+            {
+              status: 'not-applicable',
+              resource,
+              message:
+                'Instance type offerings were not collected (a world file without an instanceTypeOfferings section for its region).',
+            },
+          ];
+        }
+        if (slice.status === 'unavailable') return [unreadable(resource, OFFERINGS, slice)];
+        const allowed = slice.value.offerings.filter((offering) =>
+          instanceTypeAllowed(offering.instanceType, requirements)
+        );
+        const inZones = allowed.filter((offering) => zones.includes(offering.zone));
+        const shown = requirements.map(requirementText);
+        if (inZones.length > 0) {
+          const types = [...new Set(inZones.map((offering) => offering.instanceType))];
+          return [
+            {
+              status: 'pass',
+              resource,
+              message: `${types.length} instance type(s) the NodePool allows are offered in ${list(zones)}: ${sample(types)}.`,
+            },
+          ];
+        }
+        const elsewhere = [...new Set(allowed.map((offering) => offering.zone))].sort();
+        const where =
+          elsewhere.length === 0
+            ? 'No instance type the requirements allow is offered anywhere in the region.'
+            : `Types the requirements allow (${sample(allowed.map((offering) => offering.instanceType))}) are offered only in ${list(elsewhere)}.`;
+        const firstKey = INSTANCE_TYPE_KEYS.find((key) =>
+          requirements.some((requirement) => requirement.key === key)
+        );
+        const path = firstKey === undefined ? undefined : requirementPath(nodePool, firstKey);
+        return [
+          {
+            status: 'fail',
+            resource,
+            message: `No instance type allowed by ${list(shown)} is offered in the zones of EC2NodeClass "${className}"'s subnets (${list(zones)}). ${where} Karpenter launches nothing for this NodePool.`,
+            evidence: {
+              nodeClass: className,
+              zones,
+              requirements: requirements.map(({ key, operator, values }) => ({
+                key,
+                operator,
+                values: [...(values ?? [])],
+              })),
+              offeredElsewhere: elsewhere,
+            },
+            ...(path ? { location: { path } } : {}),
+          },
+        ];
+      });
     }),
 });

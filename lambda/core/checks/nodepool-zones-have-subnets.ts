@@ -5,12 +5,12 @@ import {
   labelValueSet,
   nodePoolRequirements,
 } from '../nodepool-requirements.js';
-import { list, SUBNETS, withSlice } from './support/aws-facts.js';
+import { list } from './support/aws-facts.js';
 import {
   admittedSubnets,
   forEachNodePool,
   requirementPath,
-  withNodeClass,
+  withNodeClassSubnets,
   ZONE_ID_LABEL,
   ZONE_LABEL,
 } from './support/nodepools.js';
@@ -43,80 +43,68 @@ export const nodePoolZonesHaveSubnets = defineCheck({
   evaluate: (inventory) =>
     forEachNodePool(inventory, (nodePool, target) => {
       const { resource } = target;
-      return withNodeClass(nodePool, target, (nodeClass) =>
-        withSlice(resource, SUBNETS, nodeClass.facts.subnets, ({ subnets }) => {
-          const className = nodeClass.entry.name;
-          if (subnets.length === 0) {
-            return [
-              {
-                status: 'not-applicable',
-                resource,
-                message: `EC2NodeClass "${className}" selects no subnet (see subnets-resolve).`,
-                causedBy: { checkId: 'subnets-resolve', resource: nodeClass.resource },
-              },
-            ];
-          }
-          const requirements = nodePoolRequirements(nodePool);
-          const zones = labelValueSet(requirements, ZONE_LABEL);
-          const zoneIds = labelValueSet(requirements, ZONE_ID_LABEL);
-          const subnetZones = [...new Set(subnets.map(zoneText))].sort();
-          if (!zones.constrained && !zoneIds.constrained) {
-            return [
-              {
-                status: 'pass',
-                resource,
-                message: `No zone requirement; EC2NodeClass "${className}" has subnets in ${list(subnetZones)}.`,
-              },
-            ];
-          }
-          const usable = admittedSubnets(requirements, subnets);
-          // Zones and zone ids the NodePool names (In) that no usable subnet is in.
-          const zonesWithoutSubnet = [
-            ...named(zones).filter(
-              (zone) => !usable.some((subnet) => subnet.availabilityZone === zone)
-            ),
-            ...named(zoneIds).filter(
-              (zoneId) => !usable.some((subnet) => subnet.availabilityZoneId === zoneId)
-            ),
-          ];
-          const path =
-            requirementPath(nodePool, ZONE_LABEL) ?? requirementPath(nodePool, ZONE_ID_LABEL);
-          const evidence = { zonesWithoutSubnet, subnetZones };
-          if (usable.length === 0) {
-            const named = zonesWithoutSubnet.length
-              ? list(zonesWithoutSubnet)
-              : 'none of the subnet zones';
-            return [
-              {
-                status: 'fail',
-                resource,
-                message: `The NodePool allows ${named}; EC2NodeClass "${className}" has subnets only in ${list(subnetZones)}. No allowed zone has a subnet: Karpenter launches nothing for this NodePool.`,
-                evidence,
-                ...(path ? { location: { path } } : {}),
-              },
-            ];
-          }
-          if (zonesWithoutSubnet.length > 0) {
-            return [
-              {
-                status: 'fail',
-                severity: 'low',
-                resource,
-                message: `Zone(s) ${list(zonesWithoutSubnet)} allowed by the NodePool have no subnet in EC2NodeClass "${className}" (subnets in ${list(subnetZones)}): pods that need them stay pending.`,
-                evidence,
-                ...(path ? { location: { path } } : {}),
-              },
-            ];
-          }
+      return withNodeClassSubnets(nodePool, target, (nodeClass, subnets) => {
+        const className = nodeClass.entry.name;
+        const requirements = nodePoolRequirements(nodePool);
+        const zones = labelValueSet(requirements, ZONE_LABEL);
+        const zoneIds = labelValueSet(requirements, ZONE_ID_LABEL);
+        const subnetZones = [...new Set(subnets.map(zoneText))].sort();
+        if (!zones.constrained && !zoneIds.constrained) {
           return [
             {
               status: 'pass',
               resource,
-              message: `Every allowed zone has a subnet: ${list([...new Set(usable.map(zoneText))].sort())}.`,
-              evidence,
+              message: `No zone requirement; EC2NodeClass "${className}" has subnets in ${list(subnetZones)}.`,
             },
           ];
-        })
-      );
+        }
+        const usable = admittedSubnets(requirements, subnets);
+        // Zones and zone ids the NodePool names (In) that no usable subnet is in.
+        const zonesWithoutSubnet = [
+          ...named(zones).filter(
+            (zone) => !usable.some((subnet) => subnet.availabilityZone === zone)
+          ),
+          ...named(zoneIds).filter(
+            (zoneId) => !usable.some((subnet) => subnet.availabilityZoneId === zoneId)
+          ),
+        ];
+        const path =
+          requirementPath(nodePool, ZONE_LABEL) ?? requirementPath(nodePool, ZONE_ID_LABEL);
+        const evidence = { zonesWithoutSubnet, subnetZones };
+        if (usable.length === 0) {
+          const named = zonesWithoutSubnet.length
+            ? list(zonesWithoutSubnet)
+            : 'none of the subnet zones';
+          return [
+            {
+              status: 'fail',
+              resource,
+              message: `The NodePool allows ${named}; EC2NodeClass "${className}" has subnets only in ${list(subnetZones)}. No allowed zone has a subnet: Karpenter launches nothing for this NodePool.`,
+              evidence,
+              ...(path ? { location: { path } } : {}),
+            },
+          ];
+        }
+        if (zonesWithoutSubnet.length > 0) {
+          return [
+            {
+              status: 'fail',
+              severity: 'low',
+              resource,
+              message: `Zone(s) ${list(zonesWithoutSubnet)} allowed by the NodePool have no subnet in EC2NodeClass "${className}" (subnets in ${list(subnetZones)}): pods that need them stay pending.`,
+              evidence,
+              ...(path ? { location: { path } } : {}),
+            },
+          ];
+        }
+        return [
+          {
+            status: 'pass',
+            resource,
+            message: `Every allowed zone has a subnet: ${list([...new Set(usable.map(zoneText))].sort())}.`,
+            evidence,
+          },
+        ];
+      });
     }),
 });

@@ -13,6 +13,7 @@ import { factsKeyOf } from '../../inventory.js';
 import type { ResourceRef } from '../../model.js';
 import { labelAdmits, nodePoolRequirements } from '../../nodepool-requirements.js';
 import type { EC2NodeClass, NodePool, NodeSelectorRequirement } from '../../schema.js';
+import { SUBNETS, withSlice } from './aws-facts.js';
 
 export const ARCH_LABEL = 'kubernetes.io/arch';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -89,6 +90,33 @@ export function withNodeClass(
     resource: nodeClassRef(entry),
     facts: target.inventory.awsFacts.get(factsKeyOf(entry)) ?? {},
   });
+}
+
+/**
+ * `withNodeClass`, then the class's subnets: `evaluate` runs when the class selects at least one;
+ * none is `not-applicable` (subnets-resolve reports it), unreadable subnets an `error` finding.
+ */
+export function withNodeClassSubnets(
+  nodePool: NodePool,
+  target: NodePoolTarget,
+  evaluate: (resolved: ResolvedClass, subnets: readonly Subnet[]) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  const { resource } = target;
+  return withNodeClass(nodePool, target, (nodeClass) =>
+    withSlice(resource, SUBNETS, nodeClass.facts.subnets, ({ subnets }) => {
+      if (subnets.length === 0) {
+        return [
+          {
+            status: 'not-applicable',
+            resource,
+            message: `EC2NodeClass "${nodeClass.entry.name}" selects no subnet (see subnets-resolve).`,
+            causedBy: { checkId: 'subnets-resolve', resource: nodeClass.resource },
+          },
+        ];
+      }
+      return evaluate(nodeClass, subnets);
+    })
+  );
 }
 
 /**
