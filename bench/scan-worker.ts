@@ -6,8 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLiveAwsFacts } from '../lambda/adapters/aws/aws-facts-adapter.js';
 import { createIamEntityReader } from '../lambda/adapters/aws/iam-entities.js';
-import { createIamSimulator } from '../lambda/adapters/aws/iam-simulator.js';
-import { ApiRateLimiter } from '../lambda/adapters/aws/rate-limit.js';
+import {
+  createIamRolePolicyReader,
+  createIamSimulator,
+} from '../lambda/adapters/aws/iam-simulator.js';
+import { ApiRateLimiter, rateLimited } from '../lambda/adapters/aws/rate-limit.js';
 import { type World, WorldSchema } from '../lambda/adapters/world/schema.js';
 import { createWorldObjectSource } from '../lambda/adapters/world/world-objects.js';
 import { createAwsFactsEnricher } from '../lambda/app/collect-aws-facts.js';
@@ -67,7 +70,7 @@ function enrichersFor(account: ReturnType<typeof simulatedAccount>) {
     }),
     createPermissionsEnricher({
       simulator: createIamSimulator(account.sdk.iam, { limiter: account.limiter }),
-      sleep: (ms) => account.clock.sleep(ms),
+      policies: createIamRolePolicyReader(rateLimited(account.sdk.iam, 'iam', account.limiter)),
     }),
   ] as const;
 }

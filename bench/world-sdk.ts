@@ -14,15 +14,19 @@ import {
 import {
   type EvaluationResult,
   GetInstanceProfileCommand,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
   GetRoleCommand,
+  GetRolePolicyCommand,
   type IAMClient,
   ListAttachedRolePoliciesCommand,
   ListEntitiesForPolicyCommand,
   ListInstanceProfilesForRoleCommand,
+  ListRolePoliciesCommand,
   type PolicySourceType,
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
-import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../lambda/adapters/aws/aws-facts-adapter.js';
 import { createWorldPolicySimulator } from '../lambda/adapters/world/permissions.js';
 import type { World } from '../lambda/adapters/world/schema.js';
@@ -50,6 +54,11 @@ export function sdkError(name: string, httpStatusCode: number, message = name): 
 }
 
 type Json = Record<string, unknown>;
+
+const CONDITION_FREE_POLICY = JSON.stringify({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }],
+});
 
 function page<T>(items: readonly T[], maxResults: number | undefined, token: string | undefined) {
   const start = token === undefined ? 0 : Number(token);
@@ -178,6 +187,24 @@ export function createWorldSdk(
   }
 
   async function ssm(command: unknown): Promise<unknown> {
+    if (command instanceof GetParametersCommand) {
+      const input = command.input;
+      return intercept('ssm', 'GetParameters', input, async () => {
+        const names = input.Names ?? [];
+        if (names.length > 10) throw sdkError('ValidationException', 400);
+        const found: { Name: string; Type: string; Value: string }[] = [];
+        const invalid: string[] = [];
+        for (const requested of names) {
+          const name = parameterNamesOf(requested).find(
+            (candidate) => world.ssm.parameters[candidate] !== undefined
+          );
+          const value = name === undefined ? undefined : world.ssm.parameters[name];
+          if (name === undefined || value === undefined) invalid.push(requested);
+          else found.push({ Name: name, Type: 'String', Value: value });
+        }
+        return { Parameters: found, InvalidParameters: invalid, $metadata: {} };
+      });
+    }
     if (!(command instanceof GetParameterCommand)) {
       throw new Error(`world SDK: unsupported SSM command ${String(command)}`);
     }
@@ -192,6 +219,13 @@ export function createWorldSdk(
       throw notFound('ParameterNotFound');
     });
   }
+
+  const knownPolicy = (policyArn: string) =>
+    [...roles.values()].some(
+      (role) =>
+        role.PermissionsBoundary?.PermissionsBoundaryArn === policyArn ||
+        (role.AttachedPolicies ?? []).some((policy) => policy.PolicyArn === policyArn)
+    );
 
   async function iam(command: unknown): Promise<unknown> {
     if (command instanceof GetRoleCommand) {
@@ -209,6 +243,42 @@ export function createWorldSdk(
         const role = roles.get(input.RoleName ?? '');
         if (!role) throw notFound('NoSuchEntity');
         return { AttachedPolicies: role.AttachedPolicies ?? [], IsTruncated: false, $metadata: {} };
+      });
+    }
+    // The world's decision table reads no request context, so the policies behind it are answered
+    // as condition-free documents; roles have no inline policies.
+    if (command instanceof ListRolePoliciesCommand) {
+      const input = command.input;
+      return intercept('iam', 'ListRolePolicies', input, async () => {
+        if (!roles.has(input.RoleName ?? '')) throw notFound('NoSuchEntity');
+        return { PolicyNames: [], IsTruncated: false, $metadata: {} };
+      });
+    }
+    if (command instanceof GetRolePolicyCommand) {
+      const input = command.input;
+      return intercept('iam', 'GetRolePolicy', input, async () => {
+        throw notFound('NoSuchEntity');
+      });
+    }
+    if (command instanceof GetPolicyCommand) {
+      const input = command.input;
+      return intercept('iam', 'GetPolicy', input, async () => {
+        if (!knownPolicy(input.PolicyArn ?? '')) throw notFound('NoSuchEntity');
+        return { Policy: { Arn: input.PolicyArn, DefaultVersionId: 'v1' }, $metadata: {} };
+      });
+    }
+    if (command instanceof GetPolicyVersionCommand) {
+      const input = command.input;
+      return intercept('iam', 'GetPolicyVersion', input, async () => {
+        if (!knownPolicy(input.PolicyArn ?? '')) throw notFound('NoSuchEntity');
+        return {
+          PolicyVersion: {
+            VersionId: input.VersionId,
+            IsDefaultVersion: true,
+            Document: encodeURIComponent(CONDITION_FREE_POLICY),
+          },
+          $metadata: {},
+        };
       });
     }
     if (command instanceof GetInstanceProfileCommand) {

@@ -13,7 +13,8 @@ import { type AwsClients, createAwsClients } from './aws/clients.js';
 import { assumeDryRunRole, createDryRunProbe, TokenBucket } from './aws/dry-run.js';
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
-import { createIamSimulator } from './aws/iam-simulator.js';
+import { createIamRolePolicyReader, createIamSimulator } from './aws/iam-simulator.js';
+import { rateLimited } from './aws/rate-limit.js';
 import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
 import type { KubeLimits } from './kube/kube-client.js';
 
@@ -112,6 +113,9 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     //           role those facts resolve).
     createPermissionsEnricher({
       simulator: createIamSimulator(clients.iam(options.region), { limiter: clients.limiter }),
+      policies: createIamRolePolicyReader(
+        rateLimited(clients.iam(options.region), 'iam', clients.limiter)
+      ),
       ...(options.controllerRoles === undefined
         ? {}
         : { controllerRoles: options.controllerRoles }),

@@ -1,6 +1,8 @@
 // InventoryEnricher 'permissions': finds each cluster's Karpenter controller role and simulates,
-// per NodeClass, exactly what Karpenter will ask AWS for. Identical simulations across NodeClasses
-// run once; IAM's rate limits are unpublished, so calls are bounded and back off on throttling.
+// per NodeClass, exactly what Karpenter will ask AWS for. Requests whose contexts differ only in
+// values the role's policies test for presence alone are answered by one simulation, together with
+// every other action and resource sharing that context (simulation-batches.ts). Throttling is
+// retried by the SDK client, not here.
 import type {
   ControllerRoleResolution,
   DryRunOutcome,
@@ -14,12 +16,28 @@ import { ok, type Slice, unavailable } from '../core/facts/slice.js';
 import { bareIamName } from '../core/iam/arns.js';
 import { resolveControllerRole } from '../core/iam/controller-role.js';
 import { permissionScopeOf, simulationInputOf } from '../core/iam/nodeclass-inputs.js';
-import type { DryRunLaunch, DryRunPort, PolicySimulatorPort } from '../core/iam/ports.js';
+import {
+  type ContextKeyUsage,
+  contextKeyUsage,
+  UNKNOWN_USAGE,
+} from '../core/iam/policy-conditions.js';
+import type {
+  DryRunLaunch,
+  DryRunPort,
+  PolicySimulatorPort,
+  RolePolicyPort,
+} from '../core/iam/ports.js';
 import {
   buildSimulations,
   karpenterEc2Tags,
   type NodeClassSimulationInput,
 } from '../core/iam/request-context.js';
+import {
+  batchSimulations,
+  memberResults,
+  type SimulationBatch,
+  usesRepresentative,
+} from '../core/iam/simulation-batches.js';
 import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import { mapLimited } from '../shared/concurrency.js';
@@ -27,41 +45,78 @@ import { SourceUnavailableError } from '../shared/errors.js';
 
 export interface PermissionsEnricherOptions {
   readonly simulator: PolicySimulatorPort;
+  /**
+   * Reads the controller role's policies. Without it (or when they cannot be read) every context
+   * value counts, and only requests with equal contexts share a simulation.
+   */
+  readonly policies?: RolePolicyPort;
   /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
   readonly controllerRoles?: Readonly<Record<string, string>>;
   /** Simulations in flight at once. */
   readonly concurrency?: number;
-  /** Attempts per simulation when IAM throttles. */
-  readonly maxAttempts?: number;
-  /** First backoff delay; doubles per attempt. */
-  readonly baseDelayMs?: number;
-  readonly sleep?: (milliseconds: number) => Promise<void>;
   /** Opt-in EC2 DryRun of RunInstances/CreateFleet with an assumed role. */
   readonly dryRun?: DryRunPort;
 }
 
 const ALL_GROUPS = ['launch', 'pass-node-role', 'manage-instance-profile', 'discover'] as const;
 
-const defaultSleep = (milliseconds: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
-
-async function simulateWithBackoff(
+async function simulateOnce(
   simulator: PolicySimulatorPort,
-  request: SimulationRequest,
-  options: Required<Pick<PermissionsEnricherOptions, 'maxAttempts' | 'baseDelayMs' | 'sleep'>>
+  request: SimulationRequest
 ): Promise<Slice<readonly SimulationResult[]>> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return ok(await simulator.simulate(request));
-    } catch (error) {
-      const reason = error instanceof SourceUnavailableError ? error.reason : 'unknown';
-      const message = error instanceof Error ? error.message : String(error);
-      if (reason !== 'throttled' || attempt >= options.maxAttempts) {
-        return unavailable(reason, message);
-      }
-      await options.sleep(options.baseDelayMs * 2 ** (attempt - 1));
-    }
+  try {
+    return ok(await simulator.simulate(request));
+  } catch (error) {
+    const reason = error instanceof SourceUnavailableError ? error.reason : 'unknown';
+    const message = error instanceof Error ? error.message : String(error);
+    return unavailable(reason, message);
   }
+}
+
+/** Each batch simulated once; every member's own results (or why there are none), by key. */
+async function simulateBatches(
+  simulator: PolicySimulatorPort,
+  batches: readonly SimulationBatch[],
+  concurrency: number
+): Promise<Map<string, Slice<readonly SimulationResult[]>>> {
+  const outcomes = await mapLimited(batches, concurrency, (batch) =>
+    simulateOnce(simulator, batch.request)
+  );
+  const byKey = new Map<string, Slice<readonly SimulationResult[]>>();
+  batches.forEach((batch, index) => {
+    const outcome = outcomes[index] ?? unavailable('unknown', 'not simulated');
+    for (const member of batch.members) {
+      if (outcome.status !== 'ok') {
+        byKey.set(member.key, outcome);
+        continue;
+      }
+      const own = memberResults(member, outcome.value);
+      byKey.set(
+        member.key,
+        own.ok
+          ? ok(own.results)
+          : unavailable('unknown', `The simulation returned no result for ${own.missing}.`)
+      );
+    }
+  });
+  return byKey;
+}
+
+async function usageByPrincipal(
+  policies: RolePolicyPort | undefined,
+  principals: readonly string[],
+  concurrency: number
+): Promise<Map<string, ContextKeyUsage>> {
+  if (policies === undefined) return new Map();
+  const usages = await mapLimited(principals, concurrency, async (principal) => {
+    try {
+      return contextKeyUsage(await policies.documents(principal));
+    } catch {
+      // Unreadable policies: every value counts (exact, just more calls).
+      return UNKNOWN_USAGE;
+    }
+  });
+  return new Map(principals.map((principal, index) => [principal, usages[index] ?? UNKNOWN_USAGE]));
 }
 
 interface NodeClassPlan {
@@ -172,27 +227,36 @@ async function runDryRun(
 }
 
 export function createPermissionsEnricher(options: PermissionsEnricherOptions): InventoryEnricher {
-  const retry = {
-    maxAttempts: options.maxAttempts ?? 5,
-    baseDelayMs: options.baseDelayMs ?? 500,
-    sleep: options.sleep ?? defaultSleep,
-  };
+  const concurrency = options.concurrency ?? 4;
   return {
     input: 'permissions',
     async enrich(inventory: Inventory): Promise<Inventory> {
       const plans = planNodeClasses(inventory, options.controllerRoles ?? {});
-      const unique = new Map<string, SimulationRequest>();
-      for (const plan of plans) {
-        for (const request of plan.requests)
-          if (!unique.has(request.key)) unique.set(request.key, request);
+      const requests = plans.flatMap((plan) => plan.requests);
+      const principals = [...new Set(requests.map((request) => request.principalArn))].sort();
+      const usage = await usageByPrincipal(options.policies, principals, concurrency);
+      const batches = batchSimulations(
+        requests,
+        (principal) => usage.get(principal) ?? UNKNOWN_USAGE
+      );
+      const resultsByKey = await simulateBatches(options.simulator, batches, concurrency);
+      // SCPs cannot be read: when one denies a request simulated with another NodeClass' values,
+      // those requests are simulated again with their own.
+      const recheck = batches.flatMap((batch) =>
+        batch.members.filter((member) => {
+          const outcome = resultsByKey.get(member.key);
+          return (
+            outcome?.status === 'ok' &&
+            usesRepresentative(batch, member) &&
+            outcome.value.some((result) => result.allowedByOrganizations === false)
+          );
+        })
+      );
+      if (recheck.length > 0) {
+        const exact = batchSimulations(recheck, () => UNKNOWN_USAGE);
+        for (const [key, outcome] of await simulateBatches(options.simulator, exact, concurrency))
+          resultsByKey.set(key, outcome);
       }
-      const requests = [...unique.values()];
-      const outcomes = await mapLimited(requests, options.concurrency ?? 4, (request) =>
-        simulateWithBackoff(options.simulator, request, retry)
-      );
-      const resultsByKey = new Map(
-        requests.map((request, index) => [request.key, outcomes[index]])
-      );
 
       const permissions = new Map(inventory.permissions);
       for (const plan of plans) {

@@ -74,33 +74,11 @@ describe('permissions enricher', () => {
     ).toMatchObject({ roleArn: CONTROLLER_ROLE });
   });
 
-  it('backs off on throttling and retries until it succeeds', async () => {
-    const delays: number[] = [];
-    const fake = fakeSimulator((request, attempt) =>
-      request.kind === 'pass-node-role' && attempt < 3 ? throttled() : undefined
-    );
-    const enricher = createPermissionsEnricher({
-      simulator: fake.simulator,
-      baseDelayMs: 100,
-      sleep: async (milliseconds) => {
-        delays.push(milliseconds);
-      },
-    });
-
-    const inventory = await enricher.enrich(aPermissionsInventory());
-
-    expect(delays).toEqual([100, 200, 100, 200]);
-    const outcome = inventory.permissions
-      .get(nodeClassKey('demo', 'default'))
-      ?.simulations.find((item) => item.request.kind === 'pass-node-role');
-    expect(outcome?.results.status).toBe('ok');
-  });
-
-  it('records an unavailable slice after the last attempt, and does not retry other errors', async () => {
+  it('records an unavailable slice without retrying: throttling is retried by the SDK client', async () => {
     const fake = fakeSimulator((request) =>
-      request.kind === 'pass-node-role'
+      request.actions.includes('iam:PassRole')
         ? throttled()
-        : request.kind === 'describe-cluster'
+        : request.actions.includes('eks:DescribeCluster')
           ? new SourceUnavailableError(
               'iam:SimulatePrincipalPolicy',
               'access-denied',
@@ -108,11 +86,7 @@ describe('permissions enricher', () => {
             )
           : undefined
     );
-    const enricher = createPermissionsEnricher({
-      simulator: fake.simulator,
-      maxAttempts: 2,
-      sleep: async () => undefined,
-    });
+    const enricher = createPermissionsEnricher({ simulator: fake.simulator });
 
     const inventory = await enricher.enrich(aPermissionsInventory());
 
@@ -124,7 +98,10 @@ describe('permissions enricher', () => {
     expect(
       simulations.find((item) => item.request.kind === 'describe-cluster')?.results
     ).toMatchObject({ status: 'unavailable', reason: 'access-denied' });
-    expect(fake.calls.filter((call) => call.kind === 'describe-cluster')).toHaveLength(1);
+    expect(fake.calls.filter((call) => call.actions.includes('eks:DescribeCluster'))).toHaveLength(
+      1
+    );
+    expect(fake.calls.filter((call) => call.actions.includes('iam:PassRole'))).toHaveLength(1);
   });
 
   it('simulates the override role and nothing when the role is unknown', async () => {

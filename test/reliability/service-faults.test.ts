@@ -45,7 +45,6 @@ function depsFor(
         createAwsFactsEnricher({ port: createLiveAwsFacts(sdk), now: at }),
         createPermissionsEnricher({
           simulator: createIamSimulator(sdk.iam),
-          sleep: async () => {},
         }),
       ],
     }),

@@ -54,7 +54,6 @@ export async function scanWorld(
       createAwsFactsEnricher({ port: createLiveAwsFacts(sdk), now: SCAN_TIME }),
       createPermissionsEnricher({
         simulator: createIamSimulator(sdk.iam),
-        sleep: async () => {},
       }),
     ],
   });

@@ -1,7 +1,14 @@
-// PolicySimulatorPort over iam:SimulatePrincipalPolicy (aws-facts §3).
+// PolicySimulatorPort over iam:SimulatePrincipalPolicy, and RolePolicyPort over the role's policy
+// documents (so the enricher knows which context values the policies compare).
 import {
   type EvaluationResult,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
+  GetRoleCommand,
+  GetRolePolicyCommand,
   type IAMClient,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
   type ResourceSpecificResult,
   SimulatePrincipalPolicyCommand,
   type Statement,
@@ -12,15 +19,30 @@ import type {
   SimulationRequest,
   SimulationResult,
 } from '../../core/facts/permissions.js';
-import type { PolicySimulatorPort } from '../../core/iam/ports.js';
+import { bareIamName } from '../../core/iam/arns.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../core/iam/ports.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
 
-export const iamSimulatorActions = ['iam:SimulatePrincipalPolicy'] as const;
+export const iamSimulatorActions = [
+  'iam:SimulatePrincipalPolicy',
+  'iam:GetRole',
+  'iam:ListRolePolicies',
+  'iam:GetRolePolicy',
+  'iam:ListAttachedRolePolicies',
+  'iam:GetPolicy',
+  'iam:GetPolicyVersion',
+] as const;
 
-/** PMapper chunks ResourceArns by 20 after hitting throttling with larger calls (aws-facts §3.4). */
+/** PMapper chunks ResourceArns by 20 after hitting throttling with larger calls. */
 export const RESOURCE_ARN_CHUNK_SIZE = 20;
+
+/**
+ * Results come one per action, 100 to a page by default (MaxItems): at most that many actions per
+ * call, so a batch never pages.
+ */
+export const ACTION_CHUNK_SIZE = 100;
 
 export type IamSimulatorSender = Pick<IAMClient, 'send'>;
 
@@ -108,14 +130,17 @@ export function createIamSimulator(
         ContextKeyType: entry.type,
       }));
       const results: SimulationResult[] = [];
-      for (const resourceArns of chunks(request.resourceArns, chunkSize)) {
+      const calls = chunks(request.actions, ACTION_CHUNK_SIZE).flatMap((actions) =>
+        chunks(request.resourceArns, chunkSize).map((resourceArns) => ({ actions, resourceArns }))
+      );
+      for (const { actions, resourceArns } of calls) {
         try {
           const evaluations = await collectPages(
             (marker) =>
               iam.send(
                 new SimulatePrincipalPolicyCommand({
                   PolicySourceArn: request.principalArn,
-                  ActionNames: [...request.actions],
+                  ActionNames: actions,
                   ...(resourceArns.length === 0 ? {} : { ResourceArns: resourceArns }),
                   ...(contextEntries.length === 0 ? {} : { ContextEntries: contextEntries }),
                   ...(marker === undefined ? {} : { Marker: marker }),
@@ -130,6 +155,80 @@ export function createIamSimulator(
         }
       }
       return results;
+    },
+  };
+}
+
+/** IAM returns policy documents URL-encoded. */
+function decoded(document: string | undefined): string {
+  if (document === undefined) throw new Error('no policy document');
+  return decodeURIComponent(document);
+}
+
+/**
+ * RolePolicyPort over IAM: inline policies, attached managed policies' default versions and the
+ * permissions boundary. Managed policies are read once per reader (AWS managed ones are shared).
+ * Service control policies are not readable from the member account.
+ */
+export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolicyPort {
+  const managed = new Map<string, Promise<string>>();
+  const managedDocument = (policyArn: string): Promise<string> => {
+    const cached = managed.get(policyArn);
+    if (cached) return cached;
+    const read = (async () => {
+      const policy = await sender.send(new GetPolicyCommand({ PolicyArn: policyArn }));
+      const version = await sender.send(
+        new GetPolicyVersionCommand({
+          PolicyArn: policyArn,
+          VersionId: policy.Policy?.DefaultVersionId,
+        })
+      );
+      return decoded(version.PolicyVersion?.Document);
+    })();
+    managed.set(policyArn, read);
+    read.catch(() => managed.delete(policyArn));
+    return read;
+  };
+  return {
+    async documents(roleArn) {
+      const RoleName = bareIamName(roleArn);
+      try {
+        const role = await sender.send(new GetRoleCommand({ RoleName }));
+        const inlineNames = await collectPages(
+          (marker) =>
+            sender.send(
+              new ListRolePoliciesCommand({ RoleName, ...(marker ? { Marker: marker } : {}) })
+            ),
+          (page) => page.PolicyNames,
+          (page) => (page.IsTruncated ? page.Marker : undefined)
+        );
+        const attached = await collectPages(
+          (marker) =>
+            sender.send(
+              new ListAttachedRolePoliciesCommand({
+                RoleName,
+                ...(marker ? { Marker: marker } : {}),
+              })
+            ),
+          (page) => page.AttachedPolicies,
+          (page) => (page.IsTruncated ? page.Marker : undefined)
+        );
+        const documents: string[] = [];
+        for (const PolicyName of inlineNames) {
+          const inline = await sender.send(new GetRolePolicyCommand({ RoleName, PolicyName }));
+          documents.push(decoded(inline.PolicyDocument));
+        }
+        const managedArns = [
+          ...attached.flatMap((policy) => (policy.PolicyArn ? [policy.PolicyArn] : [])),
+          ...(role.Role?.PermissionsBoundary?.PermissionsBoundaryArn
+            ? [role.Role.PermissionsBoundary.PermissionsBoundaryArn]
+            : []),
+        ];
+        for (const policyArn of managedArns) documents.push(await managedDocument(policyArn));
+        return documents;
+      } catch (error) {
+        throw toSourceUnavailable('iam:GetRolePolicy', error);
+      }
     },
   };
 }

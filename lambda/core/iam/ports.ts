@@ -11,6 +11,15 @@ export interface PolicySimulatorPort {
   simulate(request: SimulationRequest): Promise<readonly SimulationResult[]>;
 }
 
+/** Reads what a principal's own policies are, to learn which context values they compare. */
+export interface RolePolicyPort {
+  /**
+   * The JSON of every identity policy of the role (inline and attached, default versions) and of
+   * its permissions boundary. Throws when any of them cannot be read.
+   */
+  documents(roleArn: string): Promise<readonly string[]>;
+}
+
 /** What an EC2 DryRun of Karpenter's launch needs for one NodeClass. */
 export interface DryRunLaunch {
   readonly nodeClassName: string;
