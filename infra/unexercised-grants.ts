@@ -44,6 +44,11 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
   {
     action: 'ssm:GetParameter',
     reason:
+      'only for ssmParameter terms naming an ARN or a version/label, or name by name after a denied GetParameters',
+  },
+  {
+    action: 'ssm:GetParameters',
+    reason:
       'only for amiSelectorTerms that name an alias, or an SSM parameter under /aws/service/ or ssmParameterPrefixes',
   },
   {

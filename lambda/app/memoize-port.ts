@@ -1,6 +1,7 @@
 // One scan issues each distinct AWS query once: identical queries (whatever the order of their
-// filters and values) share one promise, and at most `concurrency` calls run at a time so a scan
-// never bursts through the account's shared EC2/IAM rate buckets.
+// filters and values) share one promise, SSM parameters are read 10 to a request when the port
+// can, and at most `concurrency` calls run at a time so a scan never bursts through the account's
+// shared EC2/IAM rate buckets.
 import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports-aws.js';
 import { createLimiter } from '../shared/concurrency.js';
 
@@ -10,6 +11,9 @@ export interface MemoizeOptions {
 }
 
 export const DEFAULT_AWS_CONCURRENCY = 8;
+
+/** Names per `getParameters` call (GetParameters' limit). */
+export const PARAMETERS_PER_REQUEST = 10;
 
 type Query = ImageQuery | FilterQuery;
 
@@ -37,6 +41,22 @@ function compareJson(a: unknown, b: unknown): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function defer<T>(): Deferred<T> {
+  let resolve: (value: T) => void = () => undefined;
+  let reject: (error: unknown) => void = () => undefined;
+  const promise = new Promise<T>((onResolve, onReject) => {
+    resolve = onResolve;
+    reject = onReject;
+  });
+  return { promise, resolve, reject };
+}
+
 /**
  * Wraps a port for one scan. Failures are memoised too: a throttled query is not retried by every
  * NodeClass that shares it (the SDK already retried it).
@@ -56,6 +76,44 @@ export function memoizeAwsFactsPort(
     return promise;
   }
 
+  // Parameter names asked for since the last flush; a scan asks for them all in one turn (every
+  // NodeClass starts at once), so one flush at the next macrotask batches them.
+  const pending = new Map<string, Deferred<string | undefined>>();
+  let flushScheduled = false;
+
+  function flushParameters(getParameters: NonNullable<AwsFactsPort['getParameters']>): void {
+    flushScheduled = false;
+    const waiting = [...pending];
+    pending.clear();
+    for (let start = 0; start < waiting.length; start += PARAMETERS_PER_REQUEST) {
+      const batch = waiting.slice(start, start + PARAMETERS_PER_REQUEST);
+      limit(() => getParameters(batch.map(([name]) => name))).then(
+        (values) => {
+          for (const [name, deferred] of batch) deferred.resolve(values.get(name));
+        },
+        (error: unknown) => {
+          for (const [, deferred] of batch) deferred.reject(error);
+        }
+      );
+    }
+  }
+
+  function getParameter(name: string): Promise<string | undefined> {
+    const key = `parameter ${name}`;
+    const getParameters = port.getParameters?.bind(port);
+    if (getParameters === undefined || cache.has(key)) {
+      return once(key, () => port.getParameter(name));
+    }
+    const deferred = defer<string | undefined>();
+    pending.set(name, deferred);
+    cache.set(key, deferred.promise);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(() => flushParameters(getParameters));
+    }
+    return deferred.promise;
+  }
+
   return {
     describeImages: (query) => once(`images ${queryKey(query)}`, () => port.describeImages(query)),
     describeSubnets: (query) =>
@@ -69,7 +127,7 @@ export function memoizeAwsFactsPort(
     // The port is bound to one region: one query per scan serves every NodeClass.
     describeInstanceTypeOfferings: () =>
       once('instance-type-offerings', () => port.describeInstanceTypeOfferings()),
-    getParameter: (name) => once(`parameter ${name}`, () => port.getParameter(name)),
+    getParameter,
     getInstanceProfile: (name) =>
       once(`instance-profile ${name}`, () => port.getInstanceProfile(name)),
     getRole: (name) => once(`role ${name}`, () => port.getRole(name)),

@@ -41,6 +41,11 @@ export interface AwsFactsPort {
   describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined>;
   /** SSM GetParameter value; undefined for ParameterNotFound. */
   getParameter(name: string): Promise<string | undefined>;
+  /**
+   * Several SSM values at once (GetParameters, 10 names a request): each name's value exactly as
+   * `getParameter` would answer it. Optional: without it, names are read one by one.
+   */
+  getParameters?(names: readonly string[]): Promise<ReadonlyMap<string, string | undefined>>;
   /** IAM GetInstanceProfile; undefined for NoSuchEntity. */
   getInstanceProfile(name: string): Promise<InstanceProfile | undefined>;
   /** IAM GetRole + ListAttachedRolePolicies; undefined for NoSuchEntity. */

@@ -6,7 +6,7 @@ import {
   EC2Client,
 } from '@aws-sdk/client-ec2';
 import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -149,7 +149,12 @@ describe('scan --aws with manifests', () => {
   it('resolves alias terms for --kubernetes-version, since no cluster is read', async () => {
     // Prepare
     answerEmptyAccount();
-    ssm.on(GetParameterCommand).resolves({ Parameter: { Value: 'ami-0aaaaaaaaaaaaaaaa' } });
+    ssm.on(GetParametersCommand).callsFake((input: { Names?: string[] }) => ({
+      Parameters: (input.Names ?? []).map((name) => ({
+        Name: name,
+        Value: 'ami-0aaaaaaaaaaaaaaaa',
+      })),
+    }));
 
     // Act
     const run = await scanManifest(ALIAS_MANIFEST, [
@@ -160,7 +165,9 @@ describe('scan --aws with manifests', () => {
     ]);
 
     // Assess
-    const names = ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name);
+    const names = ssm
+      .commandCalls(GetParametersCommand)
+      .flatMap((call) => call.args[0].input.Names ?? []);
     expect(names).toContain(
       '/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/x86_64/standard/recommended/image_id'
     );

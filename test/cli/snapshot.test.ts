@@ -22,7 +22,12 @@ import {
   SimulatePrincipalPolicyCommand,
   type SimulatePrincipalPolicyCommandInput,
 } from '@aws-sdk/client-iam';
-import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
+import {
+  GetParameterCommand,
+  GetParametersCommand,
+  ParameterNotFound,
+  SSMClient,
+} from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { Command } from 'commander';
@@ -44,6 +49,7 @@ import { type CliIo, runCli } from '../../lambda/cli/main.js';
 import { registerSnapshotCommand, type SnapshotDeps } from '../../lambda/cli/snapshot.js';
 import type { Finding } from '../../lambda/core/model.js';
 import type { ScanReport } from '../../lambda/core/report.js';
+import { getParametersFrom } from '../support/ssm-batch.js';
 import { tempTree } from './support/run-cli.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../examples/world.json');
@@ -156,7 +162,7 @@ function serve(account: World): void {
         })),
       };
     });
-  ssm.on(GetParameterCommand).callsFake(async (input: { Name: string }) => {
+  const getParameter = async (input: { Name: string }) => {
     if (input.Name === '/platform/ami/golden-al2023') {
       return { Parameter: { Name: input.Name, Type: 'SecureString', Value: SECRET } };
     }
@@ -165,7 +171,9 @@ function serve(account: World): void {
       throw new ParameterNotFound({ message: 'not found', $metadata: { httpStatusCode: 400 } });
     }
     return { Parameter: { Name: input.Name, Type: 'String', Value: value } };
-  });
+  };
+  ssm.on(GetParameterCommand).callsFake(getParameter);
+  ssm.on(GetParametersCommand).callsFake(getParametersFrom(getParameter));
   const missing = () =>
     new NoSuchEntityException({ message: 'not found', $metadata: { httpStatusCode: 404 } });
   iam.on(GetRoleCommand).callsFake(async (input: { RoleName: string }) => {

@@ -13,6 +13,7 @@ import { IAMClient } from '@aws-sdk/client-iam';
 import {
   GetParameterCommand,
   type GetParameterCommandInput,
+  GetParametersCommand,
   ParameterNotFound,
   SSMClient,
 } from '@aws-sdk/client-ssm';
@@ -31,6 +32,7 @@ import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
 import { aClusterFacts, SCAN_TIME } from '../support/aws-builders.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
 import { aStoredState } from '../support/findings.js';
+import { getParametersFrom } from '../support/ssm-batch.js';
 
 const ACCOUNT = '111122223333';
 const VISIBLE = 'ami-0aaaabbbbccccdddd';
@@ -79,13 +81,15 @@ function serveAccount(): void {
     const ids = input.Filters?.find((filter) => filter.Name === 'image-id')?.Values ?? [];
     return { Images: ids.includes(VISIBLE) ? [visibleImage] : [] };
   });
-  ssm.on(GetParameterCommand).callsFake(async (input: GetParameterCommandInput) => {
+  const getParameter = async (input: GetParameterCommandInput) => {
     const value = PARAMETERS[input.Name ?? ''];
     if (value === undefined) {
       throw new ParameterNotFound({ message: 'not found', $metadata: {} });
     }
     return { Parameter: { Name: input.Name, Type: 'String', Value: value } };
-  });
+  };
+  ssm.on(GetParameterCommand).callsFake(getParameter);
+  ssm.on(GetParametersCommand).callsFake(getParametersFrom(getParameter));
 }
 
 /** A Lambda-shaped live scan: the live plan's enrichers, scoped to /platform/ami/. */
@@ -213,7 +217,10 @@ describe('hostile SSM parameters', () => {
     const report = await scanLive();
 
     // Assess
-    const asked = ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name);
+    const asked = [
+      ...ssm.commandCalls(GetParameterCommand).map((call) => call.args[0].input.Name),
+      ...ssm.commandCalls(GetParametersCommand).flatMap((call) => call.args[0].input.Names ?? []),
+    ];
     expect([...new Set(asked)].sort()).toEqual([...IN_SCOPE].sort());
     expect(asked).not.toContain('/prod/db/password');
     const outside = report.findings.filter((finding) => finding.resource.name === 'outside');

@@ -33,6 +33,7 @@ export function createLiveAwsFacts(
     describeCapacityReservations: (query) => ec2.describeCapacityReservations(query),
     describeInstanceTypeOfferings: () => ec2.describeInstanceTypeOfferings(),
     getParameter: (name) => ssm.getParameter(name),
+    getParameters: (names) => ssm.getParameters(names),
     getInstanceProfile: (name) => iam.getInstanceProfile(name),
     getRole: (name) => iam.getRole(name),
   };

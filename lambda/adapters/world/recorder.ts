@@ -26,6 +26,8 @@ import {
 import {
   GetParameterCommand,
   type GetParameterCommandOutput,
+  GetParametersCommand,
+  type GetParametersCommandOutput,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
@@ -118,6 +120,14 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   }
 
   function recordSsm(command: unknown, output: unknown): void {
+    if (command instanceof GetParametersCommand) {
+      // Only plain names are batched, so each answer's Name is the name asked for.
+      for (const parameter of (output as GetParametersCommandOutput).Parameters ?? []) {
+        if (parameter.Name === undefined) continue;
+        parameters.set(parameter.Name, recordedParameterValue(parameter.Type, parameter.Value));
+      }
+      return;
+    }
     if (!(command instanceof GetParameterCommand)) return;
     const parameter = (output as GetParameterCommandOutput).Parameter;
     const name = parameter?.Name ?? parameterNamesOf(command.input.Name ?? '')[0] ?? '';

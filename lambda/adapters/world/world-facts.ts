@@ -73,6 +73,13 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
     }
   }
 
+  function parameterValue(name: string): string | undefined {
+    const parameters = world.ssm.parameters;
+    // Own keys only: a parameter named `toString` is not Object.prototype's.
+    const found = parameterNamesOf(name).find((candidate) => Object.hasOwn(parameters, candidate));
+    return found === undefined ? undefined : parameters[found];
+  }
+
   return {
     async describeImages(query: ImageQuery): Promise<readonly Image[]> {
       return filtered('ec2:DescribeImages', images, (image) =>
@@ -111,12 +118,11 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
     },
 
     async getParameter(name: string): Promise<string | undefined> {
-      const parameters = world.ssm.parameters;
-      // Own keys only: a parameter named `toString` is not Object.prototype's.
-      const found = parameterNamesOf(name).find((candidate) =>
-        Object.hasOwn(parameters, candidate)
-      );
-      return found === undefined ? undefined : parameters[found];
+      return parameterValue(name);
+    },
+
+    async getParameters(names: readonly string[]): Promise<Map<string, string | undefined>> {
+      return new Map(names.map((name) => [name, parameterValue(name)]));
     },
 
     async getInstanceProfile(name: string): Promise<InstanceProfile | undefined> {

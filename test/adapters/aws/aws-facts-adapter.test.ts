@@ -290,6 +290,7 @@ describe('live AWS facts: SSM', () => {
     expect(value).toBe('ami-0123');
     expect(ssmMock.commandCalls(GetParameterCommand)[0]?.args[0].input).toEqual({
       Name: '/aws/service/x/image_id',
+      WithDecryption: false,
     });
   });
 
@@ -444,6 +445,7 @@ describe('declared actions', () => {
       'ec2:DescribeCapacityReservations',
       'ec2:DescribeInstanceTypeOfferings',
       'ssm:GetParameter',
+      'ssm:GetParameters',
       'iam:GetInstanceProfile',
       'iam:GetRole',
       'iam:ListAttachedRolePolicies',

@@ -17,7 +17,13 @@ import {
   IAMServiceException,
   ListAttachedRolePoliciesCommand,
 } from '@aws-sdk/client-iam';
-import { GetParameterCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
+import {
+  GetParameterCommand,
+  GetParametersCommand,
+  type GetParametersCommandInput,
+  ParameterNotFound,
+  SSMClient,
+} from '@aws-sdk/client-ssm';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLiveAwsFacts } from '../../../lambda/adapters/aws/aws-facts-adapter.js';
@@ -159,6 +165,19 @@ function answerEverything(): void {
   ssm.on(GetParameterCommand, { Name: '/platform/ami' }).resolves({
     Parameter: { Name: '/platform/ami', Value: 'ami-0000000000000c004', Type: 'String' },
   });
+  ssm.on(GetParametersCommand).callsFake((input: GetParametersCommandInput) => {
+    const known: Record<string, string> = {
+      [ALIAS_X86]: 'ami-0000000000000c000',
+      '/platform/ami': 'ami-0000000000000c004',
+    };
+    const names = input.Names ?? [];
+    return {
+      Parameters: names.flatMap((name) =>
+        known[name] === undefined ? [] : [{ Name: name, Value: known[name], Type: 'String' }]
+      ),
+      InvalidParameters: names.filter((name) => known[name] === undefined),
+    };
+  });
   iam.on(GetRoleCommand).callsFake(roleAnswer);
   iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [], IsTruncated: false });
   iam.on(GetInstanceProfileCommand).resolves({
@@ -236,8 +255,11 @@ describe('live adapter at fleet scale', () => {
     expect(new Set(images).size).toBe(5);
     expect(images.some((input) => input.includes('"state"'))).toBe(false);
     expect(images.every((input) => JSON.parse(input).MaxResults === 1000)).toBe(true);
-    // Alias: 5 AL2023 parameters for 1.32; ssmParameter: 1.
-    expect(inputsOf(ssm, GetParameterCommand)).toHaveLength(6);
+    // Alias: 5 AL2023 parameters for 1.32; ssmParameter: 1 — one GetParameters request.
+    expect(
+      inputsOf(ssm, GetParametersCommand).map((input) => JSON.parse(input).Names.length)
+    ).toEqual([6]);
+    expect(inputsOf(ssm, GetParameterCommand)).toHaveLength(0);
     expect(inputsOf(ec2, DescribeSubnetsCommand)).toHaveLength(1);
     // Tag term and name term.
     expect(inputsOf(ec2, DescribeSecurityGroupsCommand)).toHaveLength(2);
