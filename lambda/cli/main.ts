@@ -9,7 +9,7 @@ import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
 import { expiredRuleWarnings, loadCliConfig } from './config-file.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
-import { formatReport, OUTPUT_FORMATS, type OutputFormat } from './formats/index.js';
+import { OUTPUT_FORMATS, type OutputFormat, writeReport } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan, formatClusterProgress } from './plan.js';
 import { registerSnapshotCommand } from './snapshot.js';
@@ -190,15 +190,19 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
                 .map((check) => check.id)
                 .filter((id) => !evaluated.summary.notRun.some((run) => run.checkId === id)),
             });
-      io.stdout(
-        formatReport(report, flags.format, {
+      // In pieces (JSON: one per finding), each through the guarded writer: no whole-report string.
+      writeReport(
+        report,
+        flags.format,
+        {
           color: useColor(io),
           checks: CHECKS,
           sources: sourceIndexOf(inventory),
           cwd: io.cwd ?? process.cwd(),
           toolVersion: packageJson.version,
           ...(flags.stdinName === undefined ? {} : { stdinName: flags.stdinName }),
-        })
+        },
+        io.stdout
       );
       for (const inputError of report.summary.inputErrors) {
         io.stderr(

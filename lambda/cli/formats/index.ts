@@ -1,6 +1,6 @@
 import type { CheckMeta } from '../../core/check.js';
 import type { ScanReport } from '../../core/report.js';
-import { formatJson } from './json.js';
+import { formatJson, jsonChunks } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatSarif } from './sarif.js';
 import type { SourceIndex } from './sources.js';
@@ -39,4 +39,18 @@ export function formatReport(
     case 'table':
       return formatTable(report, options);
   }
+}
+
+/** Writes the report to `write`: JSON in pieces (one per finding), other formats whole. */
+export function writeReport(
+  report: ScanReport,
+  format: OutputFormat,
+  options: FormatOptions,
+  write: (text: string) => void
+): void {
+  if (format === 'json') {
+    for (const chunk of jsonChunks(report)) write(chunk);
+    return;
+  }
+  write(formatReport(report, format, options));
 }
