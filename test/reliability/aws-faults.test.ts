@@ -163,12 +163,26 @@ describe.each(reliabilityWorlds())('AWS faults on $name', ({ world }) => {
         ).toBe(true);
       }
 
-      // every unaffected resource keeps exactly its baseline findings
+      // every unaffected resource keeps exactly its baseline findings; a NodePool is judged
+      // through its EC2NodeClass, so it is affected when its class is
+      const classOfPool = new Map(
+        faulted.inventory.nodePools.flatMap((entry) =>
+          entry.parsed.ok
+            ? [
+                [
+                  `${entry.cluster}/${entry.name}`,
+                  `${entry.cluster}/${entry.parsed.value.spec.template.spec.nodeClassRef.name}`,
+                ] as const,
+              ]
+            : []
+        )
+      );
       const before = byResource(baseline.report.findings);
       const after = byResource(faulted.report.findings);
       for (const [key, findings] of before) {
         const [kind, resource = ''] = key.split(' ');
         if (kind === 'EC2NodeClass' && degraded.has(resource)) continue;
+        if (kind === 'NodePool' && degraded.has(classOfPool.get(resource) ?? '')) continue;
         expect(after.get(key), key).toEqual(findings);
       }
 

@@ -110,6 +110,8 @@ export function aNodePool(name: string, nodeClass: string): unknown {
       template: {
         spec: {
           nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass },
+          // Required by the NodePool CRD: an object without it never reaches a cluster.
+          requirements: [],
         },
       },
     },
