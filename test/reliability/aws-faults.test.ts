@@ -165,7 +165,7 @@ describe.each(reliabilityWorlds())('AWS faults on $name', ({ world }) => {
 
       // every unaffected resource keeps exactly its baseline findings; a NodePool is judged
       // through its EC2NodeClass, so it is affected when its class is
-      const classOfPool = new Map(
+      const classOfPool = new Map<string, string>(
         faulted.inventory.nodePools.flatMap((entry) =>
           entry.parsed.ok
             ? [
