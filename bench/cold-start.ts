@@ -1,30 +1,19 @@
-// Cold start: bundle every Lambda handler the way the CDK does (infra/constructs/scanner-function.ts:
-// ESM, minified, tree-shaken, SDK bundled, createRequire banner) and time `import()` of each bundle
-// in a fresh Node process, against the floor of a bundle that imports only @aws-sdk/client-ec2.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// Cold start as deployed: synthesizes the CDK app (real esbuild bundles, as `cdk synth` builds
+// them), then times `import()` of each Lambda's asset in a fresh Node process with the function's
+// own NODE_OPTIONS from the template, against the floor: a bundle that imports only
+// @aws-sdk/client-ec2, built with the same esbuild options.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { type BuildOptions, build } from 'esbuild';
+import { join } from 'node:path';
+import { build } from 'esbuild';
 
-/** Same as the CDK's bundling (target follows the Lambda runtime there). */
-const BUNDLE_OPTIONS: BuildOptions = {
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  minify: true,
-  keepNames: true,
-  treeShaking: true,
-  banner: {
-    js:
-      "import { createRequire as __scannerCreateRequire } from 'node:module';" +
-      'const require = __scannerCreateRequire(import.meta.url);',
-  },
-  logLevel: 'error',
-};
+const STACK = 'NodeClassScanner';
 
+/** The deployment synthesized for the measurement: two clusters, IAM events on. */
+const BENCH_CONTEXT = { homeRegion: 'us-east-1', clusters: ['prod-use1'], iamEvents: true };
+
+/** The floor, bundled like infra/constructs/scanner-function.ts bundles a handler. */
 const FLOOR_SOURCE = `import { DescribeImagesCommand, EC2Client } from '@aws-sdk/client-ec2';
 export const handler = async () => new EC2Client({}).send(new DescribeImagesCommand({}));
 `;
@@ -35,10 +24,11 @@ const IMPORT_TIMER =
 export interface BundleMeasurement {
   readonly name: string;
   readonly bytes: number;
+  /** Median time of `import()` with the deployed NODE_OPTIONS. */
   readonly importMs: number;
   readonly importRuns: readonly number[];
-  /** Largest contributors to the bundle, by npm package (or `lambda/` for our own code). */
-  readonly largestPackages: readonly { readonly name: string; readonly bytes: number }[];
+  /** Median import time with `--enable-source-maps` added (what the maps would cost at start). */
+  readonly sourceMapsEnabledMs: number;
   /** importMs / floor importMs. */
   readonly ratioToFloor: number;
 }
@@ -46,25 +36,10 @@ export interface BundleMeasurement {
 export interface ColdStartResult {
   readonly node: string;
   readonly runs: number;
-  readonly floor: Omit<BundleMeasurement, 'ratioToFloor' | 'largestPackages'>;
+  /** NODE_OPTIONS the template sets on the functions ('' when none). */
+  readonly nodeOptions: string;
+  readonly floor: Omit<BundleMeasurement, 'ratioToFloor'>;
   readonly handlers: readonly BundleMeasurement[];
-}
-
-/** Lambda entry points: files under lambda/handlers that export `handler`. */
-export function handlerEntries(root: string): string[] {
-  const directory = join(root, 'lambda/handlers');
-  let files: string[];
-  try {
-    files = readdirSync(directory).filter((file) => file.endsWith('.ts'));
-  } catch {
-    return [];
-  }
-  return files
-    .map((file) => join(directory, file))
-    .filter((file) =>
-      /export\s+(const|async function|function)\s+handler\b/.test(readFileSync(file, 'utf8'))
-    )
-    .sort();
 }
 
 function median(values: readonly number[]): number {
@@ -75,71 +50,148 @@ function median(values: readonly number[]): number {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-function timeImport(file: string): number {
+const round = (value: number) => Math.round(value * 10) / 10;
+
+function timeImport(file: string, nodeOptions: string): number {
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], {
     encoding: 'utf8',
-    env: { ...process.env, AWS_REGION: 'us-east-1' },
+    env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: nodeOptions },
   });
   return Number(output);
+}
+
+/** `node --import tsx infra/app.ts` into `outdir`, as test/deploy synthesizes. */
+function synthesize(root: string, outdir: string): void {
+  const cdkJson = JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
+  }
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: {
+      ...env,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({
+        ...cdkJson.context,
+        ...BENCH_CONTEXT,
+        'aws:cdk:enable-path-metadata': true,
+        'aws:cdk:enable-asset-metadata': true,
+      }),
+    },
+  });
+  if (result.status !== 0) {
+    throw new Error(`synth failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+interface DeployedBundle {
+  readonly name: string;
+  readonly file: string;
+  readonly nodeOptions: string;
+}
+
+/** Each function's bundle and NODE_OPTIONS, from the synthesized template. */
+function deployedBundles(outdir: string): DeployedBundle[] {
+  const template = JSON.parse(readFileSync(join(outdir, `${STACK}.template.json`), 'utf8')) as {
+    Resources: Record<
+      string,
+      {
+        Type: string;
+        Metadata?: Record<string, unknown>;
+        Properties?: { Handler?: string; Environment?: { Variables?: Record<string, unknown> } };
+      }
+    >;
+  };
+  const bundles: DeployedBundle[] = [];
+  for (const resource of Object.values(template.Resources)) {
+    const asset = resource.Metadata?.['aws:asset:path'];
+    if (resource.Type !== 'AWS::Lambda::Function' || typeof asset !== 'string') continue;
+    // NodeClassScanner/Scanner/<Name>/Function/Resource
+    const path = String(resource.Metadata?.['aws:cdk:path'] ?? '').split('/');
+    const construct = path[path.length - 3] ?? asset;
+    const file = join(
+      outdir,
+      asset,
+      `${(resource.Properties?.Handler ?? 'index.handler').split('.')[0]}.mjs`
+    );
+    if (!existsSync(file)) continue;
+    const nodeOptions = resource.Properties?.Environment?.Variables?.NODE_OPTIONS;
+    bundles.push({
+      name: construct.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
+      file,
+      nodeOptions: typeof nodeOptions === 'string' ? nodeOptions : '',
+    });
+  }
+  return bundles.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export async function measureColdStart(root: string, runs = 7): Promise<ColdStartResult> {
   const directory = mkdtempSync(join(tmpdir(), 'nodeclass-bench-'));
   try {
-    const bundles: { name: string; entry?: string }[] = [
-      { name: 'floor: @aws-sdk/client-ec2 only' },
-      ...handlerEntries(root).map((entry) => ({ name: basename(entry, '.ts'), entry })),
+    const assembly = join(directory, 'cdk.out');
+    synthesize(root, assembly);
+    const handlers = deployedBundles(assembly);
+    if (handlers.length === 0) throw new Error('no Lambda bundles in the synthesized assembly');
+    const nodeOptions = handlers[0]?.nodeOptions ?? '';
+    const floorFile = join(directory, 'floor', 'index.mjs');
+    await build({
+      stdin: { contents: FLOOR_SOURCE, resolveDir: root, loader: 'js' },
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node24',
+      mainFields: ['module', 'main'],
+      minify: true,
+      keepNames: true,
+      sourcemap: true,
+      banner: {
+        js:
+          "import { createRequire as __scannerCreateRequire } from 'node:module';" +
+          'const require = __scannerCreateRequire(import.meta.url);',
+      },
+      outfile: floorFile,
+      absWorkingDir: root,
+      logLevel: 'error',
+    });
+    const all = [
+      { name: 'floor: @aws-sdk/client-ec2 only', file: floorFile, nodeOptions },
+      ...handlers,
     ];
-    const built = [];
-    for (const [index, bundle] of bundles.entries()) {
-      const outfile = join(directory, `bundle-${index}.mjs`);
-      const result = await build({
-        metafile: true,
-        ...BUNDLE_OPTIONS,
-        ...(bundle.entry === undefined
-          ? { stdin: { contents: FLOOR_SOURCE, resolveDir: root, loader: 'js' } }
-          : { entryPoints: [bundle.entry] }),
-        outfile,
-        absWorkingDir: root,
-      });
-      const output = Object.values(result.metafile?.outputs ?? {})[0];
-      const byPackage = new Map<string, number>();
-      for (const [path, input] of Object.entries(output?.inputs ?? {})) {
-        const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-        const name = match?.[1] ?? (path.startsWith('lambda/') ? 'lambda/' : path);
-        byPackage.set(name, (byPackage.get(name) ?? 0) + input.bytesInOutput);
-      }
-      const largestPackages = [...byPackage]
-        .sort(([, a], [, b]) => b - a)
-        .slice(0, 8)
-        .map(([name, bytes]) => ({ name, bytes }));
-      built.push({
-        ...bundle,
-        outfile,
-        bytes: statSync(outfile).size,
-        largestPackages,
-        runs: [] as number[],
-      });
-    }
+    const samples = all.map(() => ({ imports: [] as number[], maps: [] as number[] }));
+    const withMaps = (options: string) =>
+      options.includes('--enable-source-maps') ? options : `${options} --enable-source-maps`.trim();
     // Interleaved, so drift in machine load hits every bundle alike; one warm-up of the disk cache.
-    for (const bundle of built) timeImport(bundle.outfile);
+    for (const bundle of all) timeImport(bundle.file, bundle.nodeOptions);
     for (let run = 0; run < runs; run++) {
-      for (const bundle of built) bundle.runs.push(timeImport(bundle.outfile));
+      for (const [index, bundle] of all.entries()) {
+        const sample = samples[index];
+        if (!sample) continue;
+        sample.imports.push(timeImport(bundle.file, bundle.nodeOptions));
+        sample.maps.push(timeImport(bundle.file, withMaps(bundle.nodeOptions)));
+      }
     }
-    const [floor, ...handlers] = built.map((bundle) => ({
-      name: bundle.name,
-      bytes: bundle.bytes,
-      largestPackages: bundle.largestPackages,
-      importMs: Math.round(median(bundle.runs) * 10) / 10,
-      importRuns: bundle.runs.map((value) => Math.round(value * 10) / 10),
-    }));
+    const [floor, ...measured] = all.map((bundle, index) => {
+      const sample = samples[index] ?? { imports: [], maps: [] };
+      return {
+        name: bundle.name,
+        bytes: statSync(bundle.file).size,
+        importMs: round(median(sample.imports)),
+        importRuns: sample.imports.map(round),
+        sourceMapsEnabledMs: round(median(sample.maps)),
+      };
+    });
     if (!floor) throw new Error('floor bundle missing');
-    const { largestPackages: _floorPackages, ...floorMeasurement } = floor;
     return {
       node: process.version,
       runs,
-      floor: floorMeasurement,
-      handlers: handlers.map((handler) => ({
+      nodeOptions,
+      floor,
+      handlers: measured.map((handler) => ({
         ...handler,
         ratioToFloor: Math.round((handler.importMs / floor.importMs) * 100) / 100,
       })),
@@ -147,4 +199,9 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+// `npx tsx bench/cold-start.ts`: this measurement alone, printed as JSON.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.write(`${JSON.stringify(await measureColdStart(process.cwd()), null, 2)}\n`);
 }

@@ -15,6 +15,15 @@ interface PhaseResult {
 
 export interface SizeResult {
   readonly nodeClasses: number;
+  /** Per `service:Operation`: calls sent, the fleet's independent lower bound, calls / bound. */
+  readonly byOperation?: Readonly<
+    Record<
+      string,
+      { readonly calls: number; readonly lowerBound: number; readonly ratio: number | null }
+    >
+  >;
+  /** The bound's calls under the same limits and latency. */
+  readonly lowerBoundWallTimeMs?: number;
   readonly awsFacts: PhaseResult;
   readonly permissions: PhaseResult & { readonly distinctSimulations: number };
   readonly operations: Readonly<Record<string, { readonly calls: number }>>;
@@ -57,6 +66,7 @@ export interface BenchResults {
       readonly bytes: number;
       readonly importMs: number;
       readonly ratioToFloor: number;
+      readonly sourceMapsEnabledMs?: number;
       readonly largestPackages?: readonly { readonly name: string; readonly bytes: number }[];
     }[];
   };
@@ -74,6 +84,10 @@ function ratio(value: number): string {
 
 function kib(bytes: number): string {
   return `${Math.round(bytes / 1024)} KiB`;
+}
+
+function optionalMs(value: number | undefined): string {
+  return value === undefined ? 'n/a' : `${value} ms`;
 }
 
 function row(cells: readonly (string | number)[]): string {
@@ -96,7 +110,10 @@ export function renderBenchTable(results: BenchResults): string {
     ''
   );
   lines.push(
-    '**Full scans: API calls against the lower bound** (distinct queries the fleet needs; no rate limits, so only deduplication is measured)',
+    '**Full scans: API calls against the lower bound** (no rate limits, so only the number of calls is measured). ' +
+      'The bound is computed from the fleet description alone, without scanner code (`bench/lower-bound.ts`): one call per distinct ' +
+      'selector, 10 SSM names per GetParameters, one read per distinct role and policy, and one simulation per controller role and ' +
+      'value-relevant context with every action batched. "AWS-facts calls" are every call but SimulatePrincipalPolicy.',
     ''
   );
   lines.push(
@@ -129,11 +146,35 @@ export function renderBenchTable(results: BenchResults): string {
       ])
     );
   }
+  const operations = [
+    ...new Set(scans.flatMap((scan) => Object.keys(scan.deduplication.byOperation ?? {}))),
+  ].sort();
+  if (operations.length > 0) {
+    lines.push('', '**Calls / lower bound per operation** (no rate limits)', '');
+    lines.push(
+      row(['Operation', ...scans.map((scan) => scan.size.replace('x', ' × '))]),
+      row(['---', ...scans.map(() => '---:')])
+    );
+    for (const operation of operations) {
+      lines.push(
+        row([
+          `\`${operation}\``,
+          ...scans.map((scan) => {
+            const entry = scan.deduplication.byOperation?.[operation];
+            if (entry === undefined) return '–';
+            const quotient = entry.ratio === null ? 'no bound' : ratio(entry.ratio);
+            return `${entry.calls} / ${entry.lowerBound} = ${quotient}`;
+          }),
+        ])
+      );
+    }
+  }
   lines.push('', '**Full scans under rate limits**', '');
   lines.push(
     row([
       'Fleet',
       'Wall time',
+      'Lower-bound wall time',
       'AWS-facts phase',
       'Permissions phase',
       'Throttled attempts',
@@ -141,7 +182,7 @@ export function renderBenchTable(results: BenchResults): string {
       '`error` findings',
       'Peak RSS',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   );
   for (const scan of scans) {
     const result = scan.rateLimited;
@@ -149,6 +190,7 @@ export function renderBenchTable(results: BenchResults): string {
       row([
         scan.size.replace('x', ' × '),
         seconds(result.wallTimeMs),
+        result.lowerBoundWallTimeMs === undefined ? 'n/a' : seconds(result.lowerBoundWallTimeMs),
         seconds(result.awsFacts.simulatedMs),
         seconds(result.permissions.simulatedMs),
         result.awsFacts.throttled + result.permissions.throttled,
@@ -189,12 +231,12 @@ export function renderBenchTable(results: BenchResults): string {
   }
   lines.push(
     '',
-    `**Cold start**: esbuild bundles as the CDK builds them; module import time, median of ${coldStart.runs} fresh Node processes`,
+    `**Cold start**: the synthesized assets (\`cdk synth\`), imported with the template's NODE_OPTIONS (${(coldStart as { nodeOptions?: string }).nodeOptions || 'none'}); median of ${coldStart.runs} fresh Node processes. The source maps ship in each asset; the last column is the import with \`--enable-source-maps\`.`,
     ''
   );
   lines.push(
-    row(['Bundle', 'Size', 'Import', 'Ratio to floor']),
-    row(['---', '---:', '---:', '---:'])
+    row(['Bundle', 'Size', 'Import', 'Ratio to floor', 'With source maps enabled']),
+    row(['---', '---:', '---:', '---:', '---:'])
   );
   lines.push(
     row([
@@ -202,11 +244,18 @@ export function renderBenchTable(results: BenchResults): string {
       kib(coldStart.floor.bytes),
       `${coldStart.floor.importMs} ms`,
       '1.00',
+      optionalMs((coldStart.floor as { sourceMapsEnabledMs?: number }).sourceMapsEnabledMs),
     ])
   );
   for (const handler of coldStart.handlers) {
     lines.push(
-      row([handler.name, kib(handler.bytes), `${handler.importMs} ms`, ratio(handler.ratioToFloor)])
+      row([
+        handler.name,
+        kib(handler.bytes),
+        `${handler.importMs} ms`,
+        ratio(handler.ratioToFloor),
+        optionalMs(handler.sourceMapsEnabledMs),
+      ])
     );
   }
   const sample = coldStart.handlers.find((handler) => handler.name === 'scan-cluster');
