@@ -18,7 +18,8 @@ function hex(n: number, width = 17): string {
   return n.toString(16).padStart(width, '0').slice(-width);
 }
 
-function aliasParameters(
+/** The SSM parameters the fleet publishes for an alias (its images' ids), by path. */
+export function aliasParameters(
   alias: string,
   imageIdFor: (key: string) => string
 ): Record<string, string> {

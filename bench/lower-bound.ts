@@ -1,157 +1,267 @@
-// The fewest AWS calls a fleet needs: every distinct query, counted once, computed from the fleet
-// itself with core's query builders (not from the memo's own count). Each DescribeImages plan is
-// needed twice (as Karpenter queries it, and without the state filter to tell "no image" from
-// "image not available"); both collapse when they are the same query.
-import { RESOURCE_ARN_CHUNK_SIZE } from '../lambda/adapters/aws/iam-simulator.js';
-import type { World } from '../lambda/adapters/world/schema.js';
-import { parameterNamesOf } from '../lambda/adapters/world/world-facts.js';
-import { aliasParameters, parseAlias, unsupportedAliasMessage } from '../lambda/core/ami/alias.js';
-import {
-  aliasImageQuery,
-  imageQueriesForTerms,
-  withoutStateFilter,
-} from '../lambda/core/ami/queries.js';
-import type { Ec2Filter } from '../lambda/core/facts/aws.js';
-import { bareIamName } from '../lambda/core/iam/arns.js';
-import { resolveControllerRole } from '../lambda/core/iam/controller-role.js';
-import { permissionScopeOf, simulationInputOf } from '../lambda/core/iam/nodeclass-inputs.js';
-import { buildSimulations } from '../lambda/core/iam/request-context.js';
-import { clusterOf, type Inventory } from '../lambda/core/inventory.js';
-import { capacityReservationQueries } from '../lambda/core/selectors/capacity-reservations.js';
-import { securityGroupQueries } from '../lambda/core/selectors/security-groups.js';
-import { subnetQueries } from '../lambda/core/selectors/subnets.js';
+// The fewest AWS calls a fleet needs, computed from the fleet description alone (the world
+// buildFleetWorld writes) with its own normalisation: no scanner function is imported (a test keeps
+// this file free of lambda/ imports), so "calls / lower bound" measures the scanner, not itself.
+//
+// What must be learned, and the fewest requests that can learn it:
+// - each distinct AMI selector's images: one DescribeImages per selector (an alias is one selector
+//   per Kubernetes version; a NodeClass's id terms are one image-id query; the state filter is
+//   answered locally, so it never costs a second query);
+// - each distinct subnet / security-group / capacity-reservation selector term: one Describe*;
+// - the SSM parameters behind every alias and ssmParameter term: GetParameters, 10 names a call;
+// - each distinct node role (GetRole + ListAttachedRolePolicies when it exists) and instance
+//   profile (GetInstanceProfile);
+// - per Karpenter controller role: its policies (GetRole for the boundary, ListRolePolicies,
+//   ListAttachedRolePolicies, then one read per inline and two per managed policy), and one
+//   SimulatePrincipalPolicy per distinct value-relevant context with every action and resource
+//   batched. Karpenter's reference controller policy compares by value only the region and the
+//   cluster's name (the NodeClass tag is tested for presence), so a controller role needs one
+//   simulation per (region, cluster) it serves.
+// Merging different selectors into one request (e.g. OR-ing the discovery tag values of many
+// clusters) would go lower still; it is not counted, as Karpenter's per-term answers must stay exact.
+import { aliasParameters } from './fleet.js';
 
-/** Order-insensitive identity of a query (EC2 ANDs filters and ORs values). */
-export function canonicalQuery(query: {
-  readonly filters: readonly Ec2Filter[];
-  readonly owners?: readonly string[];
-  readonly ids?: readonly string[];
-  readonly includeDeprecated?: boolean;
-}): string {
-  const filters = query.filters
-    .map((filter) => `${filter.name}=${[...filter.values].sort().join('\u0001')}`)
-    .sort();
+/** GetParameters accepts at most 10 names. */
+const PARAMETERS_PER_CALL = 10;
+
+type Json = Record<string, unknown>;
+
+function record(value: unknown): Json {
+  return value !== null && typeof value === 'object' ? (value as Json) : {};
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Tags as a canonical string: keys sorted, each key=value. */
+function tagKey(tags: unknown): string {
+  return Object.entries(record(tags))
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .sort()
+    .join('&');
+}
+
+/** The role name of a role ARN or bare name. */
+function roleName(value: string): string {
+  return value.slice(value.lastIndexOf('/') + 1);
+}
+
+/** One selector term (subnet, security group, capacity reservation), order-insensitive. */
+function selectorTermKey(term: Json): string {
   return JSON.stringify([
-    filters,
-    [...(query.owners ?? [])].sort(),
-    [...(query.ids ?? [])].sort(),
-    query.includeDeprecated ?? null,
+    text(term.id) ?? '',
+    text(term.name) ?? '',
+    text(term.ownerID) ?? '',
+    text(term.instanceMatchCriteria) ?? '',
+    tagKey(term.tags),
   ]);
 }
 
-function parameterValue(world: World, name: string): string | undefined {
-  for (const candidate of parameterNamesOf(name)) {
-    const value = world.ssm.parameters[candidate];
-    if (value !== undefined) return value;
+/** The AMI query keys of one NodeClass, and the SSM parameter names it needs. */
+function amiNeeds(
+  terms: readonly Json[],
+  kubernetesVersion: string,
+  region: string
+): { readonly queries: string[]; readonly parameters: string[] } {
+  const alias = terms.map((term) => text(term.alias)).find((value) => value !== undefined);
+  if (alias !== undefined) {
+    return {
+      queries: [`${region} alias ${alias.toLowerCase()} k8s ${kubernetesVersion}`],
+      parameters: Object.keys(aliasParameters(alias.toLowerCase(), () => '')),
+    };
+  }
+  const queries: string[] = [];
+  const parameters: string[] = [];
+  const ids: string[] = [];
+  for (const term of terms) {
+    const id = text(term.id);
+    const parameter = text(term.ssmParameter);
+    if (id !== undefined) ids.push(id);
+    else if (parameter !== undefined) {
+      parameters.push(parameter);
+      ids.push(`ssm:${parameter}`);
+    } else {
+      const name = text(term.name);
+      const owner = text(term.owner);
+      // EC2 semantics: a name without an owner is searched among the caller's and Amazon's images.
+      const owners = owner !== undefined ? [owner] : name !== undefined ? ['amazon', 'self'] : [];
+      queries.push(JSON.stringify([region, name ?? '', owners, tagKey(term.tags)]));
+    }
+  }
+  if (ids.length > 0) queries.push(JSON.stringify([region, 'ids', [...new Set(ids)].sort()]));
+  return { queries, parameters };
+}
+
+/** The controller role of a cluster: Pod Identity for Karpenter's service account, else IRSA. */
+function controllerRoleOf(cluster: Json): string | undefined {
+  const kubernetes = record(cluster.kubernetes);
+  const namespace = text(kubernetes.karpenterNamespace) ?? 'kube-system';
+  const serviceAccount = text(kubernetes.karpenterServiceAccount) ?? 'karpenter';
+  for (const association of list(cluster.podIdentityAssociations).map(record)) {
+    if (association.namespace === namespace && association.serviceAccount === serviceAccount) {
+      const arn = text(association.roleArn);
+      if (arn !== undefined) return roleName(arn);
+    }
+  }
+  for (const account of list(kubernetes.serviceAccounts).map(record)) {
+    if (account.namespace !== namespace || account.name !== serviceAccount) continue;
+    const arn = text(record(account.annotations)['eks.amazonaws.com/role-arn']);
+    if (arn !== undefined) return roleName(arn);
   }
   return undefined;
 }
 
-/** Distinct AWS operations the AWS-facts enricher needs, by `service:Operation`. */
-export function awsFactsLowerBound(world: World, inventory: Inventory): Record<string, number> {
-  const keys = {
-    'ec2:DescribeImages': new Set<string>(),
-    'ec2:DescribeSubnets': new Set<string>(),
-    'ec2:DescribeSecurityGroups': new Set<string>(),
-    'ec2:DescribeCapacityReservations': new Set<string>(),
-    'ssm:GetParameter': new Set<string>(),
-    'iam:GetInstanceProfile': new Set<string>(),
-    'iam:GetRole': new Set<string>(),
-    'iam:ListAttachedRolePolicies': new Set<string>(),
-  };
-  const roleExists = (name: string) =>
-    world.iam.roles.some((role) => role.RoleName === name) ||
-    world.iam.instanceProfiles.some((p) => (p.Roles ?? []).some((r) => r.RoleName === name));
-  const needRole = (name: string) => {
-    keys['iam:GetRole'].add(name);
-    if (roleExists(name)) keys['iam:ListAttachedRolePolicies'].add(name);
-  };
+export interface LowerBound {
+  /** Fewest calls per `service:Operation`. */
+  readonly byOperation: Readonly<Record<string, number>>;
+  /** Distinct (controller role, value-relevant context) pairs: one simulation each. */
+  readonly simulationContexts: number;
+}
 
-  for (const entry of inventory.nodeClasses) {
-    if (!entry.parsed.ok) continue;
-    const spec = entry.parsed.value.spec;
-    for (const query of subnetQueries(spec.subnetSelectorTerms))
-      keys['ec2:DescribeSubnets'].add(canonicalQuery(query));
-    for (const query of securityGroupQueries(spec.securityGroupSelectorTerms))
-      keys['ec2:DescribeSecurityGroups'].add(canonicalQuery(query));
-    for (const query of capacityReservationQueries(spec.capacityReservationSelectorTerms ?? []))
-      keys['ec2:DescribeCapacityReservations'].add(canonicalQuery(query));
+/** The lower bound of a fleet world (the JSON `buildFleetWorld` returns). */
+export function fleetLowerBound(world: unknown): LowerBound {
+  const root = record(world);
+  const region = text(root.region) ?? '';
+  const iam = record(root.iam);
+  const roles = new Map(list(iam.roles).map((role) => [text(record(role).RoleName), record(role)]));
+  const profiles = new Map(
+    list(iam.instanceProfiles).map((profile) => [
+      text(record(profile).InstanceProfileName),
+      record(profile),
+    ])
+  );
 
-    const terms = spec.amiSelectorTerms;
-    const aliasIndex = terms.findIndex((term) => term.alias);
-    const plans = [];
-    if (aliasIndex >= 0) {
-      const cluster = clusterOf(inventory, entry.cluster);
-      const k8s = cluster?.aws?.status === 'ok' ? cluster.aws.value.kubernetesVersion : undefined;
-      const alias = parseAlias(terms[aliasIndex]?.alias ?? '');
-      if (k8s !== undefined && alias !== undefined && !unsupportedAliasMessage(alias, k8s)) {
-        const resolved = [];
-        for (const parameter of aliasParameters(alias, k8s)) {
-          keys['ssm:GetParameter'].add(parameter.name);
-          const value = parameterValue(world, parameter.name);
-          if (value !== undefined) resolved.push({ imageId: value, variants: parameter.variants });
-        }
-        const plan = aliasImageQuery(resolved, aliasIndex);
-        if (plan) plans.push(plan);
+  const images = new Set<string>();
+  const parameters = new Set<string>();
+  const subnets = new Set<string>();
+  const securityGroups = new Set<string>();
+  const reservations = new Set<string>();
+  const nodeRoles = new Set<string>();
+  const instanceProfiles = new Set<string>();
+  const controllerContexts = new Map<string, Set<string>>();
+
+  for (const cluster of list(record(root.eks).clusters).map(record)) {
+    const clusterName = text(cluster.name) ?? '';
+    const kubernetesVersion = text(cluster.version) ?? '';
+    const kubernetes = record(cluster.kubernetes);
+    const nodeClasses = list(kubernetes.ec2NodeClasses).map(record);
+    const controller = controllerRoleOf(cluster);
+    if (controller !== undefined && nodeClasses.length > 0) {
+      const contexts = controllerContexts.get(controller) ?? new Set<string>();
+      contexts.add(`${region} ${clusterName}`);
+      controllerContexts.set(controller, contexts);
+    }
+    for (const nodeClass of nodeClasses) {
+      const spec = record(nodeClass.spec);
+      const ami = amiNeeds(list(spec.amiSelectorTerms).map(record), kubernetesVersion, region);
+      for (const query of ami.queries) images.add(query);
+      for (const name of ami.parameters) parameters.add(name);
+      for (const term of list(spec.subnetSelectorTerms).map(record))
+        subnets.add(`${region} ${selectorTermKey(term)}`);
+      for (const term of list(spec.securityGroupSelectorTerms).map(record))
+        securityGroups.add(`${region} ${selectorTermKey(term)}`);
+      for (const term of list(spec.capacityReservationSelectorTerms).map(record))
+        reservations.add(`${region} ${selectorTermKey(term)}`);
+      const profile = text(spec.instanceProfile);
+      const role = text(spec.role);
+      if (profile !== undefined) {
+        instanceProfiles.add(profile);
+        const profileRole = text(record(list(profiles.get(profile)?.Roles)[0]).RoleName);
+        if (profileRole !== undefined) nodeRoles.add(profileRole);
+      } else if (role !== undefined) {
+        nodeRoles.add(roleName(role));
       }
-    } else {
-      const values = new Map<number, string>();
-      terms.forEach((term, index) => {
-        if (term.id || !term.ssmParameter) return;
-        keys['ssm:GetParameter'].add(term.ssmParameter);
-        const value = parameterValue(world, term.ssmParameter);
-        if (value !== undefined) values.set(index, value);
-      });
-      plans.push(...imageQueriesForTerms(terms, values));
-    }
-    for (const plan of plans) {
-      keys['ec2:DescribeImages'].add(canonicalQuery(plan.query));
-      keys['ec2:DescribeImages'].add(canonicalQuery(withoutStateFilter(plan.query)));
-    }
-
-    if (spec.instanceProfile !== undefined) {
-      const name = bareIamName(spec.instanceProfile);
-      keys['iam:GetInstanceProfile'].add(name);
-      const profile = world.iam.instanceProfiles.find((p) => p.InstanceProfileName === name);
-      const role = profile?.Roles?.[0]?.RoleName;
-      if (role !== undefined) needRole(role);
-    } else if (spec.role !== undefined) {
-      needRole(bareIamName(spec.role));
     }
   }
-  return Object.fromEntries(
-    Object.entries(keys)
-      .filter(([, set]) => set.size > 0)
-      .map(([operation, set]) => [operation, set.size])
+
+  // Role reads: node roles and controller roles alike (GetRole; attached policies if it exists).
+  const readRoles = new Set([...nodeRoles, ...controllerContexts.keys()]);
+  const existing = [...readRoles].filter((name) => roles.has(name));
+  const controllers = [...controllerContexts.keys()].filter((name) => roles.has(name));
+  const inlinePolicies = controllers.reduce(
+    (sum, name) => sum + list(roles.get(name)?.RolePolicyList).length,
+    0
   );
+  const managedPolicies = new Set(
+    controllers.flatMap((name) =>
+      list(roles.get(name)?.AttachedPolicies).map((policy) => text(record(policy).PolicyArn))
+    )
+  );
+  const simulationContexts = [...controllerContexts.values()].reduce(
+    (sum, contexts) => sum + contexts.size,
+    0
+  );
+
+  const byOperation: Record<string, number> = {
+    'ec2:DescribeImages': images.size,
+    'ec2:DescribeSubnets': subnets.size,
+    'ec2:DescribeSecurityGroups': securityGroups.size,
+    'ec2:DescribeCapacityReservations': reservations.size,
+    'ssm:GetParameters': Math.ceil(parameters.size / PARAMETERS_PER_CALL),
+    'iam:GetInstanceProfile': instanceProfiles.size,
+    'iam:GetRole': readRoles.size,
+    'iam:ListAttachedRolePolicies': existing.length,
+    'iam:ListRolePolicies': controllers.length,
+    'iam:GetRolePolicy': inlinePolicies,
+    'iam:GetPolicy': managedPolicies.size,
+    'iam:GetPolicyVersion': managedPolicies.size,
+    'iam:SimulatePrincipalPolicy': simulationContexts,
+  };
+  return {
+    byOperation: Object.fromEntries(Object.entries(byOperation).filter(([, calls]) => calls > 0)),
+    simulationContexts,
+  };
+}
+
+export interface BucketLimit {
+  readonly capacity: number;
+  readonly refillPerSecond: number;
 }
 
 /**
- * SimulatePrincipalPolicy calls the permissions enricher needs: each distinct simulation once,
- * split into chunks of RESOURCE_ARN_CHUNK_SIZE resource ARNs as the live adapter sends them.
+ * The shortest wall time the bound's calls can take under the given token buckets (EC2 one per
+ * action, SSM one, IAM reads one, SimulatePrincipalPolicy its own) with `latencyMs` per call and
+ * unlimited concurrency: the slowest bucket's drain time plus one call's latency.
  */
-export function simulationLowerBound(inventory: Inventory): {
-  readonly requests: number;
-  readonly calls: number;
-} {
-  const requests = new Map<string, number>();
-  for (const entry of inventory.nodeClasses) {
-    if (!entry.parsed.ok) continue;
-    const cluster = clusterOf(inventory, entry.cluster);
-    if (!cluster) continue;
-    const controller = resolveControllerRole(cluster);
-    if (controller.status !== 'found') continue;
-    const scope = permissionScopeOf(cluster, controller);
-    if (scope.status !== 'ok') continue;
-    const input = simulationInputOf(inventory, entry, entry.parsed.value, scope.value, controller);
-    for (const request of buildSimulations(input).requests) {
-      requests.set(
-        request.key,
-        Math.max(1, Math.ceil(request.resourceArns.length / RESOURCE_ARN_CHUNK_SIZE))
-      );
-    }
+export function lowerBoundWallTimeMs(
+  byOperation: Readonly<Record<string, number>>,
+  limits: {
+    readonly ec2: BucketLimit;
+    readonly ssm: BucketLimit;
+    readonly iam: BucketLimit;
+    readonly iamSimulate: BucketLimit;
+  },
+  latencyMs: number
+): number {
+  const buckets = new Map<string, { calls: number; limit: BucketLimit }>();
+  for (const [operation, calls] of Object.entries(byOperation)) {
+    const [service] = operation.split(':');
+    const key =
+      service === 'ec2'
+        ? operation
+        : operation === 'iam:SimulatePrincipalPolicy'
+          ? 'iam:simulate'
+          : (service ?? operation);
+    const limit =
+      service === 'ec2'
+        ? limits.ec2
+        : service === 'ssm'
+          ? limits.ssm
+          : key === 'iam:simulate'
+            ? limits.iamSimulate
+            : limits.iam;
+    const bucket = buckets.get(key) ?? { calls: 0, limit };
+    bucket.calls += calls;
+    buckets.set(key, bucket);
   }
-  let calls = 0;
-  for (const chunks of requests.values()) calls += chunks;
-  return { requests: requests.size, calls };
+  let slowest = 0;
+  for (const { calls, limit } of buckets.values()) {
+    const drainMs = (Math.max(0, calls - limit.capacity) / limit.refillPerSecond) * 1000;
+    slowest = Math.max(slowest, drainMs);
+  }
+  return buckets.size === 0 ? 0 : Math.round(slowest + latencyMs);
 }

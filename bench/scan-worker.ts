@@ -29,9 +29,9 @@ import {
   RecordingPublisher,
   silentLogger,
 } from '../test/support/service-fakes.js';
-import { SimulatedAws } from './aws-model.js';
+import { DEFAULT_LATENCY_MS, RATE_LIMITS, SimulatedAws } from './aws-model.js';
 import { buildFleetWorld, type FleetSize } from './fleet.js';
-import { awsFactsLowerBound, simulationLowerBound } from './lower-bound.js';
+import { fleetLowerBound, lowerBoundWallTimeMs } from './lower-bound.js';
 import { VirtualClock } from './virtual-clock.js';
 import { createWorldSdk, type Interceptor } from './world-sdk.js';
 
@@ -106,7 +106,8 @@ function errorReasons(inventory: Inventory): Record<string, number> {
 }
 
 async function measureSize(size: FleetSize, rateLimited: boolean) {
-  const world = WorldSchema.parse(buildFleetWorld(size));
+  const fleet = buildFleetWorld(size);
+  const world = WorldSchema.parse(fleet);
   const account = simulatedAccount(world, rateLimited);
   const { clock, aws } = account;
   const realStart = performance.now();
@@ -127,39 +128,61 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
   const realMs = performance.now() - realStart;
   const scannerComputeMs = realMs - account.answeringMs();
   const operations = aws.report();
-  const factsBound = awsFactsLowerBound(world, result.inventory);
-  const simulationBound = simulationLowerBound(result.inventory);
-  const factsOps = Object.keys(factsBound);
-  const factsCalls = sum(factsOps.map((op) => operations[op]?.calls ?? 0));
-  const extraOps = Object.keys(operations).filter(
-    (op) => !factsOps.includes(op) && op !== 'iam:SimulatePrincipalPolicy'
+  // The bound comes from the fleet description alone (lower-bound.ts uses no scanner code).
+  const bound = fleetLowerBound(fleet);
+  const SIMULATE = 'iam:SimulatePrincipalPolicy';
+  const allOps = [
+    ...new Set([...Object.keys(operations), ...Object.keys(bound.byOperation)]),
+  ].sort();
+  const byOperation = Object.fromEntries(
+    allOps.map((op) => {
+      const calls = operations[op]?.calls ?? 0;
+      const lowerBound = bound.byOperation[op] ?? 0;
+      return [op, { calls, lowerBound, ratio: lowerBound === 0 ? null : calls / lowerBound }];
+    })
   );
-  const simulate = operations['iam:SimulatePrincipalPolicy'];
+  const factsOps = allOps.filter((op) => op !== SIMULATE);
+  const simulate = operations[SIMULATE];
+  const simulationBound = bound.byOperation[SIMULATE] ?? 0;
   const nodeClasses = size.clusters * size.nodeClassesPerCluster;
-  const factsCallsTotal = factsCalls + sum(extraOps.map((op) => operations[op]?.calls ?? 0));
-  const factsBoundTotal = sum(Object.values(factsBound));
+  const factsCallsTotal = sum(factsOps.map((op) => operations[op]?.calls ?? 0));
+  const factsBoundTotal = sum(factsOps.map((op) => bound.byOperation[op] ?? 0));
   return {
     kind: 'size',
     rateLimited,
     clusters: size.clusters,
     nodeClassesPerCluster: size.nodeClassesPerCluster,
     nodeClasses,
+    /** Every operation: calls sent, the fleet's lower bound, and their ratio. */
+    byOperation,
+    /** The bound's own wall time under the same limits and latency (unlimited concurrency). */
+    lowerBoundWallTimeMs: lowerBoundWallTimeMs(
+      bound.byOperation,
+      rateLimited
+        ? RATE_LIMITS
+        : {
+            ec2: { capacity: Number.POSITIVE_INFINITY, refillPerSecond: 1 },
+            ssm: { capacity: Number.POSITIVE_INFINITY, refillPerSecond: 1 },
+            iam: { capacity: Number.POSITIVE_INFINITY, refillPerSecond: 1 },
+            iamSimulate: { capacity: Number.POSITIVE_INFINITY, refillPerSecond: 1 },
+          },
+      DEFAULT_LATENCY_MS
+    ),
     awsFacts: {
       simulatedMs: round(phases.awsFacts ?? 0),
       calls: factsCallsTotal,
       lowerBound: factsBoundTotal,
       ratio: factsCallsTotal / factsBoundTotal,
       callsPerNodeClass: factsCallsTotal / nodeClasses,
-      lowerBoundByOperation: factsBound,
-      throttled: sum([...factsOps, ...extraOps].map((op) => operations[op]?.throttled ?? 0)),
-      failed: sum([...factsOps, ...extraOps].map((op) => operations[op]?.failed ?? 0)),
+      throttled: sum(factsOps.map((op) => operations[op]?.throttled ?? 0)),
+      failed: sum(factsOps.map((op) => operations[op]?.failed ?? 0)),
     },
     permissions: {
       simulatedMs: round(phases.permissions ?? 0),
       calls: simulate?.calls ?? 0,
-      distinctSimulations: simulationBound.requests,
-      lowerBound: simulationBound.calls,
-      ratio: simulationBound.calls === 0 ? 1 : (simulate?.calls ?? 0) / simulationBound.calls,
+      distinctSimulations: bound.simulationContexts,
+      lowerBound: simulationBound,
+      ratio: simulationBound === 0 ? 1 : (simulate?.calls ?? 0) / simulationBound,
       callsPerNodeClass: (simulate?.calls ?? 0) / nodeClasses,
       throttled: simulate?.throttled ?? 0,
       failed: simulate?.failed ?? 0,

@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fleetLowerBound, lowerBoundWallTimeMs } from '../../bench/lower-bound.js';
+
+const BENCH = resolve(import.meta.dirname, '../../bench');
+
+/** Relative import specifiers of a TypeScript file. */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]/g)].map(
+    (match) => match[1] ?? ''
+  );
+}
+
+function cluster(name: string, nodeClasses: readonly Record<string, unknown>[]) {
+  return {
+    name,
+    version: '1.33',
+    podIdentityAssociations: [
+      {
+        namespace: 'kube-system',
+        serviceAccount: 'karpenter',
+        roleArn: `arn:aws:iam::111122223333:role/Controller-${name}`,
+      },
+    ],
+    kubernetes: {
+      karpenterNamespace: 'kube-system',
+      karpenterServiceAccount: 'karpenter',
+      ec2NodeClasses: nodeClasses.map((spec, index) => ({
+        metadata: { name: `nc-${index}` },
+        spec,
+      })),
+    },
+  };
+}
+
+function nodeClass(name: string, ami: Record<string, unknown>, role = `Node-${name}`) {
+  return {
+    amiSelectorTerms: [ami],
+    role,
+    subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': name } }],
+    securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': name } }],
+  };
+}
+
+describe('fleet lower bound', () => {
+  it('imports no scanner code: nothing from lambda/, directly or through bench files', () => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const specifier of importsOf(file)) {
+        expect(specifier, `${file} imports ${specifier}`).not.toMatch(/lambda\//);
+        if (specifier.startsWith('.'))
+          visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      }
+    };
+    visit(join(BENCH, 'lower-bound.ts'));
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('counts distinct selectors, roles and (controller, value-relevant context) pairs', () => {
+    const world = {
+      region: 'us-east-1',
+      iam: {
+        roles: [
+          { RoleName: 'Node-a', AttachedPolicies: [] },
+          { RoleName: 'Controller-a', AttachedPolicies: [] },
+          {
+            RoleName: 'Controller-b',
+            AttachedPolicies: [{ PolicyArn: 'arn:aws:iam::1:policy/k' }],
+          },
+        ],
+        instanceProfiles: [],
+      },
+      eks: {
+        clusters: [
+          cluster('a', [
+            nodeClass('a', { alias: 'al2023@v20251001' }),
+            nodeClass('a', { alias: 'AL2023@v20251001' }),
+            nodeClass('a', { name: 'team-*' }),
+          ]),
+          cluster('b', [
+            nodeClass('b', { alias: 'al2023@v20251001' }),
+            nodeClass('b', { name: 'team-*', owner: 'self' }),
+            nodeClass('b', { id: 'ami-0b' }),
+          ]),
+        ],
+      },
+    };
+
+    const bound = fleetLowerBound(world);
+
+    expect(bound.byOperation).toEqual({
+      // one alias selector (case folded), team-* (default owners), team-* owned by self, one id query
+      'ec2:DescribeImages': 4,
+      'ec2:DescribeSubnets': 2,
+      'ec2:DescribeSecurityGroups': 2,
+      // the alias' 5 published parameters: one GetParameters
+      'ssm:GetParameters': 1,
+      // Node-a, Node-b, Controller-a, Controller-b; attached policies only of roles that exist
+      'iam:GetRole': 4,
+      'iam:ListAttachedRolePolicies': 3,
+      'iam:ListRolePolicies': 2,
+      'iam:GetPolicy': 1,
+      'iam:GetPolicyVersion': 1,
+      'iam:SimulatePrincipalPolicy': 2,
+    });
+    expect(bound.simulationContexts).toBe(2);
+  });
+
+  it('shares a controller role across clusters: one simulation per cluster it serves', () => {
+    const shared = (name: string) => ({
+      ...cluster(name, [nodeClass(name, { alias: 'al2023@v20251001' })]),
+      podIdentityAssociations: [
+        {
+          namespace: 'kube-system',
+          serviceAccount: 'karpenter',
+          roleArn: 'arn:aws:iam::111122223333:role/Shared',
+        },
+      ],
+    });
+    const bound = fleetLowerBound({
+      region: 'us-east-1',
+      iam: { roles: [{ RoleName: 'Shared' }] },
+      eks: { clusters: [shared('a'), shared('b')] },
+    });
+    expect(bound.byOperation['iam:SimulatePrincipalPolicy']).toBe(2);
+    expect(bound.byOperation['iam:ListRolePolicies']).toBe(1);
+  });
+
+  it('wall time: the slowest bucket drains past its burst at its refill rate, plus one latency', () => {
+    const limits = {
+      ec2: { capacity: 100, refillPerSecond: 20 },
+      ssm: { capacity: 40, refillPerSecond: 40 },
+      iam: { capacity: 20, refillPerSecond: 10 },
+      iamSimulate: { capacity: 10, refillPerSecond: 5 },
+    };
+    expect(
+      lowerBoundWallTimeMs(
+        { 'ec2:DescribeImages': 120, 'iam:SimulatePrincipalPolicy': 20, 'iam:GetRole': 5 },
+        limits,
+        40
+      )
+    ).toBe(2040);
+    expect(lowerBoundWallTimeMs({}, limits, 40)).toBe(0);
+  });
+});
