@@ -1,5 +1,6 @@
 // One SDK client per service per region, created on first use (never at import time), each with
-// bounded standard retries and the API-call counter attached.
+// the SDK's standard retries (the only retry layer), the API-call counter and the client-side rate
+// limiter attached.
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -10,7 +11,7 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ApiCallCounter, apiCallCounterPlugin } from './api-call-counter.js';
 
 import { DEFAULT_MAX_ATTEMPTS } from './client-defaults.js';
-import { type ApiRateLimiter, realTimeRateLimiter } from './rate-limit.js';
+import { type ApiRateLimiter, limitClient, realTimeRateLimiter } from './rate-limit.js';
 
 export { DEFAULT_MAX_ATTEMPTS };
 
@@ -56,6 +57,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   const credentials =
     options.profile === undefined ? undefined : fromIni({ profile: options.profile });
   const cache = new Map<string, unknown>();
+  const limiter = options.limiter ?? realTimeRateLimiter();
 
   function client<T extends EC2Client | IAMClient | SSMClient | EKSClient | STSClient>(
     service: string,
@@ -77,13 +79,14 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
     (created.middlewareStack as EC2Client['middlewareStack']).use(
       apiCallCounterPlugin(counter, service)
     );
+    limitClient(created as EC2Client, service, limiter);
     cache.set(key, created);
     return created;
   }
 
   return {
     counter,
-    limiter: options.limiter ?? realTimeRateLimiter(),
+    limiter,
     region: options.region,
     ec2: (region) => client('ec2', EC2Client, region),
     iam: (region) => client('iam', IAMClient, region),

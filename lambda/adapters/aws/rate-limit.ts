@@ -1,6 +1,8 @@
 // Client-side rate limits per AWS operation. EC2's request buckets are per account and region and
-// shared with Karpenter (aws-facts §6.1), and IAM's are unpublished (§6.2): the scanner takes a
-// bounded share instead of discovering the limit through RequestLimitExceeded.
+// shared with Karpenter, and IAM's are unpublished: the scanner takes a bounded share instead of
+// discovering the limit through RequestLimitExceeded. Applied as SDK middleware keyed by the
+// middleware context's command name (minified bundles rename classes).
+import type { MetadataBearer, Pluggable } from '@smithy/types';
 import { TokenBucket } from '../../shared/token-bucket.js';
 import { operationOf } from './api-call-counter.js';
 
@@ -71,14 +73,58 @@ interface Sender {
 }
 
 /**
- * A sender whose every command first waits for its operation's token. The operation comes from the
- * command's class name (bundles keep names: `keepNames` in infra/constructs/scanner-function.ts).
+ * SDK plugin: every command waits for its operation's token once, at `initialize` (before the
+ * retry middleware: retries are paced by the SDK's own retry strategy).
+ */
+export function rateLimitPlugin<Input extends object, Output extends MetadataBearer>(
+  limiter: ApiRateLimiter,
+  service: string
+): Pluggable<Input, Output> {
+  return {
+    applyToStack(stack) {
+      stack.add(
+        (next, context) => async (args) => {
+          await limiter.take(service, operationOf(context.commandName));
+          return next(args);
+        },
+        { step: 'initialize', name: 'nodeclassScannerRateLimit', override: true }
+      );
+    },
+  };
+}
+
+interface StackSender extends Sender {
+  // biome-ignore lint/suspicious/noExplicitAny: every SDK client's stack, whatever its input types.
+  readonly middlewareStack: { use(plugin: Pluggable<any, any>): void };
+}
+
+/** SDK clients that already carry a limiter's plugin, so no second one is added. */
+const limitedClients = new WeakMap<object, ApiRateLimiter>();
+
+/** Adds the limiter to an SDK client once (createAwsClients does it for the clients it makes). */
+export function limitClient<T extends StackSender>(
+  client: T,
+  service: string,
+  limiter: ApiRateLimiter
+): T {
+  if (limitedClients.has(client)) return client;
+  client.middlewareStack.use(rateLimitPlugin(limiter, service));
+  limitedClients.set(client, limiter);
+  return client;
+}
+
+/**
+ * A rate-limited sender. SDK clients get the middleware (once); a bare `send` (benchmarks' world
+ * SDK) is wrapped, keyed by the command's class name, which unminified code keeps.
  */
 export function rateLimited<T extends Sender>(
   sender: T,
   service: string,
   limiter: ApiRateLimiter
 ): Pick<T, 'send'> {
+  const stack = (sender as Partial<StackSender>).middlewareStack;
+  if (stack !== undefined && typeof stack.use === 'function')
+    return limitClient(sender as T & StackSender, service, limiter);
   return {
     send: async (command: { constructor: { name: string } }) => {
       await limiter.take(service, operationOf(command.constructor.name));

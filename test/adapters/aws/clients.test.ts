@@ -4,6 +4,19 @@ import { HttpResponse } from '@smithy/protocol-http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAwsClients } from '../../../lambda/adapters/aws/clients.js';
 import { createEc2Reader } from '../../../lambda/adapters/aws/ec2-reader.js';
+import { ApiRateLimiter, rateLimited } from '../../../lambda/adapters/aws/rate-limit.js';
+
+/** Records what each token was taken for; never waits. */
+class RecordingLimiter extends ApiRateLimiter {
+  public readonly taken: string[] = [];
+  public constructor() {
+    super({ limits: {}, now: () => 0, sleep: async () => {} });
+  }
+  public override take(service: string, operation: string): Promise<void> {
+    this.taken.push(`${service}:${operation}`);
+    return Promise.resolve();
+  }
+}
 
 // A fake HTTP layer under the real SDK middleware stack (signing, retries, our counter).
 function fakeHttp(responses: readonly { status: number; body: string }[]) {
@@ -131,5 +144,28 @@ describe('AWS clients', () => {
 
     // Assess
     expect(clients.counter.counts().calls).toEqual({ 'ssm:GetParameter': 1 });
+  });
+
+  it('takes one rate-limit token per command, keyed by the middleware context command name, and the SDK alone retries', async () => {
+    // Prepare: a class renamed as a minifier would; the key must not come from it.
+    const http = fakeHttp([THROTTLED]);
+    const limiter = new RecordingLimiter();
+    const clients = createAwsClients({
+      region: 'us-east-1',
+      maxAttempts: 3,
+      requestHandler: http.handler,
+      limiter,
+    });
+    const Renamed = class extends DescribeImagesCommand {};
+    Object.defineProperty(Renamed, 'name', { value: 'a' });
+
+    // Act: also wrapped again, as adapters given the limiter do.
+    const ec2 = rateLimited(clients.ec2(), 'ec2', limiter);
+    const result = await settle(ec2.send(new Renamed({ Owners: ['self'] })));
+
+    // Assess
+    expect(result.status).toBe('rejected');
+    expect(limiter.taken).toEqual(['ec2:DescribeImages']);
+    expect(http.requests).toHaveLength(3);
   });
 });

@@ -51,7 +51,16 @@ describe('rateLimited', () => {
       now: clock.now,
       sleep: clock.sleep,
     });
-    const client = rateLimited(new EC2Client({}), 'ec2', limiter);
+    // A bare sender (the SDK client's own send is mocked here, so its middleware would not run).
+    const sdk = new EC2Client({});
+    const client = rateLimited(
+      {
+        send: (command: DescribeImagesCommand | DescribeSubnetsCommand) =>
+          sdk.send(command as DescribeImagesCommand),
+      },
+      'ec2',
+      limiter
+    );
 
     // Act
     await client.send(new DescribeImagesCommand({}));
@@ -79,7 +88,16 @@ describe('rateLimited', () => {
       now: clock.now,
       sleep: clock.sleep,
     });
-    const client = rateLimited(new EC2Client({}), 'ec2', limiter);
+    // A bare sender (the SDK client's own send is mocked here, so its middleware would not run).
+    const sdk = new EC2Client({});
+    const client = rateLimited(
+      {
+        send: (command: DescribeImagesCommand | DescribeSubnetsCommand) =>
+          sdk.send(command as DescribeImagesCommand),
+      },
+      'ec2',
+      limiter
+    );
 
     // Act
     await client.send(new DescribeImagesCommand({}));
