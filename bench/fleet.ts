@@ -201,7 +201,13 @@ export function buildFleetWorld(size: FleetSize, seed = 42): Record<string, unkn
         metadata: { name },
         spec: {
           template: {
-            spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name } },
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name },
+              // Required by the v1 CRD; no instance type restriction (no offerings query needed).
+              requirements: [
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+              ],
+            },
           },
         },
       });

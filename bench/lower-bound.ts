@@ -7,6 +7,7 @@
 //   per Kubernetes version; a NodeClass's id terms are one image-id query; the state filter is
 //   answered locally, so it never costs a second query);
 // - each distinct subnet / security-group / capacity-reservation selector term: one Describe*;
+// - the region's instance type offerings, once, when a NodePool narrows instance types;
 // - the SSM parameters behind every alias and ssmParameter term: GetParameters, 10 names a call;
 // - each distinct node role (GetRole + ListAttachedRolePolicies when it exists) and instance
 //   profile (GetInstanceProfile);
@@ -96,6 +97,15 @@ function amiNeeds(
   return { queries, parameters };
 }
 
+/** Requirement keys that narrow instance types (which zones offer them must then be known). */
+function restrictsInstanceTypes(key: unknown): boolean {
+  return (
+    key === 'node.kubernetes.io/instance-type' ||
+    (typeof key === 'string' &&
+      /^karpenter\.k8s\.aws\/instance-(family|category|generation|size)$/.test(key))
+  );
+}
+
 /** The controller role of a cluster: Pod Identity for Karpenter's service account, else IRSA. */
 function controllerRoleOf(cluster: Json): string | undefined {
   const kubernetes = record(cluster.kubernetes);
@@ -144,10 +154,17 @@ export function fleetLowerBound(world: unknown): LowerBound {
   const instanceProfiles = new Set<string>();
   const controllerContexts = new Map<string, Set<string>>();
 
+  let offeringsNeeded = false;
   for (const cluster of list(record(root.eks).clusters).map(record)) {
     const clusterName = text(cluster.name) ?? '';
     const kubernetesVersion = text(cluster.version) ?? '';
     const kubernetes = record(cluster.kubernetes);
+    for (const nodePool of list(kubernetes.nodePools).map(record)) {
+      const requirements = list(record(record(record(nodePool.spec).template).spec).requirements);
+      if (requirements.some((requirement) => restrictsInstanceTypes(record(requirement).key))) {
+        offeringsNeeded = true;
+      }
+    }
     const nodeClasses = list(kubernetes.ec2NodeClasses).map(record);
     const controller = controllerRoleOf(cluster);
     if (controller !== undefined && nodeClasses.length > 0) {
@@ -201,6 +218,8 @@ export function fleetLowerBound(world: unknown): LowerBound {
     'ec2:DescribeSubnets': subnets.size,
     'ec2:DescribeSecurityGroups': securityGroups.size,
     'ec2:DescribeCapacityReservations': reservations.size,
+    // The region's zone offerings, once, when a NodePool narrows instance types.
+    'ec2:DescribeInstanceTypeOfferings': offeringsNeeded ? 1 : 0,
     'ssm:GetParameters': Math.ceil(parameters.size / PARAMETERS_PER_CALL),
     'iam:GetInstanceProfile': instanceProfiles.size,
     'iam:GetRole': readRoles.size,
