@@ -56,6 +56,10 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
     reason: 'only for node roles that exist (GetRole found them)',
   },
   {
+    action: 'iam:GetRolePolicy',
+    reason: 'only for controller roles with inline policies (ListRolePolicies lists none otherwise)',
+  },
+  {
     action: 'iam:ListEntitiesForPolicy',
     reason: 'iam-event: only for events on a managed policy (not on a role)',
   },

@@ -157,6 +157,13 @@ function unreadClusters(inventory: Inventory, cluster: string, inputErrors: numb
   return inputErrors > 0 ? [...unread, cluster] : unread;
 }
 
+/** Clusters whose NodePools could not be listed: their NodePools are unknown, not gone. */
+function unreadNodePools(inventory: Inventory): string[] {
+  return inventory.clusters
+    .filter((context) => context.state?.nodePools?.status === 'unavailable')
+    .map((context) => context.name);
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
@@ -291,6 +298,7 @@ async function scanCluster(
     findings: report.findings,
     scope,
     unreadClusters: unread,
+    unreadNodePools: unreadNodePools(inventory),
     now: started,
     reminderIntervalMs: deps.settings.reminderIntervalMs,
   });

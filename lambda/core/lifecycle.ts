@@ -73,6 +73,8 @@ export interface DiffInput {
   readonly scope: DiffScope;
   /** Clusters whose objects could not be read: nothing there is resolved ("gone" is unknowable). */
   readonly unreadClusters?: readonly string[];
+  /** Clusters whose NodePools could not be read: none of their NodePool findings is resolved. */
+  readonly unreadNodePools?: readonly string[];
   readonly now: Date;
   readonly reminderIntervalMs?: number;
   readonly touchIntervalMs?: number;
@@ -191,6 +193,7 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
   const reminderInterval = input.reminderIntervalMs ?? DEFAULT_REMINDER_INTERVAL_MS;
   const touchInterval = input.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS;
   const unread = new Set(input.unreadClusters ?? []);
+  const unreadPools = new Set(input.unreadNodePools ?? []);
   const storedById = new Map(input.stored.map((state) => [state.id, state]));
   const current = new Map<string, Finding>();
   for (const finding of input.findings) {
@@ -270,6 +273,7 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
     if (finding !== undefined && (isOpenStatus(finding.status) || isQuiet(finding))) continue;
     const blocked =
       unread.has(previous.resource.cluster) ||
+      (previous.resource.kind === 'NodePool' && unreadPools.has(previous.resource.cluster)) ||
       errored.crashedChecks.has(previous.checkId) ||
       errored.pairs.has(resourceKey(previous.checkId, previous.resource));
     if (blocked) continue;

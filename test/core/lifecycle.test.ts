@@ -265,6 +265,26 @@ describe('diffFindings', () => {
     expect(unread.changes).toEqual([]);
   });
 
+  it('never resolves NodePool findings of a cluster whose NodePools could not be listed', () => {
+    const pool = aFinding({
+      checkId: 'nodepool-nodeclass-exists',
+      resource: { kind: 'NodePool', name: 'general' },
+    });
+    const nodeClass = aFinding();
+    const stored = [aStoredState(pool, T0), aStoredState(nodeClass, T0)];
+    const diff = (unreadNodePools: string[]) =>
+      diffFindings({
+        stored,
+        findings: [],
+        scope,
+        unreadNodePools,
+        now: at('2026-11-01T03:00:00Z'),
+      }).changes.map((change) => `${change.kind} ${change.next.resource.kind}`);
+    // The NodeClass finding is gone and resolves; the NodePool one is unknown, not gone.
+    expect(diff(['prod'])).toEqual(['resolved EC2NodeClass']);
+    expect(diff([]).sort()).toEqual(['resolved EC2NodeClass', 'resolved NodePool']);
+  });
+
   it('leaves stored findings outside the scan scope alone', () => {
     const other = aStoredState(aFinding({ resource: { cluster: 'staging' } }), T0);
     const sibling = aStoredState(aFinding({ resource: { name: 'gpu' } }), T0);
