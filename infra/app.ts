@@ -68,6 +68,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
         : undefined,
     reminderInterval: Duration.hours(config.reminderHours),
     resolvedRetention: Duration.days(config.resolvedTtlDays),
+    simulationCache: Duration.hours(config.simulationCacheHours),
     digest: config.digest,
     alertBatchThreshold: config.alertBatchThreshold,
     scanEnvironment: config.scanEnvironment,

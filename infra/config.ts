@@ -74,6 +74,8 @@ export const scannerConfigSchema = z
       .optional(),
     reminderHours: integer(1, 24 * 30).default(24),
     resolvedTtlDays: integer(1, 365).default(30),
+    /** Hours a permission simulation's verdict is reused across scans; 0 = every scan simulates. */
+    simulationCacheHours: integer(0, 24 * 7).default(24),
     digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
     /** More changes than this in one cluster scan are sent as one summary message. */
     alertBatchThreshold: integer(1, 1000).default(5),

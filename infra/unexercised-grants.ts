@@ -57,7 +57,8 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
   },
   {
     action: 'iam:GetRolePolicy',
-    reason: 'only for controller roles with inline policies (ListRolePolicies lists none otherwise)',
+    reason:
+      'only for controller roles with inline policies (ListRolePolicies lists none otherwise)',
   },
   {
     action: 'iam:ListEntitiesForPolicy',
@@ -77,7 +78,13 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
   },
   {
     action: 'dynamodb:BatchWriteItem',
-    reason: 'only when the NodeClass index of a cluster changes',
+    reason:
+      'only when the NodeClass index of a cluster changes, or a scan simulated verdicts to keep',
+  },
+  {
+    action: 'dynamodb:BatchGetItem',
+    reason:
+      'only when a scan simulates for a controller role whose policies it read, with simulationCacheHours above 0',
   },
   { action: 'sns:Publish', reason: 'only when a finding changes, or a digest or reminder is due' },
   {

@@ -54,6 +54,12 @@ export interface NodeClassScannerProps {
   readonly reminderInterval?: Duration;
   /** How long a resolved finding's state is kept (DynamoDB TTL). @default 30 days */
   readonly resolvedRetention?: Duration;
+  /**
+   * How long a permission simulation's verdict is reused by later scans while the controller
+   * role's policies and the request are unchanged (bounds changes no event shows, such as SCPs).
+   * Zero: every scan simulates. @default 24 hours
+   */
+  readonly simulationCache?: Duration;
   /** When the per-scan digest is published. @default 'on-change' */
   readonly digest?: 'on-change' | 'always' | 'never';
   /**
@@ -220,6 +226,7 @@ export class NodeClassScanner extends Construct {
       DRY_RUN_ROLE_ARN: props.dryRunRoleArn ?? '',
       REMINDER_INTERVAL_HOURS: String((props.reminderInterval ?? Duration.hours(24)).toHours()),
       RESOLVED_TTL_DAYS: String((props.resolvedRetention ?? Duration.days(30)).toDays()),
+      SIMULATION_CACHE_HOURS: String((props.simulationCache ?? Duration.hours(24)).toHours()),
       DIGEST: props.digest ?? 'on-change',
       ALERT_BATCH_THRESHOLD: String(props.alertBatchThreshold ?? 5),
       SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',

@@ -2,6 +2,7 @@
 // enrichers that add AWS facts and permission simulations. The CLI and the Lambdas both call it.
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { STSClient } from '@aws-sdk/client-sts';
+import type { SimulationCacheOptions } from '../app/cached-simulator.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
@@ -49,6 +50,8 @@ export interface LivePlanOptions {
    * credentials can read (the CLI, with the user's own credentials).
    */
   readonly ssmParameterScope?: SsmParameterScope;
+  /** Simulation verdicts kept across scans (the Lambdas); the CLI simulates every time. */
+  readonly simulationCache?: SimulationCacheOptions;
 }
 
 /** EC2 and STS clients holding the DryRun role's credentials, assumed once per plan. */
@@ -119,6 +122,7 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
       ...(options.controllerRoles === undefined
         ? {}
         : { controllerRoles: options.controllerRoles }),
+      ...(options.simulationCache === undefined ? {} : { cache: options.simulationCache }),
       ...(options.dryRunRole === undefined
         ? {}
         : { dryRun: dryRunProbe(clients, options.region, options.dryRunRole) }),

@@ -38,10 +38,12 @@ import {
   type SimulationBatch,
   usesRepresentative,
 } from '../core/iam/simulation-batches.js';
+import type { RolePolicySet } from '../core/iam/simulation-cache.js';
 import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports.js';
 import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
+import { createCachingSimulator, type SimulationCacheOptions } from './cached-simulator.js';
 
 export interface PermissionsEnricherOptions {
   readonly simulator: PolicySimulatorPort;
@@ -56,6 +58,11 @@ export interface PermissionsEnricherOptions {
   readonly concurrency?: number;
   /** Opt-in EC2 DryRun of RunInstances/CreateFleet with an assumed role. */
   readonly dryRun?: DryRunPort;
+  /**
+   * Verdicts kept across scans (the Lambdas), keyed by the principal's policies as `policies`
+   * reads them and the request: nothing is cached for a principal whose policies were not read.
+   */
+  readonly cache?: SimulationCacheOptions;
 }
 
 const ALL_GROUPS = ['launch', 'pass-node-role', 'manage-instance-profile', 'discover'] as const;
@@ -102,21 +109,33 @@ async function simulateBatches(
   return byKey;
 }
 
-async function usageByPrincipal(
+interface PrincipalPolicies {
+  readonly usage: ContextKeyUsage;
+  /** Undefined when unread (or the reader cannot tell the boundary apart). */
+  readonly policies?: RolePolicySet;
+}
+
+async function policiesByPrincipal(
   policies: RolePolicyPort | undefined,
   principals: readonly string[],
   concurrency: number
-): Promise<Map<string, ContextKeyUsage>> {
+): Promise<Map<string, PrincipalPolicies>> {
   if (policies === undefined) return new Map();
-  const usages = await mapLimited(principals, concurrency, async (principal) => {
+  const read = await mapLimited(principals, concurrency, async (principal) => {
     try {
-      return contextKeyUsage(await policies.documents(principal));
+      if (policies.policySet === undefined)
+        return { usage: contextKeyUsage(await policies.documents(principal)) };
+      const set = await policies.policySet(principal);
+      const documents = set.boundary === undefined ? set.identity : [...set.identity, set.boundary];
+      return { usage: contextKeyUsage(documents), policies: set };
     } catch {
-      // Unreadable policies: every value counts (exact, just more calls).
-      return UNKNOWN_USAGE;
+      // Unreadable policies: every value counts (exact, just more calls), and nothing is cached.
+      return { usage: UNKNOWN_USAGE };
     }
   });
-  return new Map(principals.map((principal, index) => [principal, usages[index] ?? UNKNOWN_USAGE]));
+  return new Map(
+    principals.map((principal, index) => [principal, read[index] ?? { usage: UNKNOWN_USAGE }])
+  );
 }
 
 interface NodeClassPlan {
@@ -234,12 +253,22 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
       const plans = planNodeClasses(inventory, options.controllerRoles ?? {});
       const requests = plans.flatMap((plan) => plan.requests);
       const principals = [...new Set(requests.map((request) => request.principalArn))].sort();
-      const usage = await usageByPrincipal(options.policies, principals, concurrency);
+      const read = await policiesByPrincipal(options.policies, principals, concurrency);
       const batches = batchSimulations(
         requests,
-        (principal) => usage.get(principal) ?? UNKNOWN_USAGE
+        (principal) => read.get(principal)?.usage ?? UNKNOWN_USAGE
       );
-      const resultsByKey = await simulateBatches(options.simulator, batches, concurrency);
+      const cached =
+        options.cache === undefined
+          ? undefined
+          : createCachingSimulator(
+              options.simulator,
+              options.cache,
+              (principal) => read.get(principal)?.policies
+            );
+      const simulator = cached ?? options.simulator;
+      await cached?.prefetch(batches.map((batch) => batch.request));
+      const resultsByKey = await simulateBatches(simulator, batches, concurrency);
       // SCPs cannot be read: when one denies a request simulated with another NodeClass' values,
       // those requests are simulated again with their own.
       const recheck = batches.flatMap((batch) =>
@@ -254,9 +283,11 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
       );
       if (recheck.length > 0) {
         const exact = batchSimulations(recheck, () => UNKNOWN_USAGE);
-        for (const [key, outcome] of await simulateBatches(options.simulator, exact, concurrency))
+        await cached?.prefetch(exact.map((batch) => batch.request));
+        for (const [key, outcome] of await simulateBatches(simulator, exact, concurrency))
           resultsByKey.set(key, outcome);
       }
+      await cached?.flush();
 
       const permissions = new Map(inventory.permissions);
       for (const plan of plans) {

@@ -16,6 +16,7 @@ import {
 } from '../adapters/aws/clients.js';
 import { createFindingStore } from '../adapters/aws/finding-store.js';
 import { createScanQueue } from '../adapters/aws/queue.js';
+import { createSimulationCacheStore } from '../adapters/aws/simulation-cache-store.js';
 import { createSnsPublisher } from '../adapters/aws/sns-publisher.js';
 import { createLivePlan } from '../adapters/live-plan.js';
 import { createMetrics, createPowertoolsMetrics } from '../adapters/metrics.js';
@@ -91,6 +92,10 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
     resolvedTtlDays: config.resolvedTtlDays,
     now: clock,
   });
+  const simulationCache = createSimulationCacheStore(documents, {
+    tableName: config.stateTableName,
+    now: clock,
+  });
   const publisher = createSnsPublisher(sns, config.findingsTopicArn);
   const metrics = createMetrics(emf);
   const planFor: PlanFactory =
@@ -110,6 +115,12 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
         ssmParameterScope: {
           prefixes: config.ssmParameterPrefixes,
           setting: SSM_PARAMETER_PREFIXES_SETTING,
+        },
+        simulationCache: {
+          port: simulationCache,
+          ttlSeconds: config.simulationCacheHours * 3600,
+          onError: (error) =>
+            logger.warn('Simulation cache unavailable; simulating without it', { error }),
         },
       }));
   const deps: ScanAndPublishDeps = {

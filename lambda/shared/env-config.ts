@@ -59,6 +59,16 @@ function positive(key: string, fallback: number, integer: boolean) {
   };
 }
 
+function nonNegative(key: string, fallback: number) {
+  return (value: string): Parsed<number> => {
+    if (value.trim() === '') return { value: fallback };
+    const parsed = Number(value);
+    return Number.isFinite(parsed) && parsed >= 0
+      ? { value: parsed }
+      : { problems: [`${key}: must be a number of 0 or more, got "${value}"`] };
+  };
+}
+
 function oneOf<const T extends string>(key: string, options: readonly T[]) {
   return (value: string): Parsed<T> =>
     (options as readonly string[]).includes(value)
@@ -136,6 +146,8 @@ const VARIABLES = {
   REMINDER_INTERVAL_HOURS: { parse: positive('REMINDER_INTERVAL_HOURS', 24, false), fallback: '' },
   /** Days a resolved finding's state is kept (DynamoDB TTL). */
   RESOLVED_TTL_DAYS: { parse: positive('RESOLVED_TTL_DAYS', 30, false), fallback: '' },
+  /** Hours a permission simulation's verdict is reused across scans; 0 = never. */
+  SIMULATION_CACHE_HOURS: { parse: nonNegative('SIMULATION_CACHE_HOURS', 24), fallback: '' },
   /** When to publish the per-scan digest. */
   DIGEST: { parse: oneOf('DIGEST', ['on-change', 'always', 'never']), fallback: 'on-change' },
   /** More changes than this in one cluster scan are sent as one summary message. */
@@ -177,6 +189,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'AWS_REGION',
     'IGNORE_RULES',
     'SSM_PARAMETER_PREFIXES',
+    'SIMULATION_CACHE_HOURS',
   ],
   'ami-event': [
     'STATE_TABLE_NAME',
@@ -184,6 +197,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'AWS_REGION',
     'IGNORE_RULES',
     'SSM_PARAMETER_PREFIXES',
+    'SIMULATION_CACHE_HOURS',
   ],
   'iam-event': [
     'STATE_TABLE_NAME',
@@ -191,6 +205,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'AWS_REGION',
     'IGNORE_RULES',
     'SSM_PARAMETER_PREFIXES',
+    'SIMULATION_CACHE_HOURS',
   ],
 };
 
@@ -223,6 +238,8 @@ export interface Config {
   };
   readonly reminderIntervalMs: number;
   readonly resolvedTtlDays: number;
+  /** Hours a simulation verdict is reused across scans (scanning functions; 0 = not cached). */
+  readonly simulationCacheHours: number;
   readonly digest: 'on-change' | 'always' | 'never';
   /** More changes than this per cluster scan go out as one summary. */
   readonly alertBatchThreshold: number;
@@ -312,6 +329,7 @@ function configOf(handler: HandlerName, values: Values): Config {
         }),
     reminderIntervalMs: (values.REMINDER_INTERVAL_HOURS ?? 24) * 3_600_000,
     resolvedTtlDays: values.RESOLVED_TTL_DAYS ?? 30,
+    simulationCacheHours: values.SIMULATION_CACHE_HOURS ?? 24,
     digest: values.DIGEST ?? 'on-change',
     alertBatchThreshold: values.ALERT_BATCH_THRESHOLD ?? 5,
     environment: values.SCAN_ENVIRONMENT ?? 'production',

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       clusters: [],
       reminderIntervalMs: 24 * 3_600_000,
       resolvedTtlDays: 30,
+      simulationCacheHours: 24,
       digest: 'on-change',
       alertBatchThreshold: 5,
       environment: 'production',
@@ -27,6 +28,22 @@ describe('loadConfig', () => {
       ssmParameterPrefixes: [],
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the simulation cache hours: 0 disables, a negative or non-number is an error', () => {
+    const env = { STATE_TABLE_NAME: 'state', FINDINGS_TOPIC_ARN: TOPIC, AWS_REGION: 'eu-west-1' };
+    expect(
+      loadConfig({ ...env, SIMULATION_CACHE_HOURS: '0' }, 'iam-event').simulationCacheHours
+    ).toBe(0);
+    expect(
+      loadConfig({ ...env, SIMULATION_CACHE_HOURS: '6' }, 'ami-event').simulationCacheHours
+    ).toBe(6);
+    expect(() => loadConfig({ ...env, SIMULATION_CACHE_HOURS: '-1' }, 'scan-cluster')).toThrow(
+      /SIMULATION_CACHE_HOURS: must be a number of 0 or more/
+    );
+    expect(() => loadConfig({ ...env, SIMULATION_CACHE_HOURS: 'a day' }, 'scan-cluster')).toThrow(
+      ConfigError
+    );
   });
 
   it('keeps __proto__ and constructor as ordinary discovery tag keys', () => {

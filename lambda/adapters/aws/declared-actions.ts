@@ -9,6 +9,7 @@ import { findingStoreActions } from './finding-store.js';
 import { iamEntitiesActions } from './iam-entities.js';
 import { iamSimulatorActions } from './iam-simulator.js';
 import { scanQueueActions } from './queue.js';
+import { simulationCacheActions } from './simulation-cache-store.js';
 import { snsPublisherActions } from './sns-publisher.js';
 
 /** Actions by adapter name. */
@@ -32,6 +33,8 @@ const SCANNING: AdapterActions = {
   eksReader: eksReaderActions.filter((action) => action !== 'eks:ListClusters'),
   iamSimulator: iamSimulatorActions,
   findingStore: findingStoreActions,
+  // Simulation verdicts kept across scans, in the same table.
+  simulationCache: simulationCacheActions,
   snsPublisher: snsPublisherActions,
   // Granted only when DryRun mode is configured (infra/permissions.ts DRY_RUN_ONLY_ACTIONS).
   dryRun: dryRunActions,

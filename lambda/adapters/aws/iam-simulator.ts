@@ -21,6 +21,7 @@ import type {
 } from '../../core/facts/permissions.js';
 import { bareIamName } from '../../core/iam/arns.js';
 import type { PolicySimulatorPort, RolePolicyPort } from '../../core/iam/ports.js';
+import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
@@ -189,46 +190,49 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
     read.catch(() => managed.delete(policyArn));
     return read;
   };
-  return {
-    async documents(roleArn) {
-      const RoleName = bareIamName(roleArn);
-      try {
-        const role = await sender.send(new GetRoleCommand({ RoleName }));
-        const inlineNames = await collectPages(
-          (marker) =>
-            sender.send(
-              new ListRolePoliciesCommand({ RoleName, ...(marker ? { Marker: marker } : {}) })
-            ),
-          (page) => page.PolicyNames,
-          (page) => (page.IsTruncated ? page.Marker : undefined)
-        );
-        const attached = await collectPages(
-          (marker) =>
-            sender.send(
-              new ListAttachedRolePoliciesCommand({
-                RoleName,
-                ...(marker ? { Marker: marker } : {}),
-              })
-            ),
-          (page) => page.AttachedPolicies,
-          (page) => (page.IsTruncated ? page.Marker : undefined)
-        );
-        const documents: string[] = [];
-        for (const PolicyName of inlineNames) {
-          const inline = await sender.send(new GetRolePolicyCommand({ RoleName, PolicyName }));
-          documents.push(decoded(inline.PolicyDocument));
-        }
-        const managedArns = [
-          ...attached.flatMap((policy) => (policy.PolicyArn ? [policy.PolicyArn] : [])),
-          ...(role.Role?.PermissionsBoundary?.PermissionsBoundaryArn
-            ? [role.Role.PermissionsBoundary.PermissionsBoundaryArn]
-            : []),
-        ];
-        for (const policyArn of managedArns) documents.push(await managedDocument(policyArn));
-        return documents;
-      } catch (error) {
-        throw toSourceUnavailable('iam:GetRolePolicy', error);
+  const policySet = async (roleArn: string): Promise<RolePolicySet> => {
+    const RoleName = bareIamName(roleArn);
+    try {
+      const role = await sender.send(new GetRoleCommand({ RoleName }));
+      const inlineNames = await collectPages(
+        (marker) =>
+          sender.send(
+            new ListRolePoliciesCommand({ RoleName, ...(marker ? { Marker: marker } : {}) })
+          ),
+        (page) => page.PolicyNames,
+        (page) => (page.IsTruncated ? page.Marker : undefined)
+      );
+      const attached = await collectPages(
+        (marker) =>
+          sender.send(
+            new ListAttachedRolePoliciesCommand({
+              RoleName,
+              ...(marker ? { Marker: marker } : {}),
+            })
+          ),
+        (page) => page.AttachedPolicies,
+        (page) => (page.IsTruncated ? page.Marker : undefined)
+      );
+      const identity: string[] = [];
+      for (const PolicyName of inlineNames) {
+        const inline = await sender.send(new GetRolePolicyCommand({ RoleName, PolicyName }));
+        identity.push(decoded(inline.PolicyDocument));
       }
+      for (const policy of attached)
+        if (policy.PolicyArn) identity.push(await managedDocument(policy.PolicyArn));
+      const boundaryArn = role.Role?.PermissionsBoundary?.PermissionsBoundaryArn;
+      return boundaryArn
+        ? { identity, boundary: await managedDocument(boundaryArn) }
+        : { identity };
+    } catch (error) {
+      throw toSourceUnavailable('iam:GetRolePolicy', error);
+    }
+  };
+  return {
+    policySet,
+    async documents(roleArn) {
+      const { identity, boundary } = await policySet(roleArn);
+      return boundary === undefined ? identity : [...identity, boundary];
     },
   };
 }

@@ -2,6 +2,7 @@
 // offline world-file adapter.
 import type { Tags } from '../facts/aws.js';
 import type { DryRunOutcome, SimulationRequest, SimulationResult } from '../facts/permissions.js';
+import type { RolePolicySet } from './simulation-cache.js';
 
 export interface PolicySimulatorPort {
   /**
@@ -18,6 +19,11 @@ export interface RolePolicyPort {
    * its permissions boundary. Throws when any of them cannot be read.
    */
   documents(roleArn: string): Promise<readonly string[]>;
+  /**
+   * The same documents with the boundary apart (what a cached verdict is keyed on). Optional: a
+   * reader without it gets no cached verdicts.
+   */
+  policySet?(roleArn: string): Promise<RolePolicySet>;
 }
 
 /** What an EC2 DryRun of Karpenter's launch needs for one NodeClass. */
