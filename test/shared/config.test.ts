@@ -58,7 +58,7 @@ describe('loadConfig', () => {
     );
     const filter = config.discovery?.tagFilter ?? {};
     expect(Object.keys(filter)).toEqual(['__proto__', 'constructor']);
-    expect(Object.hasOwn(filter, '__proto__') && filter.__proto__).toBe('x');
+    expect(Object.getOwnPropertyDescriptor(filter, '__proto__')?.value).toBe('x');
   });
 
   it('parses the dispatcher cluster list with optional regions and overrides', () => {

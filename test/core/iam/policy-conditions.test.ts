@@ -44,6 +44,7 @@ describe('policy conditions', () => {
         Statement: {
           Effect: 'Deny',
           Action: '*',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable
           Resource: 'arn:aws:ec2:*:*:instance/${aws:PrincipalTag/team}',
           Condition: {
             Null: { 'aws:RequestTag/a': 'true' },
