@@ -16,6 +16,11 @@ export interface SimulationCacheOptions {
   readonly port: SimulationCachePort;
   /** Seconds a verdict is kept; 0 disables the cache. */
   readonly ttlSeconds: number;
+  /**
+   * Simulate everything and overwrite the stored verdicts (the IAM-event rescan: the edit it
+   * follows may not be visible in the policies yet, and is always simulated afresh).
+   */
+  readonly refresh?: boolean;
   /** Told when the cache could not be read or written (the scan goes on without it). */
   readonly onError?: (error: unknown) => void;
 }
@@ -51,7 +56,7 @@ export function createCachingSimulator(
         const key = keyOf(request);
         if (key !== undefined && !found.has(cacheKeyId(key))) keys.set(cacheKeyId(key), key);
       }
-      if (keys.size === 0) return;
+      if (keys.size === 0 || cache.refresh === true) return;
       try {
         for (const [id, results] of await cache.port.get([...keys.values()]))
           found.set(id, results);

@@ -119,6 +119,7 @@ function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics):
         simulationCache: {
           port: simulationCache,
           ttlSeconds: config.simulationCacheHours * 3600,
+          refresh: handler === 'iam-event',
           onError: (error) =>
             logger.warn('Simulation cache unavailable; simulating without it', { error }),
         },

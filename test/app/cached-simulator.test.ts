@@ -159,6 +159,30 @@ describe('permissions enricher with cached verdicts', () => {
     }
   });
 
+  it('simulates everything and overwrites the stored verdicts when refreshing (IAM events)', async () => {
+    // Prepare
+    const fake = fakeSimulator();
+    const cache = fakeCache();
+    const read = policies(() => ({ identity: [POLICY] }));
+    await createPermissionsEnricher({
+      simulator: fake.simulator,
+      policies: read,
+      cache: { port: cache.port, ttlSeconds: DAY },
+    }).enrich(aPermissionsInventory());
+    const perScan = fake.calls.length;
+
+    // Act
+    await createPermissionsEnricher({
+      simulator: fake.simulator,
+      policies: read,
+      cache: { port: cache.port, ttlSeconds: DAY, refresh: true },
+    }).enrich(aPermissionsInventory());
+
+    // Assess
+    expect(fake.calls).toHaveLength(2 * perScan);
+    expect(cache.log).toMatchObject({ gets: 1, puts: 2 });
+  });
+
   it('caches nothing for a policy reader that cannot tell the boundary apart', async () => {
     const fake = fakeSimulator();
     const cache = fakeCache();
