@@ -10,9 +10,7 @@
 // suppressed, or a follow-on of another) is the same conditional Put without a pending publish.
 // Resolved findings carry `expiresAt` (epoch seconds), the table's TTL attribute.
 import {
-  BatchWriteCommand,
   DeleteCommand,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -31,7 +29,10 @@ import type { OutgoingMessage } from '../../core/notify/message.js';
 import type { FindingStore } from '../../core/service-ports.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { toSourceUnavailable } from './aws-errors.js';
+import { batchWriteItems, type DocumentSender } from './dynamodb-batch.js';
 import { collectPages } from './paginate.js';
+
+export type { DocumentSender } from './dynamodb-batch.js';
 
 export const findingStoreActions = [
   'dynamodb:Query',
@@ -42,12 +43,8 @@ export const findingStoreActions = [
   'dynamodb:BatchWriteItem',
 ] as const;
 
-export type DocumentSender = Pick<DynamoDBDocumentClient, 'send'>;
-
 export const INDEX_PK = 'NODECLASS';
 export const TTL_ATTRIBUTE = 'expiresAt';
-const BATCH_WRITE_LIMIT = 25;
-const MAX_UNPROCESSED_RETRIES = 5;
 const WRITE_CONCURRENCY = 10;
 
 export const findingPk = (cluster: string) => `CLUSTER#${cluster}`;
@@ -225,26 +222,7 @@ export function createFindingStore(
   }
 
   async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-    await inBatches(requests, BATCH_WRITE_LIMIT, async (batch) => {
-      let pending = batch;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > MAX_UNPROCESSED_RETRIES) {
-          throw new SourceUnavailableError(
-            'dynamodb:BatchWriteItem',
-            'throttled',
-            `dynamodb:BatchWriteItem left ${pending.length} items unprocessed after ${MAX_UNPROCESSED_RETRIES} retries`
-          );
-        }
-        try {
-          const response = await client.send(
-            new BatchWriteCommand({ RequestItems: { [tableName]: pending } })
-          );
-          pending = (response.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
-        } catch (error) {
-          throw toSourceUnavailable('dynamodb:BatchWriteItem', error);
-        }
-      }
-    });
+    await batchWriteItems(client, tableName, requests);
   }
 
   async function indexItemsOf(cluster?: string): Promise<NodeClassIndexEntry[]> {

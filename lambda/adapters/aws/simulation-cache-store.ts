@@ -2,7 +2,7 @@
 //   pk = SIMCACHE#<principal hash>  sk = <fingerprint>  verdicts (gzipped JSON)  expiresAt (TTL)
 // DynamoDB deletes expired items only eventually (typically within days), so reads also skip them.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SimulationResult } from '../../core/facts/permissions.js';
 import {
   cacheKeyId,
@@ -13,15 +13,13 @@ import {
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { TABLE_SCHEMA } from '../../shared/telemetry.js';
 import { toSourceUnavailable } from './aws-errors.js';
-import type { DocumentSender } from './finding-store.js';
+import { batchWriteItems, type DocumentSender, MAX_UNPROCESSED_RETRIES } from './dynamodb-batch.js';
 
 export const simulationCacheActions = ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'] as const;
 
 export const simulationCachePk = (principalHash: string) => `SIMCACHE#${principalHash}`;
 
 const BATCH_GET_LIMIT = 100;
-const BATCH_WRITE_LIMIT = 25;
-const MAX_UNPROCESSED_RETRIES = 5;
 /** DynamoDB items hold at most 400 KB; larger verdict sets are simply not cached. */
 const MAX_VERDICT_BYTES = 350_000;
 
@@ -144,26 +142,7 @@ export function createSimulationCacheStore(
           },
         ];
       });
-      for (const batch of chunks(items, BATCH_WRITE_LIMIT)) {
-        let pending: Record<string, unknown>[] = batch;
-        for (let attempt = 0; pending.length > 0; attempt++) {
-          if (attempt > MAX_UNPROCESSED_RETRIES) {
-            throw new SourceUnavailableError(
-              'dynamodb:BatchWriteItem',
-              'throttled',
-              `dynamodb:BatchWriteItem left ${pending.length} items unprocessed after ${MAX_UNPROCESSED_RETRIES} retries`
-            );
-          }
-          try {
-            const response = await client.send(
-              new BatchWriteCommand({ RequestItems: { [tableName]: pending } })
-            );
-            pending = (response?.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
-          } catch (error) {
-            throw toSourceUnavailable('dynamodb:BatchWriteItem', error);
-          }
-        }
-      }
+      await batchWriteItems(client, tableName, items);
     },
   };
 }

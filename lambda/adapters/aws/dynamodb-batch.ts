@@ -1,0 +1,39 @@
+// DynamoDB BatchWriteItem for any number of items: requests of 25, each retried while DynamoDB
+// hands items back unprocessed (throttling), then a classified error naming what was left.
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SourceUnavailableError } from '../../shared/errors.js';
+import { toSourceUnavailable } from './aws-errors.js';
+
+export type DocumentSender = Pick<DynamoDBDocumentClient, 'send'>;
+
+/** BatchWriteItem's per-request item limit. */
+export const BATCH_WRITE_LIMIT = 25;
+/** Passes over items DynamoDB returns unprocessed before the write counts as failed. */
+export const MAX_UNPROCESSED_RETRIES = 5;
+
+export async function batchWriteItems(
+  client: DocumentSender,
+  tableName: string,
+  requests: readonly Record<string, unknown>[]
+): Promise<void> {
+  for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
+    let pending = requests.slice(start, start + BATCH_WRITE_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > MAX_UNPROCESSED_RETRIES) {
+        throw new SourceUnavailableError(
+          'dynamodb:BatchWriteItem',
+          'throttled',
+          `dynamodb:BatchWriteItem left ${pending.length} items unprocessed after ${MAX_UNPROCESSED_RETRIES} retries`
+        );
+      }
+      try {
+        const response = await client.send(
+          new BatchWriteCommand({ RequestItems: { [tableName]: pending } })
+        );
+        pending = (response?.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
+      } catch (error) {
+        throw toSourceUnavailable('dynamodb:BatchWriteItem', error);
+      }
+    }
+  }
+}
