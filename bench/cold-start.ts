@@ -2,11 +2,12 @@
 // them), then times `import()` of each Lambda's asset in a fresh Node process with the function's
 // own NODE_OPTIONS from the template, against the floor: a bundle that imports only
 // @aws-sdk/client-ec2, built with the same esbuild options.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { synthesizeApp } from './synth.js';
 
 const STACK = 'NodeClassScanner';
 
@@ -62,31 +63,7 @@ function timeImport(file: string, nodeOptions: string): number {
 
 /** `node --import tsx infra/app.ts` into `outdir`, as test/deploy synthesizes. */
 function synthesize(root: string, outdir: string): void {
-  const cdkJson = JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as {
-    context: Record<string, unknown>;
-  };
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
-  }
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: {
-      ...env,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({
-        ...cdkJson.context,
-        ...BENCH_CONTEXT,
-        'aws:cdk:enable-path-metadata': true,
-        'aws:cdk:enable-asset-metadata': true,
-      }),
-    },
-  });
-  if (result.status !== 0) {
-    throw new Error(`synth failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
-  }
+  synthesizeApp(root, outdir, BENCH_CONTEXT);
 }
 
 interface DeployedBundle {

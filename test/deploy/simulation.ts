@@ -1,6 +1,5 @@
 // The deployed stack on loopback: the synthesized template's functions, run from their bundles
 // against emulated AWS (authorization from the template) and one TLS Kubernetes API per cluster.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { synthesizeApp } from '../../bench/synth.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { generatePki } from '../adapters/kube/tls-fixtures.js';
@@ -70,32 +70,7 @@ export const SIMULATION_CONTEXT = {
 
 /** Synthesizes the app once (real esbuild bundles) into `outdir`; throws with the output on failure. */
 export function synthesize(outdir: string, repoRoot = REPO_ROOT): void {
-  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as {
-    context: Record<string, unknown>;
-  };
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
-  }
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: {
-      ...env,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({
-        ...cdkJson.context,
-        ...SIMULATION_CONTEXT,
-        'aws:cdk:enable-path-metadata': true,
-        'aws:cdk:enable-asset-metadata': true,
-      }),
-    },
-  });
-  if (result.status !== 0) {
-    throw new Error(`synth failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
-  }
+  synthesizeApp(repoRoot, outdir, SIMULATION_CONTEXT);
 }
 
 export interface EmailDelivery {
