@@ -191,15 +191,39 @@ export function forEachNodeClass(
       });
       continue;
     }
+    const nodeClass = entry.parsed.value;
     const { cluster, overrides } = effectiveCluster(
       clusterOf(inventory, entry.cluster) ?? { ...NO_CLUSTER, name: entry.cluster },
-      entry.parsed.value
+      nodeClass
     );
-    drafts.push(
-      ...evaluateOne(entry.parsed.value, { entry, resource, cluster, overrides, inventory })
-    );
+    const target = { entry, resource, cluster, overrides, inventory };
+    drafts.push(...isolated(resource, () => evaluateOne(nodeClass, target)));
   }
   return drafts;
+}
+
+/**
+ * One object's drafts; a check that throws on this object gives an `error` for it alone (with the
+ * exception's class and message), so the other objects are still evaluated.
+ */
+function isolated(
+  resource: ResourceRef,
+  evaluateOne: () => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  try {
+    return evaluateOne();
+  } catch (error) {
+    const kind = error instanceof Error ? error.name : typeof error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        status: 'error',
+        resource,
+        message: `Check failed to evaluate this object: ${kind}: ${reason}`,
+        evidence: { exception: kind, reason },
+      },
+    ];
+  }
 }
 
 /** The NodePool being checked, with its cluster context. */
@@ -236,7 +260,11 @@ export function forEachNodePool(
       continue;
     }
     const cluster = clusterOf(inventory, entry.cluster) ?? { ...NO_CLUSTER, name: entry.cluster };
-    drafts.push(...evaluateOne(parsed.value, { entry, resource, cluster, inventory }));
+    drafts.push(
+      ...isolated(resource, () =>
+        evaluateOne(parsed.value, { entry, resource, cluster, inventory })
+      )
+    );
   }
   return drafts;
 }

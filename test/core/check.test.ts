@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   contextOverridesOf,
+  defineCheck,
   effectiveCluster,
   forEachNodeClass,
   KARPENTER_VERSION_ANNOTATION,
   type NodeClassTarget,
   REGION_ANNOTATION,
 } from '../../lambda/core/check.js';
+import { runChecks } from '../../lambda/core/evaluate.js';
 import type { ClusterContext } from '../../lambda/core/inventory.js';
 import { parseEC2NodeClass } from '../../lambda/core/schema.js';
 import { parseKarpenterVersion } from '../../lambda/core/version.js';
@@ -130,5 +132,45 @@ describe('per-object context annotations', () => {
     const { seen, drafts } = targetsOf([aNodeClassObject({ spec: { amiSelectorTerms: 1 } })]);
     expect(seen).toEqual([]);
     expect(drafts.map((draft) => draft.status)).toEqual(['error']);
+  });
+});
+
+describe('per-object fault isolation', () => {
+  it('turns a check that throws on one NodeClass into an error for that NodeClass only', () => {
+    // Prepare: a check with a bug that only one object triggers
+    const inventory = anInventory([
+      aNodeClassObject({ name: 'good' }),
+      aNodeClassObject({ name: 'bad' }),
+      aNodeClassObject({ name: 'also-good' }),
+    ]);
+    const buggy = defineCheck({
+      id: 'buggy',
+      title: 'buggy',
+      group: 'spec',
+      severity: 'high',
+      inputs: [],
+      remediation: 'Fix it.',
+      rationale: 'Exists for this test.',
+      references: [],
+      material: [],
+      evaluate: (scanned) =>
+        forEachNodeClass(scanned, (nodeClass, target) => {
+          if (nodeClass.metadata.name === 'bad') throw new TypeError('boom on bad');
+          return [{ status: 'pass', resource: target.resource, message: 'ok' }];
+        }),
+    });
+
+    // Act
+    const { findings } = runChecks(inventory, [buggy], { now: new Date('2026-11-01T00:00:00Z') });
+
+    // Assess
+    expect(findings.map((finding) => [finding.resource.name, finding.status])).toEqual([
+      ['good', 'pass'],
+      ['bad', 'error'],
+      ['also-good', 'pass'],
+    ]);
+    const bad = findings.find((finding) => finding.resource.name === 'bad');
+    expect(bad?.message).toContain('TypeError: boom on bad');
+    expect(bad?.evidence).toEqual({ exception: 'TypeError', reason: 'boom on bad' });
   });
 });
