@@ -1,0 +1,51 @@
+// Builds the Lambda bundles the construct deploys (`Code.fromAsset`): one directory per handler,
+// `index.mjs` exporting `handler`. Prebuilt, so a consumer's `cdk synth` needs neither esbuild nor
+// TypeScript. Run with `npm run build:lambdas`.
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const LAMBDA_BUNDLES_DIRECTORY = join(REPO_ROOT, 'dist/lambda');
+
+// ESM bundles cannot `require`; a few CJS dependencies still do.
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __scannerCreateRequire } from 'node:module';" +
+  'const require = __scannerCreateRequire(import.meta.url);';
+
+export async function buildLambdaBundle(
+  name: HandlerName,
+  outDirectory = LAMBDA_BUNDLES_DIRECTORY
+): Promise<string> {
+  const directory = join(outDirectory, name);
+  rmSync(directory, { recursive: true, force: true });
+  await build({
+    entryPoints: [join(REPO_ROOT, 'lambda/handlers', `${name}.ts`)],
+    outfile: join(directory, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourcemap: true,
+    banner: { js: CREATE_REQUIRE_BANNER },
+    logLevel: 'warning',
+  });
+  return directory;
+}
+
+export async function buildLambdaBundles(
+  outDirectory = LAMBDA_BUNDLES_DIRECTORY
+): Promise<Record<HandlerName, string>> {
+  const entries = await Promise.all(
+    HANDLER_NAMES.map(async (name) => [name, await buildLambdaBundle(name, outDirectory)] as const)
+  );
+  return Object.fromEntries(entries) as Record<HandlerName, string>;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildLambdaBundles(process.argv[2] === undefined ? undefined : resolve(process.argv[2]));
+}
