@@ -4,7 +4,7 @@
 import { changeBetween } from './material.js';
 import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';
-import type { OutgoingMessage } from './notify/message.js';
+import type { OutgoingMessage } from './notify/outgoing-message.js';
 
 export const CHANGE_KINDS = ['new', 'changed', 'resolved', 'reminder'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];

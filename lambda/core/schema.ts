@@ -267,12 +267,3 @@ export function parseNodePool(raw: unknown): ParseResult<NodePool> {
 
 /** The only NodePool API version Karpenter v1 serves. */
 export const NODEPOOL_API_VERSION = 'karpenter.sh/v1';
-
-export {
-  admittedValues,
-  type LabelValueSet,
-  labelAdmits,
-  labelValueSet,
-  nodePoolRequirements,
-  requirementAdmits,
-} from './nodepool-requirements.js';

@@ -3,10 +3,9 @@ import {
   admittedValues,
   labelAdmits,
   labelValueSet,
-  type NodeSelectorRequirement,
   nodePoolRequirements,
-  parseNodePool,
-} from '../../lambda/core/schema.js';
+} from '../../lambda/core/nodepool-requirements.js';
+import { type NodeSelectorRequirement, parseNodePool } from '../../lambda/core/schema.js';
 
 const ARCH = 'kubernetes.io/arch';
 const GEN = 'karpenter.k8s.aws/instance-generation';

@@ -6,6 +6,7 @@ import { findCheck } from '../checks/index.js';
 import type { ChangeKind, FindingState, LifecycleChange } from '../lifecycle.js';
 import type { Finding, ResourceRef, Severity } from '../model.js';
 import { type ChatbotNotification, chatbotNotification } from './chatbot.js';
+import type { OutgoingMessage } from './outgoing-message.js';
 import {
   pasteableJson,
   type RemediationPart,
@@ -32,24 +33,7 @@ const INITIAL_EVIDENCE_CHARS = 60_000;
 const MAX_FOLLOW_ONS = 20;
 
 export type MessageKind = ChangeKind | 'digest' | 'summary';
-
-/** What the publisher port sends: one SNS PublishBatch entry. */
-export interface OutgoingMessage {
-  /** Unique within one scan: used as the batch entry id (`[A-Za-z0-9_-]{1,80}`). */
-  readonly id: string;
-  /** Email subject (ASCII, < 100 characters). */
-  readonly subject: string;
-  /** String message attributes for subscription filter policies. */
-  readonly attributes: Readonly<Record<string, string>>;
-  /** Per-protocol bodies (`MessageStructure: json`). */
-  readonly bodies: { readonly default: string; readonly email: string; readonly https: string };
-  /**
-   * The changes this message notifies, as `kind:findingId` (one for a per-change message, all of
-   * a batch for a summary; none for a digest). Not sent: it lets a later attempt of the scan tell
-   * which of its changes an already claimed summary covers.
-   */
-  readonly covers?: readonly string[];
-}
+export type { OutgoingMessage } from './outgoing-message.js';
 
 /** Where the findings are: the AWS account and region of the cluster (the cluster is on each finding). */
 export interface AlertLocation {
