@@ -12,7 +12,7 @@ export const amiAllowed = defineCheck({
     "Images outside the account's Allowed AMIs criteria report ImageAllowed=false. Once the setting is enabled (not only in audit mode), EC2 refuses to launch them, so every Karpenter launch with such an image fails, with an error that is not an IAM denial.",
   remediation:
     "Add the image owner or name to the account's Allowed AMIs criteria (EC2 → Allowed AMIs), or select an allowed image.",
-  references: ['aws-facts §1.5'],
+  references: ['https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-allowed-amis.html'],
   material: ['images[].id', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {

@@ -15,7 +15,11 @@ export const amiNotDeprecated = defineCheck({
     'A deprecated image gets no further fixes and is on its way to being disabled or deregistered. Karpenter falls back to it only while nothing newer matches; once it is gone, a class that selects only it resolves no image and scale-ups stop.',
   remediation:
     'Move spec.amiSelectorTerms to a current image (or extend the image deprecation time); Karpenter keeps a deprecated image only when nothing newer matches.',
-  references: ['#6393', '#6500', 'karpenter-validations §2.3'],
+  references: [
+    '#6393',
+    '#6500',
+    'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ami-deprecate.html',
+  ],
   material: ['images[].id', 'images[].deprecated', 'reason'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {

@@ -28,7 +28,7 @@ export const amiOwnerExplicit = defineCheck({
     'For a term with only tags, Karpenter calls DescribeImages without an owner filter, so any image shared with the account that carries those tags can be selected. Anyone who can share an AMI with the account can then put their image on your nodes.',
   remediation:
     'Add owner to each tags-only amiSelectorTerm (your account ID or "self"), or select by id.',
-  references: ['karpenter-validations §2.3'],
+  references: ['https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms'],
   material: ['tags'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {

@@ -20,7 +20,7 @@ export const amiSelectorPinned = defineCheck({
   remediation:
     'Pin the AMI: use a versioned alias (e.g. al2023@v20251001) or an id term, and roll versions deliberately.',
   references: [
-    'karpenter-validations §2.3, §5.2',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go',
     'https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms',
   ],
   material: ['alias', 'name'],

@@ -16,7 +16,10 @@ export const amiSelectorResolves = defineCheck({
     'Karpenter launches only images its amiSelectorTerms queries return as available; when none match it sets AMIsReady=False (AMINotFound), the EC2NodeClass is not Ready and no node launches from it.',
   remediation:
     'Fix spec.amiSelectorTerms so they match an available image this account can see (name, tags, owner or id), or publish the image.',
-  references: ['karpenter-validations §2.3'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go',
+  ],
   material: ['cause', 'queries', 'alias', 'parameters', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

@@ -24,7 +24,11 @@ export const amiSsmParameterResolves = defineCheck({
     "Karpenter reads an ssmParameter term's value as an image id and silently skips the term when the parameter is missing or names an image the account cannot see. If no other term matches, AMIsReady=False (AMINotFound) and nothing launches.",
   remediation:
     "Create the SSM parameter in the cluster's region holding the id of an image this account can see (its own or one shared with it), fix its name, and grant Karpenter's controller ssm:GetParameter on it when it is outside /aws/service/.",
-  references: ['#7341', 'karpenter-validations §2.3, §4.1'],
+  references: [
+    '#7341',
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms',
+    'https://karpenter.sh/docs/reference/cloudformation/',
+  ],
   material: ['parameter', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

@@ -16,7 +16,10 @@ export const capacityReservationsResolve = defineCheck({
     'Karpenter launches into reserved capacity only through reservations its terms match, and drops reservations that have ended. A term that matches nothing, or a reservation that ends, silently sends launches to on-demand or spot capacity while CapacityReservationsReady stays True, so the capacity you paid for goes unused.',
   remediation:
     'Fix spec.capacityReservationSelectorTerms (id, ownerID, tags, instanceMatchCriteria) or renew the reservation before it ends.',
-  references: ['karpenter-validations §2.7'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#speccapacityreservationselectorterms',
+    'https://karpenter.sh/docs/tasks/odcrs/',
+  ],
   material: ['unmatchedTerms', 'ending[].id', 'reason'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

@@ -12,7 +12,7 @@ export const controllerCanDiscover = defineCheck({
     'Karpenter resolves images, subnets, security groups and instance types with ec2:Describe*, aliases and ssmParameter terms with ssm:GetParameter, and the cluster endpoint with eks:DescribeCluster. When one is denied, Karpenter cannot resolve what the class names: its readiness conditions fail and it launches no nodes.',
   remediation:
     "Allow Karpenter's read actions: AllowRegionalReadActions (ec2:Describe*), AllowSSMReadActions (ssm:GetParameter, plus any custom parameter) and AllowAPIServerEndpointDiscovery (eks:DescribeCluster).",
-  references: ['karpenter-validations §4.1'],
+  references: ['https://karpenter.sh/docs/reference/cloudformation/'],
   material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {

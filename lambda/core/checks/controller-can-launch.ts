@@ -70,8 +70,8 @@ export const controllerCanLaunch = defineCheck({
     '#7953',
     '#7872',
     '#7927',
-    'karpenter-validations §3.2',
-    'karpenter-validations §4.2',
+    'https://karpenter.sh/docs/reference/cloudformation/',
+    'https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html',
   ],
   material: [...PERMISSION_MATERIAL, 'code'],
   evaluate: (inventory) =>

@@ -12,7 +12,11 @@ export const controllerCanManageInstanceProfile = defineCheck({
     'In role mode Karpenter creates and tags the instance profile, adds the role to it and deletes it when it is no longer used. If its policy denies these calls, InstanceProfileReady stays False and the class launches nothing, or unused profiles are left behind.',
   remediation:
     "Allow the instance-profile actions of Karpenter's reference policy (AllowScopedInstanceProfile*, AllowInstanceProfileReadActions, AllowUnscopedInstanceProfileListAction).",
-  references: ['karpenter-validations §2.6', 'karpenter-validations §4.1', '#8838'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specrole',
+    'https://karpenter.sh/docs/reference/cloudformation/',
+    '#8838',
+  ],
   material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {

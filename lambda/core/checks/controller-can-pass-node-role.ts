@@ -12,7 +12,7 @@ export const controllerCanPassNodeRole = defineCheck({
     "Launching an instance with an instance profile requires iam:PassRole on the profile's role for ec2.amazonaws.com. Without it EC2 rejects every CreateFleet and RunInstances call Karpenter makes for the class, and no node launches.",
   remediation:
     "Allow iam:PassRole on the node role with iam:PassedToService ec2.amazonaws.com in the controller's policy (AllowPassingInstanceRole).",
-  references: ['#7953', '#5444', 'karpenter-validations §4.1'],
+  references: ['#7953', '#5444', 'https://karpenter.sh/docs/reference/cloudformation/'],
   material: PERMISSION_MATERIAL,
   evaluate: (inventory) =>
     permissionCheckDrafts(inventory, {

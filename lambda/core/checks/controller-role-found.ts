@@ -14,7 +14,10 @@ export const controllerRoleFound = defineCheck({
     "Without the IAM role Karpenter's controller runs as, its permissions cannot be simulated, so denied launch, PassRole or discovery calls go unnoticed until nodes fail to launch. A controller with neither Pod Identity nor IRSA has no role of its own: its AWS calls fail or run with whatever credentials the node exposes.",
   remediation:
     "Give Karpenter's ServiceAccount an EKS Pod Identity association or an eks.amazonaws.com/role-arn annotation, or name the role with --controller-role CLUSTER=ROLE_ARN.",
-  references: ['karpenter-validations §6', 'aws-facts §5.4'],
+  references: [
+    'https://docs.aws.amazon.com/eks/latest/userguide/pod-identities.html',
+    'https://docs.aws.amazon.com/eks/latest/userguide/iam-roles-for-service-accounts.html',
+  ],
   material: ['reason'],
   evaluate: (inventory) => {
     const drafts: FindingDraft[] = [];

@@ -21,7 +21,10 @@ export const imdsHopLimit = defineCheck({
     "With a hop limit above 1, IMDSv2 tokens reach pods in their own network namespace, so every pod on the node can obtain the node role's credentials (EC2, ECR and VPC CNI permissions) instead of only the role its Pod Identity or IRSA grants.",
   remediation:
     'Set spec.metadataOptions.httpPutResponseHopLimit: 1 and give pods that need AWS access their own role (EKS Pod Identity or IRSA).',
-  references: ['karpenter-validations §1.3'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specmetadataoptions',
+    'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-options.html',
+  ],
   material: ['httpPutResponseHopLimit'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {

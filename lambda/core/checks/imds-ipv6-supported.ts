@@ -35,7 +35,14 @@ export const imdsIpv6Supported = defineCheck({
     'EC2 in the ISO regions rejects any launch that sets httpProtocolIPv6, even to disabled. Karpenter before v1.7.0 always sends the field (the CRD default fills it in), so every launch there fails with UnsupportedOperation and no node starts.',
   remediation:
     'Upgrade Karpenter to v1.7.0 or later; on older versions remove httpProtocolIPv6 from the CRD default (kubectl patch crd) so it is not sent.',
-  references: ['#7081', '#7667', '#5700', '#8404', '#8631', 'aws-facts §7.2'],
+  references: [
+    '#7081',
+    '#7667',
+    '#5700',
+    '#8404',
+    '#8631',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/resolver.go',
+  ],
   material: ['region', 'httpProtocolIPv6'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

@@ -15,7 +15,11 @@ export const imdsV2Required = defineCheck({
     'With httpTokens: optional the instance metadata service answers IMDSv1 requests, which need no token, so any process on the node or an SSRF flaw in a pod can read the node role credentials. Organizations that enforce ec2:MetadataHttpTokens=required with an SCP also deny every launch of such a class.',
   remediation:
     'Set spec.metadataOptions.httpTokens: required (or remove it; the default is required).',
-  references: ['#9018', 'karpenter-validations §1.3'],
+  references: [
+    '#9018',
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specmetadataoptions',
+    'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-instance-metadata-options.html',
+  ],
   material: ['httpTokens'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {

@@ -45,7 +45,7 @@ import { tagsNotRestricted } from './tags-not-restricted.js';
 
 /** The check catalog, in report order. IDs are stable: never rename one. */
 export const CHECKS: readonly Check[] = [
-  // A. Spec checks, in CHECKS.md order.
+  // A. Spec checks.
   nodeClassSchemaValid,
   nodePoolSchemaValid,
   kubeletConfigValid,
@@ -59,7 +59,7 @@ export const CHECKS: readonly Check[] = [
   amiOwnerExplicit,
   rootVolumeEncrypted,
   nodePoolNodeClassExists,
-  // B. AWS-backed checks, in CHECKS.md order.
+  // B. AWS-backed checks.
   amiSelectorResolves,
   amiNewestMatchAvailable,
   amiNotDeprecated,
@@ -77,7 +77,7 @@ export const CHECKS: readonly Check[] = [
   nodeRoleValid,
   nodeRolePolicies,
   nodeRoleCanJoin,
-  // B. Controller permission checks (end of section B in CHECKS.md).
+  // B. Controller permission checks (last of the AWS-backed group).
   controllerRoleFound,
   controllerCanLaunch,
   controllerCanPassNodeRole,
@@ -88,7 +88,7 @@ export const CHECKS: readonly Check[] = [
   nodePoolZonesHaveSubnets,
   nodePoolCapacityTypeOffered,
   nodePoolInstanceTypesOffered,
-  // C. Cluster-state checks, in CHECKS.md order.
+  // C. Cluster-state checks.
   nodeClassReady,
   statusAgreesWithScan,
   karpenterVersionSupported,

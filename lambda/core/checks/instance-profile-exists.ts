@@ -12,7 +12,11 @@ export const instanceProfileExists = defineCheck({
     'In instanceProfile mode Karpenter makes no IAM call and reports InstanceProfileReady=True whatever the profile is. If it does not exist, EC2 rejects every launch; if it holds no role, nodes boot without credentials and never join the cluster.',
   remediation:
     'Create the instance profile and add the node role to it (aws iam create-instance-profile / add-role-to-instance-profile), or switch to spec.role.',
-  references: ['#9390', '#8538', 'karpenter-validations §2.6'],
+  references: [
+    '#9390',
+    '#8538',
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specinstanceprofile',
+  ],
   material: ['instanceProfile', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

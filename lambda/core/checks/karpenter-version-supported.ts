@@ -51,7 +51,7 @@ function unknownVersionReason(cluster: ClusterContext): string | undefined {
   return `the controller image tag "${controller.value.version ?? '(none)'}" is not a version`;
 }
 
-/** No known Karpenter defect of the running version applies to the NodeClass (karpenter-validations §0, §5). */
+/** No known Karpenter defect of the running version applies to the NodeClass (see references). */
 export const karpenterVersionSupported = defineCheck({
   id: 'karpenter-version-supported',
   title: 'The Karpenter version has no known defect that applies to the NodeClass',

@@ -50,7 +50,11 @@ export const nodeRoleCanJoin = defineCheck({
     'EKS lets an instance register as a node only when its role is mapped into the cluster: an access entry of type EC2_LINUX or EC2_WINDOWS, or an aws-auth entry with system:nodes. Otherwise instances launch and are billed but never register, and Karpenter deletes them after its registration timeout and tries again.',
   remediation:
     'Create an EKS access entry of type EC2_LINUX (EC2_WINDOWS for Windows nodes) for the node role, or map it in aws-auth with groups system:bootstrappers and system:nodes.',
-  references: ['#7558', '#5369', 'aws-facts §5.3'],
+  references: [
+    '#7558',
+    '#5369',
+    'https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html',
+  ],
   material: ['role', 'authenticationMode', 'causes', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

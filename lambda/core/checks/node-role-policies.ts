@@ -8,7 +8,7 @@ interface Requirement {
   readonly note?: string;
 }
 
-/** Karpenter's node role reference (karpenter-validations §4.1). */
+/** The node role policies of Karpenter's getting-started template and the EKS node role docs. */
 const REQUIRED: readonly Requirement[] = [
   { names: ['AmazonEKSWorkerNodePolicy'], severity: 'high' },
   {
@@ -40,7 +40,7 @@ export const nodeRolePolicies = defineCheck({
     "The node role's policies let nodes look up their instance and cluster while bootstrapping (AmazonEKSWorkerNodePolicy), pull images from ECR, including the pause and VPC CNI images, and, unless the VPC CNI has its own role, assign pod IP addresses. Without them nodes launch but stay NotReady or their pods never start.",
   remediation:
     'Attach AmazonEKSWorkerNodePolicy, AmazonEC2ContainerRegistryPullOnly, AmazonEKS_CNI_Policy (unless the VPC CNI has its own role) and AmazonSSMManagedInstanceCore to the node role.',
-  references: ['karpenter-validations §4.1', '#7963'],
+  references: ['https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html', '#7963'],
   material: ['role', 'missing', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {

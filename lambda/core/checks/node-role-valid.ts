@@ -19,7 +19,10 @@ export const nodeRoleValid = defineCheck({
     'Nodes get their AWS credentials by assuming the node role through their instance profile. A role that does not exist cannot be put into a profile, and a role that does not trust ec2.amazonaws.com gives instances no credentials, so they cannot authenticate to the cluster and never become nodes.',
   remediation:
     'Create the node role with a trust policy allowing the EC2 service principal (ec2.amazonaws.com) to call sts:AssumeRole, and reference it by name.',
-  references: ['karpenter-validations §2.6, §4.1'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specrole',
+    'https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html',
+  ],
   material: ['role', 'cause', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target) => {

@@ -14,7 +14,10 @@ function describeCondition(condition: Condition): string {
   return `${condition.type}=${condition.status}${reason}${message}`;
 }
 
-/** The cluster's own verdict on the NodeClass, surfaced outside the cluster (karpenter-validations §2.1). */
+/**
+ * The cluster's own verdict on the NodeClass, surfaced outside the cluster (Ready is False when any
+ * dependent condition is).
+ */
 export const nodeClassReady = defineCheck({
   id: 'nodeclass-ready',
   title: 'Karpenter reports the NodeClass Ready',
@@ -25,7 +28,11 @@ export const nodeClassReady = defineCheck({
     'Karpenter launches nodes only from an EC2NodeClass whose Ready condition is True. While it is not, every NodePool that references the class launches nothing and pods waiting for those NodePools stay Pending.',
   remediation:
     'Fix the condition Karpenter names (kubectl describe ec2nodeclass <name>); NodePools that reference a NodeClass that is not Ready launch no nodes.',
-  references: ['karpenter-validations §2.1', '#8072', '#8148'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#statusconditions',
+    '#8072',
+    '#8148',
+  ],
   material: ['conditions'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (nodeClass, { resource }) => {

@@ -49,8 +49,8 @@ export const nodeClassSchemaValid = defineCheck({
   remediation:
     'Fix each reported field as the message says; the API server would reject the object (or did not validate it).',
   references: [
-    'karpenter-validations §1.1–1.2',
-    'pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/ec2nodeclass.go',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
     MIGRATION_GUIDE,
   ],
   material: ['path', 'rule', 'apiVersion'],

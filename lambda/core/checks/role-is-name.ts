@@ -15,7 +15,7 @@ export const roleIsName = defineCheck({
   rationale:
     'Karpenter adds the role to the instance profile it manages by its bare name but compares spec.role verbatim with the name IAM returns; an ARN or path never matches, so it keeps creating new instance profiles. Orphaned profiles pile up until the account reaches its IAM instance profile quota and creation fails.',
   remediation: 'Set spec.role to the bare IAM role name (the last segment of the ARN).',
-  references: ['karpenter-validations §2.6', '#8838', '#5470'],
+  references: ['https://karpenter.sh/docs/concepts/nodeclasses/#specrole', '#8838', '#5470'],
   material: ['role'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {

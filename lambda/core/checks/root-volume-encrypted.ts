@@ -36,7 +36,11 @@ export const rootVolumeEncrypted = defineCheck({
     'An unencrypted root volume keeps container images, logs and pod ephemeral storage in clear on EBS. Many organizations deny unencrypted volumes with an SCP; EC2 then refuses every launch of the class, which Karpenter reports as RunInstancesAuthCheckFailed.',
   remediation:
     'Set ebs.encrypted: true on the root blockDeviceMappings entry (optionally with kmsKeyID).',
-  references: ['#7927', 'karpenter-validations §1.2, §4.2'],
+  references: [
+    '#7927',
+    'https://karpenter.sh/docs/concepts/nodeclasses/#specblockdevicemappings',
+    'https://karpenter.sh/docs/troubleshooting/#node-terminates-before-ready-on-failed-encrypted-ebs-volume',
+  ],
   material: ['deviceName'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (nodeClass, { resource }) => {

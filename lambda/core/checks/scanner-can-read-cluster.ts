@@ -155,7 +155,10 @@ export const scannerCanReadCluster = defineCheck({
     "Without read access to EC2NodeClasses, NodePools and Karpenter's controller, the scanner cannot see the cluster's real objects, status conditions, Karpenter version or controller role. The cluster-state and permission checks then cannot run, and their problems go unreported.",
   remediation:
     'Give the scanner an EKS access entry mapped to a group bound to a read-only ClusterRole (get/list/watch on ec2nodeclasses, nodepools, deployments, serviceaccounts), and network reach to the cluster endpoint.',
-  references: ['aws-facts §5.2–5.3'],
+  references: [
+    'https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html',
+    'https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html',
+  ],
   material: ['reason', 'failure'],
   evaluate: (inventory) =>
     inventory.clusters

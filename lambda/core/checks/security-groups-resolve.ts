@@ -12,7 +12,7 @@ export const securityGroupsResolve = defineCheck({
     'Karpenter attaches only the security groups its securityGroupSelectorTerms match; with none it sets SecurityGroupsReady=False (SecurityGroupsNotFound), the EC2NodeClass is not Ready and no node launches.',
   remediation:
     'Fix spec.securityGroupSelectorTerms (name matches the GroupName, not the Name tag; tags are case-sensitive) or tag the node security group.',
-  references: ['karpenter-validations §2.5'],
+  references: ['https://karpenter.sh/docs/concepts/nodeclasses/#specsecuritygroupselectorterms'],
   material: ['queries', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {

@@ -4,7 +4,7 @@ import { isIamPathOrArn } from '../iam/arns.js';
 import { factsKeyOf } from '../inventory.js';
 import type { Condition, EC2NodeClass } from '../schema.js';
 
-/** Karpenter's ValidationSucceeded result is cached for up to 30 minutes (v1.7+, §3.5). */
+/** Karpenter caches ValidationSucceeded for up to 30 minutes (v1.7.0+, karpenter-provider-aws#8439). */
 export const VALIDATION_UNKNOWN_LIMIT_MS = 30 * 60 * 1000;
 const VALIDATION_DEPENDENCIES = [
   'AMIsReady',
@@ -166,7 +166,14 @@ export const statusAgreesWithScan = defineCheck({
     'Karpenter can report a healthy-looking status for a class that cannot launch: in instanceProfile mode InstanceProfileReady=True without any IAM call, and non-authorization dry-run errors leave ValidationSucceeded=Unknown. Trusting the conditions hides the failure until pods stay Pending.',
   remediation:
     'Trust the scan over the condition: fix the NodeClass as the message says, then force revalidation by adding any annotation to the EC2NodeClass.',
-  references: ['#8072', '#8148', '#8312', 'karpenter-validations §2.1, §3.3–3.5'],
+  references: [
+    '#8072',
+    '#8148',
+    '#8312',
+    'https://karpenter.sh/docs/concepts/nodeclasses/#statusconditions',
+    'https://karpenter.sh/docs/troubleshooting/#force-validation-refresh',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/validation.go',
+  ],
   material: ['contradictions[].kind', 'contradictions[].subject'],
   evaluate: (inventory, { now }) =>
     forEachNodeClass(inventory, (nodeClass, { resource, entry }) => {

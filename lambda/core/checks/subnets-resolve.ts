@@ -12,7 +12,7 @@ export const subnetsResolve = defineCheck({
     'Karpenter launches nodes only into subnets its subnetSelectorTerms match; with none it sets SubnetsReady=False (SubnetsNotFound), the EC2NodeClass is not Ready and no node launches.',
   remediation:
     "Fix spec.subnetSelectorTerms (tag keys and values are case-sensitive; ids must exist in this region) or tag the cluster's subnets.",
-  references: ['karpenter-validations §2.4'],
+  references: ['https://karpenter.sh/docs/concepts/nodeclasses/#specsubnetselectorterms'],
   material: ['queries', 'reason'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, (_nodeClass, target) => {

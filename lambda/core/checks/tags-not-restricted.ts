@@ -85,7 +85,13 @@ export const tagsNotRestricted = defineCheck({
     "Karpenter sets the cluster, NodePool, NodeClaim and EC2NodeClass tags itself and relies on them to find and clean up its instances. The CRD's CEL rules reject these keys and empty keys at apply time; an object that bypassed validation gets ValidationSucceeded=False (TagValidationFailed) and launches nothing.",
   remediation:
     'Remove restricted keys (kubernetes.io/cluster/*, karpenter.sh/nodepool, karpenter.sh/nodeclaim, eks:eks-cluster-name, karpenter.k8s.aws/ec2nodeclass) and empty keys from spec.tags.',
-  references: ['karpenter-validations §1.2, §1.4', '#7404', '#3784', '#4582'],
+  references: [
+    'https://karpenter.sh/docs/concepts/nodeclasses/#spectags',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/labels.go',
+    '#7404',
+    '#3784',
+    '#4582',
+  ],
   material: ['key'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }) => {

@@ -30,7 +30,7 @@ const tooMany = (term: unknown) => Array.from({ length: 31 }, () => term);
 
 // Every CRD rule, each with a spec that breaks only that rule: [label, spec, path, rule, message].
 const RULES: readonly [string, Record<string, unknown>, string, string, string][] = [
-  // §1.1 object-level rules
+  // Object-level CEL rules of the CRD
   [
     'both role and instanceProfile',
     { instanceProfile: 'NodeProfile' },
