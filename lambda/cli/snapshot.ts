@@ -6,7 +6,8 @@ import { type AwsFactsClients, createLiveAwsFacts } from '../adapters/aws/aws-fa
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
 import { createEksReader } from '../adapters/aws/eks-reader.js';
 import { createEksTokenProvider } from '../adapters/aws/eks-token.js';
-import { createIamSimulator } from '../adapters/aws/iam-simulator.js';
+import { createIamRolePolicyReader, createIamSimulator } from '../adapters/aws/iam-simulator.js';
+import { rateLimited } from '../adapters/aws/rate-limit.js';
 import { createClusterSource } from '../adapters/kube/cluster-source.js';
 import { buildWorld } from '../adapters/world/build-world.js';
 import { createRecordingSimulator } from '../adapters/world/permissions.js';
@@ -15,7 +16,7 @@ import type { World } from '../adapters/world/schema.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import { collectInventory } from '../app/run-scan.js';
-import type { PolicySimulatorPort } from '../core/iam/ports.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../core/iam/ports.js';
 import type { ObjectSource } from '../core/ports.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
@@ -31,6 +32,8 @@ export interface SnapshotInput {
   readonly aws: AwsFactsClients;
   /** Live policy simulator; its results are recorded as `iam.permissions` rows. */
   readonly simulator?: PolicySimulatorPort;
+  /** The controller roles' policies, so simulations are grouped as a live scan groups them. */
+  readonly policies?: RolePolicyPort;
   readonly now: Date;
 }
 
@@ -42,7 +45,14 @@ export async function recordSnapshot(input: SnapshotInput): Promise<World> {
     objects: input.objects,
     enrichers: [
       createAwsFactsEnricher({ port: createLiveAwsFacts(recorder.clients), now: input.now }),
-      ...(simulations ? [createPermissionsEnricher({ simulator: simulations.simulator })] : []),
+      ...(simulations
+        ? [
+            createPermissionsEnricher({
+              simulator: simulations.simulator,
+              ...(input.policies === undefined ? {} : { policies: input.policies }),
+            }),
+          ]
+        : []),
     ],
   });
   return buildWorld({
@@ -123,6 +133,9 @@ export function registerSnapshotCommand(
         objects: deps.liveObjects({ region, clusters, clients, now: io.now }),
         aws: { ec2: clients.ec2(region), ssm: clients.ssm(region), iam: clients.iam(region) },
         simulator: createIamSimulator(clients.iam(region), { limiter: clients.limiter }),
+        policies: createIamRolePolicyReader(
+          rateLimited(clients.iam(region), 'iam', clients.limiter)
+        ),
         now: io.now(),
       });
       const text = `${JSON.stringify(world, null, 2)}\n`;

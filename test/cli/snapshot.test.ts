@@ -15,9 +15,12 @@ import {
 } from '@aws-sdk/client-ec2';
 import {
   GetInstanceProfileCommand,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
   GetRoleCommand,
   IAMClient,
   ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
   NoSuchEntityException,
   SimulatePrincipalPolicyCommand,
   type SimulatePrincipalPolicyCommandInput,
@@ -352,6 +355,42 @@ describe('nodeclass-scan snapshot', () => {
       world.iam.roles.find((role) => role.RoleName === 'KarpenterNodeRole-prod-use1')
         ?.AttachedPolicies
     ).toHaveLength(4);
+  });
+
+  it("groups simulations by the controller roles' policies, as a live scan does", async () => {
+    // Prepare: policies that compare no context value; then the same account, policies unreadable
+    const account = liveAccount();
+    const simulationsWith = async (policiesReadable: boolean): Promise<number> => {
+      iam.reset();
+      serve(account);
+      if (policiesReadable) {
+        iam.on(ListRolePoliciesCommand).resolves({ PolicyNames: [], IsTruncated: false });
+        iam.on(GetPolicyCommand).resolves({ Policy: { DefaultVersionId: 'v1' } });
+        iam.on(GetPolicyVersionCommand).resolves({
+          PolicyVersion: {
+            Document: encodeURIComponent(
+              JSON.stringify({
+                Version: '2012-10-17',
+                Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }],
+              })
+            ),
+          },
+        });
+      } else {
+        iam.on(ListRolePoliciesCommand).rejects(new Error('AccessDenied'));
+      }
+      const run = await snapshot(account, ['--region', 'us-east-1', '--cluster', 'prod-use1']);
+      expect(parseWorld(run.stdout, 'stdout').iam.permissions.length).toBeGreaterThan(0);
+      return iam.commandCalls(SimulatePrincipalPolicyCommand).length;
+    };
+
+    // Act
+    const grouped = await simulationsWith(true);
+    const ungrouped = await simulationsWith(false);
+
+    // Assess
+    expect(grouped).toBeGreaterThan(0);
+    expect(grouped).toBeLessThan(ungrouped);
   });
 
   it('refuses to run without a cluster', async () => {
