@@ -42,6 +42,19 @@ export interface OperationStats {
   throttled: number;
   /** Commands that failed after the SDK gave up retrying. */
   failed: number;
+  /** Commands whose input equals an earlier command's of the same operation (should be 0). */
+  identical: number;
+}
+
+/** JSON with object keys sorted: equal requests give equal text whatever the key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
+        )
+      : item
+  );
 }
 
 export interface SimulatedAwsOptions {
@@ -59,6 +72,7 @@ export class SimulatedAws {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly quota = new Map<AwsService, number>();
   private readonly stats = new Map<string, OperationStats>();
+  private readonly seenRequests = new Set<string>();
   private readonly random: () => number;
   private readonly latencyMs: number;
   private readonly limits: typeof RATE_LIMITS;
@@ -103,17 +117,20 @@ export class SimulatedAws {
   private statsFor(operation: string): OperationStats {
     let stats = this.stats.get(operation);
     if (!stats) {
-      stats = { calls: 0, attempts: 0, throttled: 0, failed: 0 };
+      stats = { calls: 0, attempts: 0, throttled: 0, failed: 0, identical: 0 };
       this.stats.set(operation, stats);
     }
     return stats;
   }
 
-  public readonly intercept: Interceptor = async (service, operation, _input, answer) => {
+  public readonly intercept: Interceptor = async (service, operation, input, answer) => {
     const stats = this.statsFor(`${service}:${operation}`);
     const bucket = this.bucketFor(service, operation);
     const clock = this.options.clock;
     stats.calls++;
+    const request = `${service}:${operation} ${canonicalJson(input)}`;
+    if (this.seenRequests.has(request)) stats.identical++;
+    else this.seenRequests.add(request);
     let retryCost = 0;
     for (let attempt = 1; ; attempt++) {
       stats.attempts++;

@@ -1,5 +1,7 @@
 // `npm run bench`: every measurement in its own Node process (a bundled worker, so peak RSS is the
 // scanner's, not a TypeScript loader's), results to bench/results/*.json and the README table.
+//   --skip-cold-start   keep bench/results/cold-start.json as it is (measured separately)
+//   --sizes 1x10,10x20  only these fleet scans, printed on stdout; nothing is written
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -7,6 +9,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DEFAULT_LATENCY_MS, RATE_LIMITS } from './aws-model.js';
 import { measureColdStart } from './cold-start.js';
+import { buildFleetWorld } from './fleet.js';
 import { type BenchResults, renderBenchTable, replaceBenchSection } from './readme-table.js';
 
 const ROOT = process.cwd();
@@ -19,6 +22,19 @@ const SIZES = [
   { clusters: 1, nodeClassesPerCluster: 50 },
 ] as const;
 const EVENT_FLEET = { clusters: 100, nodeClassesPerCluster: 50 } as const;
+/** Peak memory of each output format, for the whole largest fleet in one CLI process. */
+const FORMAT_FLEET = { clusters: 100, nodeClassesPerCluster: 50 } as const;
+const FORMATS = ['table', 'json', 'sarif', 'junit'] as const;
+
+const args = process.argv.slice(2);
+const skipColdStart = args.includes('--skip-cold-start');
+const sizesArg = args[args.indexOf('--sizes') + 1];
+const selectedSizes =
+  args.includes('--sizes') && sizesArg !== undefined
+    ? SIZES.filter((size) =>
+        sizesArg.split(',').includes(`${size.clusters}x${size.nodeClassesPerCluster}`)
+      )
+    : SIZES;
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
@@ -57,7 +73,7 @@ async function main(): Promise<void> {
   try {
     const worker = await bundleWorker(directory);
     const scans = [];
-    for (const size of SIZES) {
+    for (const size of selectedSizes) {
       const label = `${size.clusters}x${size.nodeClassesPerCluster}`;
       log(`scan ${label}, no rate limits (deduplication)`);
       const dedup = runWorker(worker, [
@@ -74,14 +90,33 @@ async function main(): Promise<void> {
       ]);
       scans.push({ size: label, deduplication: dedup, rateLimited: limited });
     }
+    if (selectedSizes !== SIZES) {
+      process.stdout.write(`${JSON.stringify(scans, null, 2)}\n`);
+      return;
+    }
     log(`events on ${EVENT_FLEET.clusters}x${EVENT_FLEET.nodeClassesPerCluster}`);
     const events = runWorker(worker, [
       'events',
       String(EVENT_FLEET.clusters),
       String(EVENT_FLEET.nodeClassesPerCluster),
     ]);
-    log('cold start');
-    const coldStart = await measureColdStart(ROOT);
+    const worldFile = join(directory, 'fleet-world.json');
+    writeFileSync(worldFile, JSON.stringify(buildFleetWorld(FORMAT_FLEET)));
+    const formats = FORMATS.map((format) => {
+      log(
+        `output format ${format} on ${FORMAT_FLEET.clusters}x${FORMAT_FLEET.nodeClassesPerCluster}`
+      );
+      return runWorker(worker, ['format', format, worldFile]);
+    });
+    const coldStartFile = join(ROOT, 'bench/results/cold-start.json');
+    let coldStart: unknown;
+    if (skipColdStart) {
+      log('cold start: kept from bench/results/cold-start.json');
+      coldStart = JSON.parse(readFileSync(coldStartFile, 'utf8'));
+    } else {
+      log('cold start');
+      coldStart = await measureColdStart(ROOT);
+    }
 
     const environment = {
       measuredAt: new Date().toISOString(),
@@ -93,7 +128,7 @@ async function main(): Promise<void> {
       benchDurationMs: 0,
     };
     environment.benchDurationMs = Math.round(performance.now() - started);
-    const results = { environment, scans, events, coldStart } as unknown as BenchResults;
+    const results = { environment, scans, events, formats, coldStart } as unknown as BenchResults;
 
     const out = join(ROOT, 'bench/results');
     mkdirSync(out, { recursive: true });
@@ -102,7 +137,8 @@ async function main(): Promise<void> {
     write('environment.json', environment);
     write('scans.json', scans);
     write('events.json', events);
-    write('cold-start.json', coldStart);
+    write('formats.json', formats);
+    if (!skipColdStart) write('cold-start.json', coldStart);
 
     const readmePath = join(ROOT, 'README.md');
     const readme = readFileSync(readmePath, 'utf8');

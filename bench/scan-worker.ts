@@ -2,7 +2,7 @@
 //   scan-worker size <clusters> <nodeClassesPerCluster>   full scan of a synthetic fleet
 //   scan-worker events <clusters> <nodeClassesPerCluster> one AMI and one IAM event on that fleet
 // Prints one JSON object on stdout. Time spent waiting on AWS is virtual (see virtual-clock.ts).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLiveAwsFacts } from '../lambda/adapters/aws/aws-facts-adapter.js';
 import { createIamEntityReader } from '../lambda/adapters/aws/iam-entities.js';
@@ -13,6 +13,7 @@ import {
 import { ApiRateLimiter, rateLimited } from '../lambda/adapters/aws/rate-limit.js';
 import { type World, WorldSchema } from '../lambda/adapters/world/schema.js';
 import { createWorldObjectSource } from '../lambda/adapters/world/world-objects.js';
+import type { SimulationCacheOptions } from '../lambda/app/cached-simulator.js';
 import { createAwsFactsEnricher } from '../lambda/app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../lambda/app/collect-permissions.js';
 import { handleAmiEvent } from '../lambda/app/handle-ami-event.js';
@@ -21,6 +22,12 @@ import { collectInventory, evaluateInventory, type ScanPlan } from '../lambda/ap
 import { type ScanAndPublishDeps, scanAndPublish } from '../lambda/app/scan-and-publish.js';
 import { imageMatchesTerm } from '../lambda/core/ami/queries.js';
 import { indexEntriesOf } from '../lambda/core/event-index.js';
+import type { SimulationResult } from '../lambda/core/facts/permissions.js';
+import {
+  cacheKeyId,
+  type SimulationCacheEntry,
+  type SimulationCachePort,
+} from '../lambda/core/iam/simulation-cache.js';
 import type { Inventory } from '../lambda/core/inventory.js';
 import { applyChanges, diffFindings } from '../lambda/core/lifecycle.js';
 import {
@@ -61,8 +68,35 @@ function simulatedAccount(world: World, rateLimited = true) {
   return { clock, aws, sdk, limiter, answeringMs: () => answeringMs };
 }
 
+/** The state table's verdict cache, in memory: what a scheduled Lambda scan reads back. */
+class InMemoryVerdictCache implements SimulationCachePort {
+  private readonly entries = new Map<string, readonly SimulationResult[]>();
+  public lookups = 0;
+  public hits = 0;
+  public writes = 0;
+
+  public async get(keys: Parameters<SimulationCachePort['get']>[0]) {
+    const found = new Map<string, readonly SimulationResult[]>();
+    for (const key of keys) {
+      this.lookups++;
+      const results = this.entries.get(cacheKeyId(key));
+      if (results !== undefined) found.set(cacheKeyId(key), results);
+    }
+    this.hits += found.size;
+    return found;
+  }
+
+  public async put(entries: readonly SimulationCacheEntry[]) {
+    this.writes += entries.length;
+    for (const entry of entries) this.entries.set(cacheKeyId(entry.key), entry.results);
+  }
+}
+
 /** The production enrichers (AWS facts, then permissions) over a simulated account, fresh per scan. */
-function enrichersFor(account: ReturnType<typeof simulatedAccount>) {
+function enrichersFor(
+  account: ReturnType<typeof simulatedAccount>,
+  cache?: SimulationCacheOptions
+) {
   return [
     createAwsFactsEnricher({
       port: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
@@ -71,6 +105,7 @@ function enrichersFor(account: ReturnType<typeof simulatedAccount>) {
     createPermissionsEnricher({
       simulator: createIamSimulator(account.sdk.iam, { limiter: account.limiter }),
       policies: createIamRolePolicyReader(rateLimited(account.sdk.iam, 'iam', account.limiter)),
+      ...(cache === undefined ? {} : { cache }),
     }),
   ] as const;
 }
@@ -105,17 +140,16 @@ function errorReasons(inventory: Inventory): Record<string, number> {
   return reasons;
 }
 
-async function measureSize(size: FleetSize, rateLimited: boolean) {
-  const fleet = buildFleetWorld(size);
-  const world = WorldSchema.parse(fleet);
+/** One full scan (AWS facts, then permissions) of `world` on a fresh simulated account. */
+async function scanOnce(world: World, rateLimited: boolean, cache?: SimulationCacheOptions) {
   const account = simulatedAccount(world, rateLimited);
-  const { clock, aws } = account;
+  const { clock } = account;
   const realStart = performance.now();
   const phases: Record<string, number> = {};
   const result = await clock.run(async () => {
     const objects = createWorldObjectSource({ world, file: 'fleet' });
     const { inventory: loaded, inputErrors } = await collectInventory({ objects });
-    const [awsFacts, permissions] = enrichersFor(account);
+    const [awsFacts, permissions] = enrichersFor(account, cache);
     let started = clock.now();
     const withFacts = await awsFacts.enrich(loaded);
     phases.awsFacts = clock.now() - started;
@@ -126,7 +160,18 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
     return { inventory, report };
   });
   const realMs = performance.now() - realStart;
-  const scannerComputeMs = realMs - account.answeringMs();
+  return { account, phases, result, scannerComputeMs: realMs - account.answeringMs() };
+}
+
+async function measureSize(size: FleetSize, rateLimited: boolean) {
+  const fleet = buildFleetWorld(size);
+  const world = WorldSchema.parse(fleet);
+  // The Lambdas' verdict cache: the first scan fills it, the second (a scheduled scan of the
+  // unchanged fleet) is measured from it.
+  const verdicts = new InMemoryVerdictCache();
+  const cache: SimulationCacheOptions = { port: verdicts, ttlSeconds: 24 * 60 * 60 };
+  const { account, phases, result, scannerComputeMs } = await scanOnce(world, rateLimited, cache);
+  const { clock, aws } = account;
   const operations = aws.report();
   // The bound comes from the fleet description alone (lower-bound.ts uses no scanner code).
   const bound = fleetLowerBound(fleet);
@@ -147,6 +192,10 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
   const nodeClasses = size.clusters * size.nodeClassesPerCluster;
   const factsCallsTotal = sum(factsOps.map((op) => operations[op]?.calls ?? 0));
   const factsBoundTotal = sum(factsOps.map((op) => bound.byOperation[op] ?? 0));
+  const scanPeakRssMb = peakRssMb();
+  const hitsBefore = verdicts.hits;
+  const steady = await scanOnce(world, rateLimited, cache);
+  const steadyOperations = steady.account.aws.report();
   return {
     kind: 'size',
     rateLimited,
@@ -194,7 +243,24 @@ async function measureSize(size: FleetSize, rateLimited: boolean) {
     scannerComputeMs: round(scannerComputeMs),
     findings: result.report.summary.byStatus,
     unavailableInputs: errorReasons(result.inventory),
-    peakRssMb: peakRssMb(),
+    /** Requests sent again with an input equal to an earlier one, per operation (should be 0). */
+    identicalRequests: Object.fromEntries(
+      Object.entries(operations).map(([op, stats]) => [op, stats.identical])
+    ),
+    /**
+     * A second, scheduled scan of the unchanged fleet on a fresh account, with the verdicts the
+     * first scan cached: its simulations are what a steady-state Lambda scan sends.
+     */
+    steadyState: {
+      simulations: steadyOperations[SIMULATE]?.calls ?? 0,
+      calls: sum(Object.values(steadyOperations).map((op) => op.calls)),
+      cachedVerdictsUsed: verdicts.hits - hitsBefore,
+      wallTimeMs: round(steady.account.clock.now() + steady.scannerComputeMs),
+      sameFindings:
+        JSON.stringify(steady.result.report.summary.byStatus) ===
+        JSON.stringify(result.report.summary.byStatus),
+    },
+    peakRssMb: scanPeakRssMb,
   };
 }
 
@@ -341,15 +407,62 @@ async function measureEvents(size: FleetSize) {
   };
 }
 
-const [mode, clusters, perCluster, limits] = process.argv.slice(2);
-const size = { clusters: Number(clusters), nodeClassesPerCluster: Number(perCluster) };
-if (!Number.isInteger(size.clusters) || !Number.isInteger(size.nodeClassesPerCluster)) {
-  throw new Error(
-    'usage: scan-worker size|events <clusters> <nodeClassesPerCluster> [--no-rate-limits]'
-  );
+/**
+ * The real CLI (`scan --world FILE --format F`) in this process, its report written as it comes
+ * to /dev/null: the peak RSS of producing one output format for the whole fleet.
+ */
+async function measureFormat(format: string, worldFile: string) {
+  const { runCli } = await import('../lambda/cli/main.js');
+  const sink = openSync('/dev/null', 'w');
+  let bytes = 0;
+  const started = performance.now();
+  try {
+    const exitCode = await runCli(['scan', '--world', worldFile, '--format', format], {
+      stdout: (text) => {
+        bytes += Buffer.byteLength(text);
+        writeSync(sink, text);
+      },
+      stderr: (text) => process.stderr.write(text),
+      readStdin: async () => '',
+      stdoutIsTty: false,
+      stderrIsTty: false,
+      // The 100 × 50 world is above the default world-file limits.
+      env: {
+        ...process.env,
+        NODECLASS_SCAN_MAX_WORLD_BYTES: String(1024 * 1024 * 1024),
+        NODECLASS_SCAN_MAX_WORLD_VALUES: String(100_000_000),
+      },
+      now: () => SCAN_TIME,
+    });
+    return {
+      kind: 'format',
+      format,
+      exitCode,
+      reportBytes: bytes,
+      wallTimeMs: round(performance.now() - started),
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    closeSync(sink);
+  }
 }
-const output =
-  mode === 'events'
-    ? await measureEvents(size)
-    : await measureSize(size, limits !== '--no-rate-limits');
-process.stdout.write(`${JSON.stringify(output)}\n`);
+
+const [mode, clusters, perCluster, extra] = process.argv.slice(2);
+if (mode === 'format') {
+  // scan-worker format <table|json|sarif|junit> <world file>
+  if (clusters === undefined || perCluster === undefined)
+    throw new Error('usage: scan-worker format <format> <world file>');
+  process.stdout.write(`${JSON.stringify(await measureFormat(clusters, perCluster))}\n`);
+} else {
+  const size = { clusters: Number(clusters), nodeClassesPerCluster: Number(perCluster) };
+  if (!Number.isInteger(size.clusters) || !Number.isInteger(size.nodeClassesPerCluster)) {
+    throw new Error(
+      'usage: scan-worker size|events <clusters> <nodeClassesPerCluster> [--no-rate-limits]'
+    );
+  }
+  const output =
+    mode === 'events'
+      ? await measureEvents(size)
+      : await measureSize(size, extra !== '--no-rate-limits');
+  process.stdout.write(`${JSON.stringify(output)}\n`);
+}
