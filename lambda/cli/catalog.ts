@@ -1,15 +1,15 @@
-// The README's check catalog, generated from the registry (`npm run docs`) so it cannot drift.
+// The README's check catalog and the docs/checks/ pages' headers, generated from the registry
+// (`npm run docs`) so they cannot drift.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CheckMeta } from '../core/check.js';
 import { CHECKS } from '../core/checks/index.js';
+import { checkDocPath, checkDocsProblems, publicUrlOf, updateCheckDocs } from './check-docs.js';
 
 export const CATALOG_START = '<!-- catalog:start -->';
 export const CATALOG_END = '<!-- catalog:end -->';
 export const README_PATH = join(import.meta.dirname, '..', '..', 'README.md');
-
-const KARPENTER_ISSUES = 'https://github.com/aws/karpenter-provider-aws/issues/';
 
 function cell(text: string): string {
   return text
@@ -19,11 +19,11 @@ function cell(text: string): string {
     .replace(/</g, '&lt;');
 }
 
-/** `#8072` links to aws/karpenter-provider-aws; URLs become links; anything else stays text. */
+/** `#8072` links to aws/karpenter-provider-aws, URLs and docs pages become links. */
 function reference(text: string): string {
-  const issue = /^#(\d+)$/.exec(text);
-  if (issue) return `[${text}](${KARPENTER_ISSUES}${issue[1]})`;
-  if (/^https:\/\/\S+$/.test(text)) return `<${text}>`;
+  const url = publicUrlOf(text);
+  if (url !== undefined) return text.startsWith('#') ? `[${text}](${url})` : `<${url}>`;
+  if (text.startsWith('docs/')) return `[${cell(text)}](${text})`;
   return cell(text);
 }
 
@@ -31,7 +31,7 @@ function reference(text: string): string {
 export function renderCatalogMarkdown(checks: readonly CheckMeta[]): string {
   const rows = checks.map((check) =>
     [
-      `\`${check.id}\``,
+      `[\`${check.id}\`](${checkDocPath(check.id)})`,
       check.severity,
       check.inputs.join(', '),
       cell(check.title),
@@ -72,4 +72,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   process.stdout.write(
     changed ? `README.md: catalog updated (${CHECKS.length} checks)\n` : 'README.md: up to date\n'
   );
+  for (const page of await updateCheckDocs(CHECKS)) process.stdout.write(`${page}: updated\n`);
+  // What the generator cannot fix: pages of no check, sections still to write.
+  const problems = await checkDocsProblems(CHECKS);
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  if (problems.length > 0) process.exitCode = 1;
 }

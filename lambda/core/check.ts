@@ -7,7 +7,7 @@ import type {
 } from './inventory.js';
 import { clusterOf } from './inventory.js';
 import type { MaterialPath } from './material.js';
-import type { CheckStatus, FindingLocation, ResourceRef, Severity } from './model.js';
+import type { CheckStatus, FindingLocation, ResourceKind, ResourceRef, Severity } from './model.js';
 import { isRegionName, partitionOf } from './region.js';
 import { type EC2NodeClass, NODEPOOL_API_VERSION, type NodePool } from './schema.js';
 import { parseKarpenterVersion } from './version.js';
@@ -32,14 +32,24 @@ export interface CheckMeta {
   readonly rationale: string;
   /** What to change, in general terms; findings may give a more exact one. */
   readonly remediation: string;
-  /** Upstream issues and documents (`#NNNN` = aws/karpenter-provider-aws). */
+  /**
+   * Public sources only: `#NNNN` (an aws/karpenter-provider-aws issue or pull request), an
+   * `https://` URL, or a page of this repository's `docs/`. A test rejects anything else.
+   */
   readonly references: readonly string[];
+  /** Kinds of object the check reports on; EC2NodeClass when not given. */
+  readonly scope?: readonly ResourceKind[];
   /**
    * Evidence paths whose values make a finding materially different (`material.ts`): which
    * subnets, images or actions fail — never counts, durations or timestamps. Status and severity
    * are always material. An empty list: only status and severity matter.
    */
   readonly material: readonly MaterialPath[];
+}
+
+/** The kinds of object a check reports on. */
+export function scopeOf(check: CheckMeta): readonly ResourceKind[] {
+  return check.scope ?? ['EC2NodeClass'];
 }
 
 /** The root finding a follow-on finding depends on: a check on a resource (default: the same). */

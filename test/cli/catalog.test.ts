@@ -19,7 +19,7 @@ const sample: CheckMeta = {
   rationale: 'Karpenter launches nothing.',
   remediation: 'Line one\nline two.',
   material: [],
-  references: ['#1234', 'https://example.com/doc', 'karpenter-validations §1.4'],
+  references: ['#1234', 'https://example.com/doc', 'docs/checks/README.md'],
 };
 
 describe('README check catalog', () => {
@@ -31,11 +31,11 @@ describe('README check catalog', () => {
     ).toBe(true);
   });
 
-  it('renders one row per check, escaping Markdown and linking upstream issues', () => {
+  it('renders one row per check, linking its page, escaping Markdown and linking references', () => {
     const table = renderCatalogMarkdown([sample]).split('\n');
     expect(table[0]).toBe('| ID | Severity | Inputs | What it checks | Remediation | References |');
     expect(table[2]).toBe(
-      '| `sample-check` | medium | spec, aws | Pipes \\| and &lt;tags> are escaped | Line one line two. | [#1234](https://github.com/aws/karpenter-provider-aws/issues/1234), <https://example.com/doc>, karpenter-validations §1.4 |'
+      '| [`sample-check`](docs/checks/sample-check.md) | medium | spec, aws | Pipes \\| and &lt;tags> are escaped | Line one line two. | [#1234](https://github.com/aws/karpenter-provider-aws/issues/1234), <https://example.com/doc>, [docs/checks/README.md](docs/checks/README.md) |'
     );
   });
 

@@ -11,6 +11,7 @@ import type {
 import type { CheckMeta } from '../../core/check.js';
 import { type Finding, originLabel, type Severity } from '../../core/model.js';
 import type { ReportFinding, ScanReport } from '../../core/report.js';
+import { checkDocPath, publicUrlOf } from '../check-docs.js';
 import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -43,8 +44,6 @@ export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
 const BASELINE_STATES: Readonly<
   Record<NonNullable<ReportFinding['change']>, Result.baselineState>
 > = { new: 'new', changed: 'updated', unchanged: 'unchanged' };
-
-const UPSTREAM_ISSUES = 'https://github.com/aws/karpenter-provider-aws/issues/';
 
 export interface SarifOptions {
   readonly checks: readonly CheckMeta[];
@@ -94,9 +93,19 @@ export function pseudoPath(resource: Finding['resource']): string {
  * Anything else (notes that only make sense inside this project) is left out.
  */
 export function referenceUrl(reference: string): string | undefined {
-  const issue = /^#(\d+)$/.exec(reference.trim());
-  if (issue) return `${UPSTREAM_ISSUES}${issue[1]}`;
-  return /^https:\/\/\S+$/.test(reference.trim()) ? reference.trim() : undefined;
+  return publicUrlOf(reference);
+}
+
+/**
+ * The rule's `helpUri`: its first public reference. The page in docs/checks/ is named in the help
+ * text instead, as the package declares no repository URL to make it absolute.
+ */
+export function helpUriOf(check: CheckMeta): string | undefined {
+  for (const reference of check.references) {
+    const url = referenceUrl(reference);
+    if (url !== undefined) return url;
+  }
+  return undefined;
 }
 
 function linkOf(reference: string, url: string): string {
@@ -116,11 +125,13 @@ function help(check: CheckMeta): MultiformatMessageString {
     return url === undefined ? [] : [{ url, markdown: linkOf(reference.trim(), url) }];
   });
   const severity = `Default severity: ${check.severity}. Checked from: ${check.inputs.join(', ')}.`;
+  const docs = `Full guide with examples: ${checkDocPath(check.id)} in the nodeclass-scanner repository.`;
   const text = [
     `${check.title} (${check.id})`,
     `Why it matters: ${check.rationale}`,
     `How to fix: ${check.remediation}`,
     severity,
+    docs,
     ...(links.length === 0 ? [] : [`References: ${links.map((link) => link.url).join(' ')}`]),
   ].join('\n\n');
   const markdown = [
@@ -128,6 +139,7 @@ function help(check: CheckMeta): MultiformatMessageString {
     `**Why it matters:** ${markdownText(check.rationale)}`,
     `**How to fix:** ${markdownText(check.remediation)}`,
     severity,
+    `Full guide with examples: \`${checkDocPath(check.id)}\` in the nodeclass-scanner repository.`,
     ...(links.length === 0
       ? []
       : [`**References**\n\n${links.map((link) => `- ${link.markdown}`).join('\n')}`]),
@@ -136,9 +148,11 @@ function help(check: CheckMeta): MultiformatMessageString {
 }
 
 function rule(check: CheckMeta): ReportingDescriptor {
+  const helpUri = helpUriOf(check);
   return {
     id: check.id,
     name: check.id,
+    ...(helpUri === undefined ? {} : { helpUri }),
     shortDescription: { text: check.title },
     // What the rule checks and why; how to fix it is in `help`.
     fullDescription: { text: `${check.title}. ${check.rationale}` },

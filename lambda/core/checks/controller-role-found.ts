@@ -10,6 +10,7 @@ export const controllerRoleFound = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['permissions'],
+  scope: ['Cluster'],
   rationale:
     "Without the IAM role Karpenter's controller runs as, its permissions cannot be simulated, so denied launch, PassRole or discovery calls go unnoticed until nodes fail to launch. A controller with neither Pod Identity nor IRSA has no role of its own: its AWS calls fail or run with whatever credentials the node exposes.",
   remediation:

@@ -58,6 +58,7 @@ export const karpenterVersionSupported = defineCheck({
   group: 'cluster',
   severity: 'medium',
   inputs: ['spec'],
+  scope: ['EC2NodeClass', 'Cluster'],
   rationale:
     'Some Karpenter releases have defects that break launches or validation for certain settings, such as selecting a pending AMI before v1.2.2 or sending httpProtocolIPv6 in ISO regions before v1.7.0. A cluster on an affected version fails in ways the NodeClass alone does not show.',
   remediation: 'Upgrade Karpenter to a release with the fix, or apply the workaround named.',

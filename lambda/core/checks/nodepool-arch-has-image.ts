@@ -22,6 +22,7 @@ export const nodePoolArchHasImage = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  scope: ['NodePool'],
   rationale:
     "Karpenter launches an instance type only with an image of that type's architecture. If none of the architectures the NodePool allows has an image in its EC2NodeClass, the NodePool launches nothing; if some lack one, pods that need them stay Pending.",
   remediation:

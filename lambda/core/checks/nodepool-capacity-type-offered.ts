@@ -21,6 +21,7 @@ export const nodePoolCapacityTypeOffered = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  scope: ['NodePool'],
   rationale:
     'A NodePool that allows only reserved capacity can launch only into capacity reservations its EC2NodeClass selects, and only on Karpenter v1.3.0 or later with the ReservedCapacity feature gate on. Without an active reservation it launches nothing and its pods stay Pending.',
   remediation:

@@ -32,6 +32,7 @@ export const nodePoolInstanceTypesOffered = defineCheck({
   group: 'aws',
   severity: 'high',
   inputs: ['aws'],
+  scope: ['NodePool'],
   rationale:
     "Karpenter launches only instance types EC2 offers in the zones of the EC2NodeClass's subnets. If the NodePool's requirements allow none of them there, Karpenter finds no compatible instance type for any pod and the NodePool launches nothing.",
   remediation:

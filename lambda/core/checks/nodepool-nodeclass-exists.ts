@@ -27,6 +27,7 @@ export const nodePoolNodeClassExists = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  scope: ['NodePool'],
   rationale:
     "Karpenter resolves a NodePool's nodeClassRef before it launches anything; when the EC2NodeClass does not exist it marks the NodePool NodeClassReady=False and launches nothing, so pods that only this NodePool could serve stay Pending.",
   remediation:

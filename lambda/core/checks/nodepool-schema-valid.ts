@@ -68,6 +68,7 @@ export const nodePoolSchemaValid = defineCheck({
   group: 'spec',
   severity: 'critical',
   inputs: ['spec'],
+  scope: ['NodePool'],
   rationale:
     'The API server rejects a NodePool that breaks the karpenter.sh/v1 CRD (requirement operators, restricted label keys, minValues, disruption budgets, durations, nodeClassRef), so the apply fails and Karpenter keeps the old NodePool or has none to launch from. Exists/DoesNotExist requirements with values are admitted but restrict nothing.',
   remediation:

@@ -31,6 +31,7 @@ export const nodePoolZonesHaveSubnets = defineCheck({
   group: 'aws',
   severity: 'critical',
   inputs: ['aws'],
+  scope: ['NodePool'],
   rationale:
     "Karpenter launches a NodePool's nodes only in zones the NodePool allows and the EC2NodeClass's subnets cover. An allowed zone without a subnet gets no nodes, so pods that need that zone stay Pending; with no zone in common the NodePool launches nothing.",
   remediation:

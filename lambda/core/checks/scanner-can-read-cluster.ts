@@ -151,6 +151,7 @@ export const scannerCanReadCluster = defineCheck({
   group: 'cluster',
   severity: 'high',
   inputs: ['cluster'],
+  scope: ['Cluster'],
   rationale:
     "Without read access to EC2NodeClasses, NodePools and Karpenter's controller, the scanner cannot see the cluster's real objects, status conditions, Karpenter version or controller role. The cluster-state and permission checks then cannot run, and their problems go unreported.",
   remediation:

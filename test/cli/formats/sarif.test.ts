@@ -248,6 +248,23 @@ describe('formatSarif rules', () => {
     ]);
   });
 
+  it('names the check page of docs/checks/ and links the first public reference as helpUri', () => {
+    for (const [index, check] of CHECKS.entries()) {
+      expect(rules[index]?.help?.text, check.id).toContain(`docs/checks/${check.id}.md`);
+      expect(rules[index]?.help?.markdown, check.id).toContain(`\`docs/checks/${check.id}.md\``);
+      expect(rules[index]?.helpUri, check.id).toMatch(/^https:\/\//);
+    }
+    const check: CheckMeta = {
+      ...(CHECKS[0] as CheckMeta),
+      references: ['docs/checks/README.md', '#8072', 'https://karpenter.sh/docs/'],
+    };
+    const [rule] = sarifOf([], { checks: [check] }).runs[0]?.tool.driver.rules ?? [];
+    expect(rule?.helpUri).toBe('https://github.com/aws/karpenter-provider-aws/issues/8072');
+    const [bare] =
+      sarifOf([], { checks: [{ ...check, references: [] }] }).runs[0]?.tool.driver.rules ?? [];
+    expect(bare).not.toHaveProperty('helpUri');
+  });
+
   it('never shows a reference that is not a public link, for any registered check', () => {
     const text = JSON.stringify(rules);
     for (const reference of CHECKS.flatMap((check) => check.references)) {
