@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
 import { ssmPrefixProblem } from '../../lambda/core/ami/ssm-scope.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
+import { type ClusterSettingsMap, scopedIgnoreRules } from '../../lambda/core/cluster-settings.js';
 import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../../lambda/core/ignore-rules.js';
 import type { Severity } from '../../lambda/core/model.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
@@ -26,6 +27,7 @@ import {
 import { METRICS_NAMESPACE, SERVICE_NAME, TABLE_SCHEMA } from '../../lambda/shared/telemetry.js';
 import { ROLE_CONSTRUCT_IDS } from '../handler-roles.js';
 import { createFindingsTopic, type SlackChannel, subscribe } from './alerts.js';
+import { clusterEnvironmentsVariable, validClusterSettings } from './cluster-settings.js';
 import { createMonitoring } from './monitoring.js';
 import type { ScannerFunction } from './scanner-function.js';
 import { createScanning, createScanQueue } from './scanning.js';
@@ -76,6 +78,12 @@ export interface NodeClassScannerProps {
    */
   readonly ignore?: readonly IgnoreRule[];
   /**
+   * Per-cluster settings, keyed by an entry of `clusters` (or, with discovery, a cluster name):
+   * `environment` and `alertMinSeverity` override the global ones for that cluster, and `ignore`
+   * rules (`resource` a `Kind/name` glob) apply to that cluster only. @default none
+   */
+  readonly clusterSettings?: ClusterSettingsMap;
+  /**
    * DryRun mode: the role the scanner assumes to dry-run EC2 launches. The scanner's own roles
    * never get EC2 mutation rights. @default DryRun mode off
    */
@@ -106,8 +114,11 @@ export interface NodeClassScannerProps {
    * relying on the narrow ClusterRole in `infra/cluster-rbac.yaml`. @default false
    */
   readonly eksAdminViewPolicy?: boolean;
-  /** Directory of the handler sources (`<name>.ts`). @default this repository's lambda/handlers */
-  readonly handlersDirectory?: string;
+  /**
+   * Directory of the prebuilt Lambda bundles: `<handler>/index.mjs` for each handler (built by
+   * `npm run build:lambdas`). @default the bundles shipped in the package (`dist/lambda`)
+   */
+  readonly lambdaBundlesDirectory?: string;
 }
 
 /**
@@ -167,7 +178,7 @@ export class NodeClassScanner extends Construct {
         vpcSubnets: props.vpcSubnets,
         accessEntries: props.accessEntries === true,
         eksAdminViewPolicy: props.eksAdminViewPolicy === true,
-        handlersDirectory: props.handlersDirectory,
+        lambdaBundlesDirectory: props.lambdaBundlesDirectory,
       },
       {
         topic: this.topic,
@@ -216,6 +227,11 @@ export class NodeClassScanner extends Construct {
   private functionEnvironment(
     props: NodeClassScannerProps
   ): (handler: HandlerName) => Record<string, string> {
+    const clusterSettings = validClusterSettings(props);
+    const ignoreRules = ignoreRulesValue([
+      ...(props.ignore ?? []),
+      ...scopedIgnoreRules(clusterSettings),
+    ]);
     const values: Partial<Record<EnvKey, string>> = {
       STATE_TABLE_NAME: this.table.tableName,
       FINDINGS_TOPIC_ARN: this.topic.topicArn,
@@ -230,7 +246,11 @@ export class NodeClassScanner extends Construct {
       DIGEST: props.digest ?? 'on-change',
       ALERT_BATCH_THRESHOLD: String(props.alertBatchThreshold ?? 5),
       SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',
-      IGNORE_RULES: ignoreRulesValue(props.ignore ?? []),
+      CLUSTER_ENVIRONMENTS: clusterEnvironmentsVariable(
+        clusterSettings,
+        IGNORE_RULES_MAX_CHARS - ignoreRules.length
+      ),
+      IGNORE_RULES: ignoreRules,
       SSM_PARAMETER_PREFIXES: ssmParameterPrefixesValue(props.ssmParameterPrefixes ?? []),
     };
     return (handler) => ({

@@ -1,39 +1,94 @@
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
+  Code,
   type FunctionOptions,
   type IDestination,
+  Function as LambdaFunction,
   Runtime,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { HandlerName } from '../../lambda/shared/config.js';
-
-/** The repository root: handler entries and the lock file are resolved from here. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Where the Lambda handlers live: `<dir>/<name>.ts`, each exporting `handler`. */
-export const HANDLERS_DIRECTORY = join(REPO_ROOT, 'lambda/handlers');
-
-export function handlerEntry(name: HandlerName, directory = HANDLERS_DIRECTORY): string {
-  return join(directory, `${name}.ts`);
-}
+import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/config.js';
 
 /** Latest Node.js LTS Lambda supports (cdk-nag AwsSolutions-L1; nodejs20.x is deprecated). */
 export const SCANNER_RUNTIME = Runtime.NODEJS_24_X;
 
-// ESM bundles cannot `require`; a few CJS dependencies still do. Powertools' example stack banner.
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire as __scannerCreateRequire } from 'node:module';" +
-  'const require = __scannerCreateRequire(import.meta.url);';
+export const PACKAGE_NAME = 'nodeclass-scanner';
+
+/** The command that builds the bundles in a checkout of the repository. */
+export const BUILD_LAMBDAS_COMMAND = 'npm run build:lambdas';
+
+/** Each bundle's entry file, exporting `handler` (Lambda handler `index.handler`). */
+export const BUNDLE_ENTRY_FILE = 'index.mjs';
+
+/**
+ * The root of the nodeclass-scanner package this module was loaded from: the nearest directory
+ * above it whose package.json is ours. The same walk finds it from the sources
+ * (infra/constructs/) and from the bundled package (dist/cdk/), installed or not.
+ */
+export function packageRoot(moduleUrl: string = import.meta.url): string {
+  const start = dirname(fileURLToPath(moduleUrl));
+  for (let directory = start; ; directory = dirname(directory)) {
+    if (packageNameAt(directory) === PACKAGE_NAME) return directory;
+    if (dirname(directory) === directory) {
+      throw new Error(
+        `NodeClassScanner: no package.json named ${PACKAGE_NAME} above ${start}; ` +
+          'set lambdaBundlesDirectory to the directory of the prebuilt Lambda bundles'
+      );
+    }
+  }
+}
+
+function packageNameAt(directory: string): string | undefined {
+  const file = join(directory, 'package.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const name: unknown = JSON.parse(readFileSync(file, 'utf8')).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the package keeps its prebuilt Lambda bundles: `<package root>/dist/lambda`. */
+export function defaultLambdaBundlesDirectory(moduleUrl?: string): string {
+  return join(packageRoot(moduleUrl), 'dist', 'lambda');
+}
+
+/**
+ * Each handler's bundle directory under `bundlesDirectory` (`<handler>/index.mjs`). Throws at
+ * synth, naming the directory and how to build it, when any is missing: `Code.fromAsset` would
+ * otherwise fail on the first one with a bare path.
+ */
+export function lambdaBundleDirectories(
+  bundlesDirectory: string = defaultLambdaBundlesDirectory()
+): Record<HandlerName, string> {
+  const directories = Object.fromEntries(
+    HANDLER_NAMES.map((handler) => [handler, join(bundlesDirectory, handler)])
+  ) as Record<HandlerName, string>;
+  const missing = HANDLER_NAMES.filter(
+    (handler) => !existsSync(join(directories[handler], BUNDLE_ENTRY_FILE))
+  );
+  if (missing.length > 0) {
+    throw new Error(
+      `NodeClassScanner: the prebuilt Lambda bundles are missing from ${bundlesDirectory} ` +
+        `(no ${missing.map((handler) => `${handler}/${BUNDLE_ENTRY_FILE}`).join(', ')}). ` +
+        `In a checkout of the ${PACKAGE_NAME} repository, build them with \`${BUILD_LAMBDAS_COMMAND}\`; ` +
+        'the published package ships them. Or set lambdaBundlesDirectory to a directory holding ' +
+        `<handler>/${BUNDLE_ENTRY_FILE} for ${HANDLER_NAMES.join(', ')}.`
+    );
+  }
+  return directories;
+}
 
 export interface ScannerFunctionProps {
-  /** Path of the handler file (exports `handler`). */
-  readonly entry: string;
+  /** Directory of the handler's prebuilt bundle: `index.mjs` exporting `handler`. */
+  readonly bundleDirectory: string;
   readonly description: string;
   /** The function's own execution role. */
   readonly role: IRole;
@@ -53,11 +108,12 @@ export interface ScannerFunctionProps {
 
 /**
  * A scanner Lambda with the house defaults fixed: latest Node LTS on arm64, explicit memory and
- * timeout, an explicit log group with retention, source maps shipped (not enabled), and an ESM bundle built by the local
- * esbuild (never Docker) that ships our own pinned, tree-shaken AWS SDK clients.
+ * timeout, an explicit log group with retention, and a prebuilt ESM bundle deployed as is (built
+ * ahead of synth by scripts/build-lambdas.ts, so synth needs neither esbuild nor TypeScript). The
+ * bundle carries our own pinned AWS SDK clients and a source map.
  */
 export class ScannerFunction extends Construct {
-  public readonly function: NodejsFunction;
+  public readonly function: LambdaFunction;
   public readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ScannerFunctionProps) {
@@ -66,9 +122,10 @@ export class ScannerFunction extends Construct {
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    // The construct id 'Function' keeps the logical ids the esbuild-at-synth version had.
+    this.function = new LambdaFunction(this, 'Function', {
+      code: Code.fromAsset(props.bundleDirectory),
+      handler: 'index.handler',
       description: props.description,
       runtime: SCANNER_RUNTIME,
       architecture: Architecture.ARM_64,
@@ -83,19 +140,6 @@ export class ScannerFunction extends Construct {
       onFailure: props.onFailure,
       retryAttempts: props.onFailure === undefined ? undefined : 2,
       ...props.vpcProps,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        bundleAwsSDK: true,
-        externalModules: [],
-        forceDockerBundling: false,
-        banner: CREATE_REQUIRE_BANNER,
-      },
     });
   }
 }

@@ -27,7 +27,11 @@ import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/config.js';
 import { AMI_STATE_CHANGE_PATTERN, IAM_CHANGE_PATTERN } from '../event-patterns.js';
 import { FUNCTION_CONSTRUCT_IDS, HANDLER_METADATA_KEY } from '../handler-roles.js';
 import { createHandlerRole } from './roles.js';
-import { handlerEntry, ScannerFunction, type ScannerFunctionProps } from './scanner-function.js';
+import {
+  lambdaBundleDirectories,
+  ScannerFunction,
+  type ScannerFunctionProps,
+} from './scanner-function.js';
 
 export interface ScanningProps {
   readonly clusters: readonly string[];
@@ -43,7 +47,8 @@ export interface ScanningProps {
   readonly vpcSubnets?: SubnetSelection;
   readonly accessEntries: boolean;
   readonly eksAdminViewPolicy: boolean;
-  readonly handlersDirectory?: string;
+  /** Directory of the prebuilt bundles (`<handler>/index.mjs`). @default the package's dist/lambda */
+  readonly lambdaBundlesDirectory?: string;
 }
 
 export interface ScanningResources {
@@ -103,6 +108,7 @@ export function createScanning(
 
   const vpcProps = networking(scope, props.vpc, props.vpcSubnets);
   const onFailure = new SqsDestination(resources.eventDeadLetterQueue);
+  const bundles = lambdaBundleDirectories(props.lambdaBundlesDirectory);
   const options: Record<HandlerName, FunctionOptions> = {
     dispatch: {
       description: 'nodeclass-scanner: enqueue one scan per target cluster',
@@ -132,7 +138,7 @@ export function createScanning(
   const functions = Object.fromEntries(
     HANDLER_NAMES.map((handler) => {
       const fn = new ScannerFunction(scope, FUNCTION_CONSTRUCT_IDS[handler], {
-        entry: handlerEntry(handler, props.handlersDirectory),
+        bundleDirectory: bundles[handler],
         role: roles[handler],
         environment: props.environment(handler),
         logRetention: props.logRetention,

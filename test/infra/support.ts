@@ -1,9 +1,11 @@
-// Builds the real app from a context for template tests. Bundling is skipped (no esbuild per test):
-// the one real `cdk synth` is in synth.test.ts.
+// Builds the real app from a context for template tests, on the prebuilt Lambda bundles (vitest
+// global setup) without staging them: each synth refers to dist/lambda instead of copying it. The
+// one real `cdk synth` is in synth.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { buildScannerApp, type ScannerApp } from '../../infra/app.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '../..');
@@ -35,7 +37,7 @@ export interface Built extends ScannerApp {
 }
 
 export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_CONTEXT): Built {
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { ...context, [DISABLE_ASSET_STAGING_CONTEXT]: true } });
   const built = buildScannerApp(app, { nag: false });
   return {
     ...built,

@@ -1,11 +1,15 @@
-// The one real `cdk synth` of the suite: the CLI, cdk.json's context, esbuild bundling (local, no
-// Docker) and cdk-nag as a synth-time validation plugin, with no AWS credentials at all.
+// The one real `cdk synth` of the suite: the CLI, cdk.json's app command (builds the Lambda bundles,
+// then synthesizes the app on them), its context, and cdk-nag as a synth-time validation plugin,
+// with no AWS credentials at all and no Docker.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORWARDING_STACK_NAME, SCANNER_STACK_NAME } from '../../infra/app.js';
+import { defaultLambdaBundlesDirectory } from '../../infra/constructs/scanner-function.js';
+import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
+import { HANDLER_NAMES } from '../../lambda/shared/config.js';
 import { REPO_ROOT } from './support.js';
 
 const SYNTH_TIMEOUT_MS = 240_000;
@@ -27,8 +31,10 @@ function credentialFreeEnv(): NodeJS.ProcessEnv {
 describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
   let outdir = '';
   let result: ReturnType<typeof spawnSync>;
+  let startedAt = 0;
 
   beforeAll(() => {
+    startedAt = Date.now();
     outdir = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-synth-'));
     result = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
       cwd: REPO_ROOT,
@@ -64,6 +70,27 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
     );
   });
 
+  it('deploys the bundles cdk.json rebuilt before synth', () => {
+    // Prepare
+    const template = JSON.parse(
+      readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8')
+    );
+    const functions = Object.values(
+      template.Resources as Record<string, { Type: string; Metadata?: Record<string, string> }>
+    ).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+
+    // Assess
+    expect(functions).toHaveLength(HANDLER_NAMES.length);
+    for (const { Metadata: metadata = {} } of functions) {
+      const handler = metadata[HANDLER_METADATA_KEY] ?? '';
+      const built = join(defaultLambdaBundlesDirectory(), handler, 'index.mjs');
+      expect(statSync(built).mtimeMs).toBeGreaterThanOrEqual(startedAt - 1000);
+      expect(readFileSync(join(outdir, metadata['aws:asset:path'] ?? '', 'index.mjs'))).toEqual(
+        readFileSync(built)
+      );
+    }
+  });
+
   it('bundles each handler as minified ESM with a source map and our own AWS SDK', () => {
     // Prepare
     const template = JSON.parse(
@@ -85,7 +112,7 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
         bundle.startsWith("import { createRequire as __scannerCreateRequire } from 'node:module';")
       ).toBe(true);
       expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
-      // bundleAwsSDK: no import of the runtime's SDK copy survives.
+      // Our own pinned SDK clients: no import of the runtime's SDK copy survives.
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
       // Minified: lines average over a thousand characters (only template literals break them).
       expect(bundle.split('\n').length).toBeLessThan(bundle.length / 1000);
