@@ -51,8 +51,9 @@ export function createMetrics(metrics: Metrics = createPowertoolsMetrics()): Ser
     sourceErrors(cluster, count) {
       single('SourceErrors', MetricUnit.Count, count, { Cluster: cluster });
     },
-    apiCalls(count) {
-      metrics.addMetric('AwsApiCalls', MetricUnit.Count, count);
+    apiCalls(count, cluster) {
+      if (cluster === undefined) metrics.addMetric('AwsApiCalls', MetricUnit.Count, count);
+      else single('AwsApiCalls', MetricUnit.Count, count, { Cluster: cluster });
     },
     eventIgnored(reason) {
       single('EventsIgnored', MetricUnit.Count, 1, { Reason: reason });

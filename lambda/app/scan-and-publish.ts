@@ -54,6 +54,8 @@ import type {
   ServiceMetrics,
 } from '../core/service-ports.js';
 import { mapLimited } from '../shared/concurrency.js';
+import { apiCallMeter } from './api-call-meter.js';
+import { logFindingStates } from './finding-state-log.js';
 import { collectInventory, evaluateInventory, type ScanPlan } from './run-scan.js';
 
 /** Builds the plan that scans one cluster (live EKS + AWS in production). */
@@ -378,6 +380,7 @@ async function scanCluster(
     ...sent.filter((item) => item.own).map((item) => item.change),
     ...closed,
   ]);
+  if (!superseded) logFindingStates(deps.logger, { cluster, ...stamp }, stored.states, states);
   const errors = unavailableSources(inventory).length + inputErrors.length;
   const ok = failed.length === 0;
   // Only a completed scan counts as scanned; a failed one is counted by `scanFailed`.
@@ -431,13 +434,13 @@ export async function scanAndPublish(
   deps: ScanAndPublishDeps,
   request: ScanRequest
 ): Promise<ScanResult> {
-  const callsBefore = deps.apiCallCount?.() ?? 0;
+  const calls = apiCallMeter(deps.apiCallCount, deps.metrics);
   const outcomes: ClusterOutcome[] = [];
   const published: LifecycleChange[] = [];
   const states: FindingState[] = [];
   for (const target of request.clusters) {
     try {
-      const run = await scanCluster(deps, request, target);
+      const run = await calls.cluster(target.cluster, () => scanCluster(deps, request, target));
       outcomes.push(run.outcome);
       published.push(...run.published);
       states.push(...run.states);
@@ -487,6 +490,6 @@ export async function scanAndPublish(
     if (failed.length > 0)
       deps.logger.error('Digest not published', { scanId: request.scanId, code: failed[0]?.code });
   }
-  if (deps.apiCallCount) deps.metrics.apiCalls(deps.apiCallCount() - callsBefore);
+  calls.rest();
   return { outcomes, failedClusters };
 }

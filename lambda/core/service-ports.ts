@@ -102,7 +102,11 @@ export interface ServiceMetrics {
     readonly openBySeverity?: Readonly<Record<Severity, number>>;
   }): void;
   sourceErrors(cluster: string, count: number): void;
-  apiCalls(count: number): void;
+  /**
+   * AWS calls: with `cluster`, those made while scanning that cluster (`Cluster` dimension);
+   * without, the rest of the invocation's calls (digest, event lookups).
+   */
+  apiCalls(count: number, cluster?: string): void;
   eventIgnored(reason: string): void;
   notificationsSent(count: number): void;
   /** A cluster scan that did not complete: thrown, or some notifications not published. */

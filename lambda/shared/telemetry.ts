@@ -19,6 +19,12 @@ export const METRIC_NAMES = [
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
+/**
+ * The message of the log line written per open (and per just-resolved) finding after each cluster
+ * scan (`lambda/app/finding-state-log.ts`); the dashboard's failing-resources table queries it.
+ */
+export const FINDING_STATE_LOG_MESSAGE = 'Finding state';
+
 /** DynamoDB key schema and TTL attribute (the finding store's contract). */
 export const TABLE_SCHEMA = {
   partitionKey: 'pk',
