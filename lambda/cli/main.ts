@@ -8,6 +8,7 @@ import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
 import { expiredRuleWarnings, loadCliConfig } from './config-file.js';
+import { asffTargetFor } from './formats/asff.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { OUTPUT_FORMATS, type OutputFormat, writeReport } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
@@ -91,6 +92,7 @@ interface ScanFlags {
   baseline?: string;
   nonProduction?: boolean;
   stdinName?: string;
+  awsAccountId?: string;
 }
 
 export function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
@@ -136,6 +138,10 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
       }
     )
     .option(
+      '--aws-account-id <id>',
+      'account of --format asff findings (default: the world file, or STS in live scans)'
+    )
+    .option(
       '--controller-role <cluster=arn>',
       "Karpenter's controller role for a cluster (repeatable)",
       collect
@@ -154,6 +160,8 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
       for (const warning of expiredRuleWarnings(config, io.now())) io.stderr(warning);
       const baseline =
         flags.baseline === undefined ? undefined : await loadBaseline(flags.baseline);
+      // Before the scan: a missing account is a usage error, not a late surprise.
+      const asffTarget = flags.format === 'asff' ? await asffTargetFor(flags) : undefined;
       const plan = await buildPlan({
         paths,
         clusters: flags.cluster ?? [],
@@ -200,6 +208,7 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
           sources: sourceIndexOf(inventory),
           cwd: io.cwd ?? process.cwd(),
           toolVersion: packageJson.version,
+          ...(asffTarget === undefined ? {} : { asffTarget }),
           ...(flags.stdinName === undefined ? {} : { stdinName: flags.stdinName }),
         },
         io.stdout

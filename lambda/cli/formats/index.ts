@@ -1,12 +1,14 @@
+import type { AsffTarget } from '../../core/asff.js';
 import type { CheckMeta } from '../../core/check.js';
 import type { ScanReport } from '../../core/report.js';
+import { asffChunks, formatAsff } from './asff.js';
 import { formatJson, jsonChunks } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatSarif } from './sarif.js';
 import type { SourceIndex } from './sources.js';
 import { formatTable } from './table.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'sarif', 'junit'] as const;
+export const OUTPUT_FORMATS = ['table', 'json', 'sarif', 'junit', 'asff'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface FormatOptions {
@@ -22,6 +24,13 @@ export interface FormatOptions {
   readonly toolVersion: string;
   /** The artifact name that stands for standard input in SARIF (`--stdin-name`). */
   readonly stdinName?: string;
+  /** The account and region ASFF findings are imported in (`--format asff` only). */
+  readonly asffTarget?: AsffTarget;
+}
+
+function asffTargetOf(options: FormatOptions): AsffTarget {
+  if (options.asffTarget === undefined) throw new Error('--format asff needs an asffTarget');
+  return options.asffTarget;
 }
 
 export function formatReport(
@@ -38,6 +47,8 @@ export function formatReport(
       return formatJunit(report);
     case 'table':
       return formatTable(report, options);
+    case 'asff':
+      return formatAsff(report, asffTargetOf(options), options.checks);
   }
 }
 
@@ -50,6 +61,10 @@ export function writeReport(
 ): void {
   if (format === 'json') {
     for (const chunk of jsonChunks(report)) write(chunk);
+    return;
+  }
+  if (format === 'asff') {
+    for (const chunk of asffChunks(report, asffTargetOf(options), options.checks)) write(chunk);
     return;
   }
   write(formatReport(report, format, options));
