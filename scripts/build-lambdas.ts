@@ -1,6 +1,8 @@
 // Builds the Lambda bundles the construct deploys (`Code.fromAsset`): one directory per handler,
-// `index.mjs` exporting `handler`. Prebuilt, so a consumer's `cdk synth` needs neither esbuild nor
-// TypeScript. Run with `npm run build:lambdas`.
+// `index.mjs` exporting `handler`, and the chunks its phases load with `import()` under `chunks/`
+// in the same directory. Split, so a module a handler reaches only through `import()` is parsed
+// when first used rather than at cold start (without splitting esbuild inlines it). Prebuilt, so a
+// consumer's `cdk synth` needs neither esbuild nor TypeScript. Run with `npm run build:lambdas`.
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +12,10 @@ import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js'
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const LAMBDA_BUNDLES_DIRECTORY = join(REPO_ROOT, 'dist/lambda');
 
-// ESM bundles cannot `require`; a few CJS dependencies still do.
+/** Where a bundle's split chunks go, inside its own directory. */
+export const CHUNKS_DIRECTORY = 'chunks';
+
+// ESM bundles cannot `require`; a few CJS dependencies still do. Every chunk gets the banner.
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __scannerCreateRequire } from 'node:module';" +
   'const require = __scannerCreateRequire(import.meta.url);';
@@ -22,8 +27,11 @@ export async function buildLambdaBundle(
   const directory = join(outDirectory, name);
   rmSync(directory, { recursive: true, force: true });
   await build({
-    entryPoints: [join(REPO_ROOT, 'lambda/handlers', `${name}.ts`)],
-    outfile: join(directory, 'index.mjs'),
+    entryPoints: { index: join(REPO_ROOT, 'lambda/handlers', `${name}.ts`) },
+    outdir: directory,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: `${CHUNKS_DIRECTORY}/[name]-[hash]`,
     bundle: true,
     platform: 'node',
     format: 'esm',

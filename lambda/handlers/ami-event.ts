@@ -1,33 +1,38 @@
-// Lambda: `EC2 AMI State Change` → rescan only the NodeClasses that can select the image.
-import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
-import { type EventOutcome, handleAmiEvent } from '../app/handle-ami-event.js';
-import { imageMatchesTerm } from '../core/ami/queries.js';
+// Lambda: `EC2 AMI State Change` → rescan only the NodeClasses that can select the image. Cold
+// start imports only the middleware; the event's parsing, the EC2 lookup and the scanner load on
+// first use (service.ts).
+import type { EventOutcome } from '../app/handle-ami-event.js';
+import type { AwsFactsPort } from '../core/ports-aws.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
+import { deferredPort } from './deferred.js';
 import { eventIdOf, type ServiceOverrides, serviceHandler } from './service.js';
 
 export function createHandler(overrides: ServiceOverrides = {}) {
-  return serviceHandler<unknown, EventOutcome>(
-    'ami-event',
-    overrides,
-    ({ clients, store, scan, metrics }, event) => {
-      setCorrelationId(eventIdOf(event));
-      return handleAmiEvent(
-        {
-          images: createLiveAwsFacts({
-            ec2: clients.ec2(),
-            ssm: clients.ssm(),
-            iam: clients.iam(),
-          }),
-          matches: imageMatchesTerm,
-          store,
-          scan,
-          metrics,
-          logger: appLogger(),
-        },
-        event
-      );
-    }
-  );
+  let images: Pick<AwsFactsPort, 'describeImages'> | undefined;
+  return serviceHandler<unknown, EventOutcome>('ami-event', overrides, async (service, event) => {
+    setCorrelationId(eventIdOf(event));
+    const { handleAmiEvent, imageMatchesTerm } = await import('./phases/ami-event.js');
+    images ??= deferredPort(
+      async () =>
+        (await import('./phases/ami-images.js')).createImageLookup({
+          region: service.config.region,
+          counter: service.counter,
+          limiter: service.limiter,
+        }),
+      { describeImages: true }
+    );
+    return handleAmiEvent(
+      {
+        images,
+        matches: imageMatchesTerm,
+        store: service.store,
+        scan: service.scan,
+        metrics: service.metrics,
+        logger: appLogger(),
+      },
+      event
+    );
+  });
 }
 
 export const handler = createHandler();

@@ -1,15 +1,12 @@
 // Lambda: on schedule, enqueue one scan request per configured (and discovered) cluster. Composed
-// on its own so this bundle carries only the SQS and EKS clients, not the scanning stack.
-import { EKSClient } from '@aws-sdk/client-eks';
-import { SQSClient } from '@aws-sdk/client-sqs';
+// on its own, without the scanning stack; the SQS client loads on the first invocation and the EKS
+// client only when discovery is configured.
 import type { ScheduledEvent } from 'aws-lambda';
-import { DEFAULT_MAX_ATTEMPTS } from '../adapters/aws/client-defaults.js';
-import { createEksReader } from '../adapters/aws/eks-reader.js';
-import { createScanQueue } from '../adapters/aws/queue.js';
 import { type ClusterLister, discoverTargets, dispatchScans } from '../app/dispatch.js';
 import { parseConfig } from '../shared/env-config.js';
 import { ScannerError } from '../shared/errors.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
+import { once } from './deferred.js';
 import { withPowertools } from './powertools.js';
 
 export interface DispatchOverrides {
@@ -17,35 +14,31 @@ export interface DispatchOverrides {
   readonly clock?: () => Date;
 }
 
-function build(overrides: DispatchOverrides) {
+async function build(overrides: DispatchOverrides) {
   // The zod-free parser: dispatch reads no IGNORE_RULES.
   const config = parseConfig(overrides.env ?? process.env, 'dispatch');
-  const common = { maxAttempts: DEFAULT_MAX_ATTEMPTS, retryMode: 'standard' as const };
-  const eksByRegion = new Map<string, EKSClient>();
-  const lister: ClusterLister = {
-    listClusters: (region, tagFilter) => {
-      let eks = eksByRegion.get(region);
-      if (!eks) {
-        eks = new EKSClient({ ...common, region });
-        eksByRegion.set(region, eks);
-      }
-      return createEksReader({ eks }).listClusters(tagFilter);
-    },
-  };
-  const queue = createScanQueue(
-    new SQSClient({ ...common, region: config.region }),
-    config.scanQueueUrl
+  const { createQueue } = await import('./phases/scan-queue.js');
+  const discoveryLister = once(async () =>
+    (await import('./phases/cluster-discovery.js')).createClusterLister()
   );
-  return { config, lister, queue, clock: overrides.clock ?? (() => new Date()) };
+  const lister: ClusterLister = {
+    listClusters: async (region, tagFilter) =>
+      (await discoveryLister()).listClusters(region, tagFilter),
+  };
+  return {
+    config,
+    lister,
+    queue: createQueue(config.region, config.scanQueueUrl),
+    clock: overrides.clock ?? (() => new Date()),
+  };
 }
 
 export function createHandler(overrides: DispatchOverrides = {}) {
-  let service: ReturnType<typeof build> | undefined;
+  const service = once(() => build(overrides));
   // No metrics middleware: this function writes no metrics (its failures are Lambda errors).
   return withPowertools(async (event: Partial<ScheduledEvent>) => {
     setCorrelationId(typeof event.id === 'string' ? event.id : undefined);
-    service ??= build(overrides);
-    const { config, lister, queue, clock } = service;
+    const { config, lister, queue, clock } = await service();
     const { targets, failures } = await discoverTargets(
       lister,
       config.region,

@@ -1,22 +1,32 @@
-// Lambda: IAM change via CloudTrail → rescan only the NodeClasses whose roles it affects.
-import { createIamEntityReader } from '../adapters/aws/iam-entities.js';
+// Lambda: IAM change via CloudTrail → rescan only the NodeClasses whose roles it affects. Cold
+// start imports only the middleware; the event's parsing, the IAM lookups and the scanner load on
+// first use (service.ts).
 import type { EventOutcome } from '../app/handle-ami-event.js';
-import { handleIamEvent } from '../app/handle-iam-event.js';
+import type { IamEntityReader } from '../core/service-ports.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
 import { eventIdOf, type ServiceOverrides, serviceHandler } from './service.js';
 
 export function createHandler(overrides: ServiceOverrides = {}) {
-  return serviceHandler<unknown, EventOutcome>(
-    'iam-event',
-    overrides,
-    ({ clients, store, scan, metrics }, event) => {
-      setCorrelationId(eventIdOf(event));
-      return handleIamEvent(
-        { iam: createIamEntityReader(clients.iam()), store, scan, metrics, logger: appLogger() },
-        event
-      );
-    }
-  );
+  let iam: IamEntityReader | undefined;
+  return serviceHandler<unknown, EventOutcome>('iam-event', overrides, async (service, event) => {
+    setCorrelationId(eventIdOf(event));
+    const phase = await import('./phases/iam-event.js');
+    iam ??= phase.createIamEntities({
+      region: service.config.region,
+      counter: service.counter,
+      limiter: service.limiter,
+    });
+    return phase.handleIamEvent(
+      {
+        iam,
+        store: service.store,
+        scan: service.scan,
+        metrics: service.metrics,
+        logger: appLogger(),
+      },
+      event
+    );
+  });
 }
 
 export const handler = createHandler();

@@ -1,9 +1,9 @@
 // Lambda: SQS consumer scanning one cluster per message, through Powertools' batch processor.
 // Partial batch responses: only the messages whose scan failed are retried; malformed messages
-// are dropped (logged and counted, never retried forever).
+// are dropped (logged and counted, never retried forever). Cold start imports only the
+// middleware; the request schema and the scanner load on first use (service.ts).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { ClusterScanRequestSchema } from '../core/service-ports.js';
 import { ScannerError } from '../shared/errors.js';
 import { logger, setCorrelationId } from '../shared/logger.js';
 import { type Service, type ServiceOverrides, serviceHandler } from './service.js';
@@ -19,6 +19,7 @@ function parseBody(body: string): unknown {
 /** Scans the record's cluster; throws (a batch item failure) when the scan did not complete. */
 async function scanRecord({ scan, metrics }: Service, record: SQSRecord): Promise<void> {
   setCorrelationId(record.messageId);
+  const { ClusterScanRequestSchema } = await import('../core/service-ports.js');
   const request = ClusterScanRequestSchema.safeParse(parseBody(record.body));
   if (!request.success) {
     logger.warn('Scan request ignored', {

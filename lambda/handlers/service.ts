@@ -1,46 +1,20 @@
-// Shared composition for the Lambda handlers: config, SDK clients (created on first use and kept
-// for warm invocations, each counted for `AwsApiCalls`), adapters, the scan use case, and the
-// Powertools metrics instance its handlers flush.
+// Shared composition for the scanning Lambdas, loaded in phases: only the Powertools middleware,
+// the call counter and the rate limiter are imported at cold start. The first invocation loads the
+// configuration (zod); the state table (DynamoDB), the scanning stack (EKS, Kubernetes, EC2, SSM,
+// IAM, the checks) and publishing (SNS) load when first used, so an event that affects no
+// NodeClass never loads the scanner. SDK clients are kept for warm invocations and counted for
+// `AwsApiCalls`.
 
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { apiCallCounterPlugin } from '../adapters/aws/api-call-counter.js';
-import {
-  type AwsClients,
-  createAwsClients,
-  DEFAULT_MAX_ATTEMPTS,
-} from '../adapters/aws/clients.js';
-import { createFindingStore } from '../adapters/aws/finding-store.js';
-import { createScanQueue } from '../adapters/aws/queue.js';
-import { createSimulationCacheStore } from '../adapters/aws/simulation-cache-store.js';
-import { createSnsPublisher } from '../adapters/aws/sns-publisher.js';
-import { createLivePlan } from '../adapters/live-plan.js';
+import { ApiCallCounter } from '../adapters/aws/api-call-counter.js';
+import { type ApiRateLimiter, realTimeRateLimiter } from '../adapters/aws/rate-limit.js';
 import { createMetrics, createPowertoolsMetrics } from '../adapters/metrics.js';
-import {
-  type PlanFactory,
-  type ScanAndPublishDeps,
-  type ScanRequest,
-  type ScanResult,
-  scanAndPublish,
-} from '../app/scan-and-publish.js';
-import { CHECKS } from '../core/checks/index.js';
-import type {
-  FindingStore,
-  NotificationPublisher,
-  ScanQueue,
-  ServiceMetrics,
-} from '../core/service-ports.js';
-import {
-  type Config,
-  type HandlerName,
-  loadConfig,
-  SSM_PARAMETER_PREFIXES_SETTING,
-} from '../shared/config.js';
-import { appLogger, logger } from '../shared/logger.js';
+import type { PlanFactory, ScanRequest, ScanResult } from '../app/scan-and-publish.js';
+import type { FindingStore, NotificationPublisher, ServiceMetrics } from '../core/service-ports.js';
+import type { Config, HandlerName } from '../shared/env-config.js';
+import { logger } from '../shared/logger.js';
+import { deferredPort, once } from './deferred.js';
 import { withPowertools } from './powertools.js';
 
 /** What tests (and only tests) replace: the live plan needs EKS and the Kubernetes API. */
@@ -52,117 +26,81 @@ export interface ServiceOverrides {
 
 export interface Service {
   readonly config: Config;
-  readonly clients: AwsClients;
+  /** Every AWS call of this function's clients (the `AwsApiCalls` metric). */
+  readonly counter: ApiCallCounter;
+  /** Client-side rate limits shared by every client of this function. */
+  readonly limiter: ApiRateLimiter;
+  /** Loads DynamoDB on its first call. */
   readonly store: FindingStore;
+  /** Loads SNS on its first call. */
   readonly publisher: NotificationPublisher;
-  readonly queue: ScanQueue;
   readonly metrics: ServiceMetrics;
   readonly clock: () => Date;
+  /** Loads the scanning stack on its first call. */
   scan(request: ScanRequest): Promise<ScanResult>;
 }
 
-function build(handler: HandlerName, overrides: ServiceOverrides, emf: Metrics): Service {
-  const config = loadConfig(overrides.env ?? process.env, handler, {
-    checkIds: CHECKS.map((check) => check.id),
-  });
-  const clock = overrides.clock ?? (() => new Date());
-  const clients = createAwsClients({ region: config.region });
-  // Count our own calls (DynamoDB, SNS, SQS) in `AwsApiCalls` too.
-  const counted = <T extends DynamoDBClient | SNSClient | SQSClient>(
-    client: T,
-    service: string
-  ): T => {
-    (client.middlewareStack as DynamoDBClient['middlewareStack']).use(
-      apiCallCounterPlugin(clients.counter, service)
-    );
-    return client;
-  };
-  const common = {
-    region: config.region,
-    maxAttempts: DEFAULT_MAX_ATTEMPTS,
-    retryMode: 'standard' as const,
-  };
-  const documents = DynamoDBDocumentClient.from(counted(new DynamoDBClient(common), 'dynamodb'), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const sns = counted(new SNSClient(common), 'sns');
-  const sqs = counted(new SQSClient(common), 'sqs');
-  const store = createFindingStore(documents, {
-    tableName: config.stateTableName,
-    resolvedTtlDays: config.resolvedTtlDays,
-    now: clock,
-  });
-  const simulationCache = createSimulationCacheStore(documents, {
-    tableName: config.stateTableName,
-    now: clock,
-  });
-  const publisher = createSnsPublisher(sns, config.findingsTopicArn);
-  const metrics = createMetrics(emf);
-  const planFor: PlanFactory =
-    overrides.planFor ??
-    (({ cluster, region }) =>
-      createLivePlan({
-        region: region ?? config.region,
-        clusters: [cluster],
-        now: clock,
-        clients:
-          region === undefined || region === config.region
-            ? clients
-            : createAwsClients({ region, counter: clients.counter }),
-        environment: config.environment,
-        ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),
-        // The role may read only these parameters: others are an error naming the setting.
-        ssmParameterScope: {
-          prefixes: config.ssmParameterPrefixes,
-          setting: SSM_PARAMETER_PREFIXES_SETTING,
-        },
-        simulationCache: {
-          port: simulationCache,
-          ttlSeconds: config.simulationCacheHours * 3600,
-          refresh: handler === 'iam-event',
-          onError: (error) =>
-            logger.warn('Simulation cache unavailable; simulating without it', { error }),
-        },
-      }));
-  const deps: ScanAndPublishDeps = {
-    planFor,
-    store,
-    publisher,
-    metrics,
-    logger: appLogger(),
-    clock,
-    settings: {
-      reminderIntervalMs: config.reminderIntervalMs,
-      digest: config.digest,
-      ignore: config.ignore,
-      alertBatchThreshold: config.alertBatchThreshold,
-      account: config.account,
-      region: config.region,
-    },
-    apiCallCount: () => clients.counter.totalCalls(),
-  };
-  return {
-    config,
-    clients,
-    store,
-    publisher,
-    queue: createScanQueue(sqs, config.scanQueueUrl),
-    metrics,
-    clock,
-    scan: (request) => scanAndPublish(deps, request),
-  };
-}
+const FINDING_STORE_METHODS: Readonly<Record<keyof FindingStore, true>> = {
+  nextScanSeq: true,
+  latestScanSeq: true,
+  loadFindings: true,
+  claim: true,
+  close: true,
+  adopt: true,
+  clearPending: true,
+  release: true,
+  touch: true,
+  loadIndex: true,
+  replaceClusterIndex: true,
+  putIndexEntries: true,
+};
 
-/** The service, built on the first invocation (never at import time) and reused while warm. */
-export function lazyService(
+async function build(
   handler: HandlerName,
   overrides: ServiceOverrides,
   emf: Metrics
-): () => Service {
-  let service: Service | undefined;
-  return () => {
-    service ??= build(handler, overrides, emf);
-    return service;
+): Promise<Service> {
+  const { loadScanningConfig } = await import('./phases/config.js');
+  const config = loadScanningConfig(overrides.env ?? process.env, handler);
+  const clock = overrides.clock ?? (() => new Date());
+  const counter = new ApiCallCounter();
+  const limiter = realTimeRateLimiter();
+  const metrics = createMetrics(emf);
+  const stateStores = once(async () =>
+    (await import('./phases/state.js')).createStateStores(config, counter, clock)
+  );
+  const store = deferredPort(async () => (await stateStores()).store, FINDING_STORE_METHODS);
+  const publisher = deferredPort(
+    async () => (await import('./phases/publish.js')).createPublisher(config, counter),
+    { publish: true }
+  );
+  const scanner = once(async () => {
+    const [{ createScanner }, { simulationCache }] = await Promise.all([
+      import('./phases/scan.js'),
+      stateStores(),
+    ]);
+    return createScanner({
+      handler,
+      config,
+      counter,
+      limiter,
+      clock,
+      store,
+      publisher,
+      metrics,
+      simulationCache,
+      ...(overrides.planFor === undefined ? {} : { planFor: overrides.planFor }),
+    });
+  });
+  return {
+    config,
+    counter,
+    limiter,
+    store,
+    publisher,
+    metrics,
+    clock,
+    scan: async (request) => (await scanner())(request),
   };
 }
 
@@ -172,16 +110,19 @@ export function eventIdOf(event: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** A handler over the lazily built service, with its own metrics instance flushed per invocation. */
+/**
+ * A handler over the service, built on the first invocation (never at import time) and reused
+ * while warm, with its own metrics instance flushed per invocation.
+ */
 export function serviceHandler<TEvent, TResult>(
   name: HandlerName,
   overrides: ServiceOverrides,
   run: (service: Service, event: TEvent, context: Context) => Promise<TResult>
 ) {
   const emf = createPowertoolsMetrics(logger);
-  const service = lazyService(name, overrides, emf);
+  const service = once(() => build(name, overrides, emf));
   return withPowertools<TEvent, TResult>(
-    async (event, context) => run(service(), event, context),
+    async (event, context) => run(await service(), event, context),
     emf
   );
 }

@@ -8,10 +8,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { STSClient } from '@aws-sdk/client-sts';
 import { fromIni } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { ApiCallCounter, apiCallCounterPlugin } from './api-call-counter.js';
-
-import { DEFAULT_MAX_ATTEMPTS } from './client-defaults.js';
-import { type ApiRateLimiter, limitClient, realTimeRateLimiter } from './rate-limit.js';
+import { ApiCallCounter } from './api-call-counter.js';
+import { DEFAULT_MAX_ATTEMPTS, instrumentClient } from './client-defaults.js';
+import { type ApiRateLimiter, realTimeRateLimiter } from './rate-limit.js';
 
 export { DEFAULT_MAX_ATTEMPTS };
 
@@ -76,10 +75,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       ...(options.profile === undefined ? {} : { profile: options.profile }),
       ...(options.requestHandler === undefined ? {} : { requestHandler: options.requestHandler }),
     });
-    (created.middlewareStack as EC2Client['middlewareStack']).use(
-      apiCallCounterPlugin(counter, service)
-    );
-    limitClient(created as EC2Client, service, limiter);
+    instrumentClient(created as EC2Client, service, counter, limiter);
     cache.set(key, created);
     return created;
   }

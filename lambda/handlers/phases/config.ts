@@ -1,0 +1,13 @@
+// Phase: the scanning functions' configuration. IGNORE_RULES is validated with zod against the
+// check catalog, so this loads on the first invocation, not at cold start.
+import { CHECKS } from '../../core/checks/index.js';
+import { type Config, type HandlerName, loadConfig } from '../../shared/config.js';
+
+export { SSM_PARAMETER_PREFIXES_SETTING } from '../../shared/config.js';
+
+export function loadScanningConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  handler: HandlerName
+): Config {
+  return loadConfig(env, handler, { checkIds: CHECKS.map((check) => check.id) });
+}

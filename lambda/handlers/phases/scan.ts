@@ -1,0 +1,89 @@
+// Phase: the scanning stack — EKS and Kubernetes reads, EC2/SSM/IAM facts, permission simulations,
+// the checks — loaded when an invocation first scans (an event that affects no NodeClass never does).
+import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
+import { createAwsClients } from '../../adapters/aws/clients.js';
+import type { ApiRateLimiter } from '../../adapters/aws/rate-limit.js';
+import { createLivePlan } from '../../adapters/live-plan.js';
+import {
+  type PlanFactory,
+  type ScanAndPublishDeps,
+  type ScanRequest,
+  type ScanResult,
+  scanAndPublish,
+} from '../../app/scan-and-publish.js';
+import type { SimulationCachePort } from '../../core/iam/simulation-cache.js';
+import type {
+  FindingStore,
+  NotificationPublisher,
+  ServiceMetrics,
+} from '../../core/service-ports.js';
+import {
+  type Config,
+  type HandlerName,
+  SSM_PARAMETER_PREFIXES_SETTING,
+} from '../../shared/config.js';
+import { appLogger, logger } from '../../shared/logger.js';
+
+export interface ScannerInput {
+  readonly handler: HandlerName;
+  readonly config: Config;
+  readonly counter: ApiCallCounter;
+  readonly limiter: ApiRateLimiter;
+  readonly clock: () => Date;
+  readonly store: FindingStore;
+  readonly publisher: NotificationPublisher;
+  readonly metrics: ServiceMetrics;
+  readonly simulationCache: SimulationCachePort;
+  /** Tests' replacement for the live plan. */
+  readonly planFor?: PlanFactory;
+}
+
+export function createScanner(input: ScannerInput): (request: ScanRequest) => Promise<ScanResult> {
+  const { config, counter, limiter, clock } = input;
+  const clients = createAwsClients({ region: config.region, counter, limiter });
+  const planFor: PlanFactory =
+    input.planFor ??
+    (({ cluster, region }) =>
+      createLivePlan({
+        region: region ?? config.region,
+        clusters: [cluster],
+        now: clock,
+        clients:
+          region === undefined || region === config.region
+            ? clients
+            : createAwsClients({ region, counter, limiter }),
+        // A cluster's own environment (clusterSettings) wins over the global one.
+        environment: config.clusterEnvironments.get(cluster) ?? config.environment,
+        ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),
+        // The role may read only these parameters: others are an error naming the setting.
+        ssmParameterScope: {
+          prefixes: config.ssmParameterPrefixes,
+          setting: SSM_PARAMETER_PREFIXES_SETTING,
+        },
+        simulationCache: {
+          port: input.simulationCache,
+          ttlSeconds: config.simulationCacheHours * 3600,
+          refresh: input.handler === 'iam-event',
+          onError: (error) =>
+            logger.warn('Simulation cache unavailable; simulating without it', { error }),
+        },
+      }));
+  const deps: ScanAndPublishDeps = {
+    planFor,
+    store: input.store,
+    publisher: input.publisher,
+    metrics: input.metrics,
+    logger: appLogger(),
+    clock,
+    settings: {
+      reminderIntervalMs: config.reminderIntervalMs,
+      digest: config.digest,
+      ignore: config.ignore,
+      alertBatchThreshold: config.alertBatchThreshold,
+      account: config.account,
+      region: config.region,
+    },
+    apiCallCount: () => counter.totalCalls(),
+  };
+  return (request) => scanAndPublish(deps, request);
+}
