@@ -18,6 +18,7 @@ type Parsed<T> = { readonly value: T } | { readonly problems: readonly string[] 
 export type IgnoreRulesParser = (text: string | undefined) => Parsed<readonly IgnoreRule[]>;
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
 const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2}(-[a-z]+)+-\d+)?$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 const IAM_ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
@@ -93,6 +94,24 @@ function parseDiscovery(value: string): Parsed<{ tagFilter: DiscoveryTagFilter }
   return { value: { tagFilter } };
 }
 
+/** `name=environment,…`: each cluster's own scan environment (`clusterSettings`). */
+function parseClusterEnvironments(
+  value: string
+): Parsed<ReadonlyMap<string, 'production' | 'non-production'>> {
+  const environments = new Map<string, 'production' | 'non-production'>();
+  const problems: string[] = [];
+  for (const entry of list(value)) {
+    const [name = '', environment = ''] = entry.split('=', 2);
+    if (
+      !CLUSTER_NAME.test(name) ||
+      (environment !== 'production' && environment !== 'non-production')
+    ) {
+      problems.push(`CLUSTER_ENVIRONMENTS: "${entry}" is not cluster=production|non-production`);
+    } else environments.set(name, environment);
+  }
+  return problems.length > 0 ? { problems } : { value: environments };
+}
+
 function parseSsmPrefixes(value: string): Parsed<string[]> {
   const prefixes = list(value);
   const problems = prefixes.flatMap((prefix) => {
@@ -165,6 +184,8 @@ const VARIABLES = {
     parse: oneOf('SCAN_ENVIRONMENT', ['production', 'non-production']),
     fallback: 'production',
   },
+  /** Clusters whose scan environment differs from SCAN_ENVIRONMENT: `name=environment,…`. */
+  CLUSTER_ENVIRONMENTS: { parse: parseClusterEnvironments, fallback: '' },
   /** Accepted findings: the `ignore` rules as JSON (`[{check, resource, reason, expires?}]`). */
   IGNORE_RULES: { parse: (): Parsed<readonly IgnoreRule[]> => ({ value: [] }), fallback: '[]' },
   /**
@@ -216,6 +237,7 @@ const OPTIONAL_KEYS: readonly EnvKey[] = [
   'DIGEST',
   'ALERT_BATCH_THRESHOLD',
   'SCAN_ENVIRONMENT',
+  'CLUSTER_ENVIRONMENTS',
 ];
 
 export interface ClusterTarget {
@@ -244,6 +266,8 @@ export interface Config {
   /** More changes than this per cluster scan go out as one summary. */
   readonly alertBatchThreshold: number;
   readonly environment: 'production' | 'non-production';
+  /** Clusters (by name) scanned in another environment than `environment`. */
+  readonly clusterEnvironments: ReadonlyMap<string, 'production' | 'non-production'>;
   /** Config `ignore` rules (scanning functions; `[]` elsewhere). */
   readonly ignore: readonly IgnoreRule[];
   /** Custom SSM parameter path prefixes the scanning functions may read (`[]`: public ones only). */
@@ -333,6 +357,7 @@ function configOf(handler: HandlerName, values: Values): Config {
     digest: values.DIGEST ?? 'on-change',
     alertBatchThreshold: values.ALERT_BATCH_THRESHOLD ?? 5,
     environment: values.SCAN_ENVIRONMENT ?? 'production',
+    clusterEnvironments: values.CLUSTER_ENVIRONMENTS ?? new Map(),
     ignore: Object.freeze([...(values.IGNORE_RULES ?? [])]),
     ssmParameterPrefixes: Object.freeze(values.SSM_PARAMETER_PREFIXES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),

@@ -24,10 +24,34 @@ describe('loadConfig', () => {
       digest: 'on-change',
       alertBatchThreshold: 5,
       environment: 'production',
+      clusterEnvironments: new Map(),
       ignore: [],
       ssmParameterPrefixes: [],
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it("reads each cluster's own scan environment (clusterSettings), by cluster name", () => {
+    // Prepare
+    const env = { STATE_TABLE_NAME: 'state', FINDINGS_TOPIC_ARN: TOPIC, AWS_REGION: 'eu-west-1' };
+
+    // Act
+    const config = loadConfig(
+      { ...env, CLUSTER_ENVIRONMENTS: 'dev=non-production, constructor=production' },
+      'scan-cluster'
+    );
+
+    // Assess: a map, so a cluster named like an Object property is an ordinary key.
+    expect([...config.clusterEnvironments]).toEqual([
+      ['dev', 'non-production'],
+      ['constructor', 'production'],
+    ]);
+    expect(config.clusterEnvironments.get('prod')).toBeUndefined();
+    expect(() =>
+      loadConfig({ ...env, CLUSTER_ENVIRONMENTS: 'dev=staging,prod' }, 'iam-event')
+    ).toThrow(
+      /CLUSTER_ENVIRONMENTS: "dev=staging" is not cluster=production\|non-production; CLUSTER_ENVIRONMENTS: "prod"/
+    );
   });
 
   it('reads the simulation cache hours: 0 disables, a negative or non-number is an error', () => {
