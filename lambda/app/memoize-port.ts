@@ -1,8 +1,12 @@
 // One scan issues each distinct AWS query once: identical queries (whatever the order of their
 // filters and values) share one promise, SSM parameters are read 10 to a request when the port
-// can, and at most `concurrency` calls run at a time so a scan never bursts through the account's
-// shared EC2/IAM rate buckets.
+// can, subnet and security-group queries of one literal filter are merged across NodeClasses, and
+// at most `concurrency` calls run at a time so a scan never bursts through the account's shared
+// EC2/IAM rate buckets.
+import type { SecurityGroup, Subnet } from '../core/facts/aws.js';
 import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports-aws.js';
+import { securityGroupMatchesQuery } from '../core/selectors/security-groups.js';
+import { subnetMatchesQuery } from '../core/selectors/subnets.js';
 import { createLimiter } from '../shared/concurrency.js';
 
 export interface MemoizeOptions {
@@ -14,6 +18,30 @@ export const DEFAULT_AWS_CONCURRENCY = 8;
 
 /** Names per `getParameters` call (GetParameters' limit). */
 export const PARAMETERS_PER_REQUEST = 10;
+
+/**
+ * Values per merged filter. EC2 refuses more than 200 filter values in one call
+ * (FilterLimitExceeded, https://github.com/ansible/ansible/pull/16184); half keeps a margin.
+ */
+export const MERGED_FILTER_VALUES = 100;
+
+/**
+ * The filter a query can share with others: exactly one tag or id/name filter (those the local
+ * matcher implements), no id list, literal values. EC2 ORs a filter's values and matches a literal
+ * value exactly and case-sensitively, so the merged answer, filtered locally by each query's own
+ * values, is that query's answer. Wildcards and several ANDed filters are sent as they are.
+ */
+function mergeableFilter(
+  query: FilterQuery,
+  attributes: readonly string[]
+): { name: string; values: readonly string[] } | undefined {
+  const [filter, ...rest] = query.filters;
+  if (filter === undefined || rest.length > 0 || query.ids !== undefined) return undefined;
+  const known =
+    filter.name === 'tag-key' || filter.name.startsWith('tag:') || attributes.includes(filter.name);
+  if (!known || filter.values.length === 0) return undefined;
+  return filter.values.some((value) => /[*?\\]/.test(value)) ? undefined : filter;
+}
 
 type Query = ImageQuery | FilterQuery;
 
@@ -114,12 +142,80 @@ export function memoizeAwsFactsPort(
     return deferred.promise;
   }
 
+  /**
+   * Queries of one literal filter asked for in one turn, by filter name: one call per
+   * MERGED_FILTER_VALUES values, each query answered with the items its own values match.
+   */
+  function mergingLookup<T extends { readonly id: string }>(
+    kind: string,
+    send: (query: FilterQuery) => Promise<readonly T[]>,
+    matches: (item: T, query: FilterQuery) => boolean,
+    attributes: readonly string[]
+  ): (query: FilterQuery) => Promise<readonly T[]> {
+    const waiting = new Map<string, { query: FilterQuery; deferred: Deferred<readonly T[]> }[]>();
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      const groups = [...waiting];
+      waiting.clear();
+      for (const [name, members] of groups) {
+        const values = [...new Set(members.flatMap(({ query }) => query.filters[0]?.values ?? []))];
+        const calls: Promise<readonly T[]>[] = [];
+        for (let start = 0; start < values.length; start += MERGED_FILTER_VALUES) {
+          const chunk = values.slice(start, start + MERGED_FILTER_VALUES);
+          calls.push(limit(() => send({ filters: [{ name, values: chunk }] })));
+        }
+        Promise.all(calls).then(
+          (answers) => {
+            const byId = new Map(answers.flat().map((item) => [item.id, item]));
+            const items = [...byId.values()];
+            for (const { query, deferred } of members) {
+              // A query merged with no other values gets EC2's answer untouched.
+              const own = new Set(query.filters[0]?.values);
+              const alone = values.every((value) => own.has(value));
+              deferred.resolve(alone ? items : items.filter((item) => matches(item, query)));
+            }
+          },
+          (error: unknown) => {
+            for (const { deferred } of members) deferred.reject(error);
+          }
+        );
+      }
+    };
+    return (query) => {
+      const key = `${kind} ${queryKey(query)}`;
+      const filter = mergeableFilter(query, attributes);
+      const cached = cache.get(key);
+      if (cached) return cached as Promise<readonly T[]>;
+      if (filter === undefined) return once(key, () => send(query));
+      const deferred = defer<readonly T[]>();
+      cache.set(key, deferred.promise);
+      waiting.set(filter.name, [...(waiting.get(filter.name) ?? []), { query, deferred }]);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+      return deferred.promise;
+    };
+  }
+
+  const describeSubnets = mergingLookup<Subnet>(
+    'subnets',
+    (query) => port.describeSubnets(query),
+    subnetMatchesQuery,
+    ['subnet-id']
+  );
+  const describeSecurityGroups = mergingLookup<SecurityGroup>(
+    'security-groups',
+    (query) => port.describeSecurityGroups(query),
+    securityGroupMatchesQuery,
+    ['group-id', 'group-name']
+  );
+
   return {
     describeImages: (query) => once(`images ${queryKey(query)}`, () => port.describeImages(query)),
-    describeSubnets: (query) =>
-      once(`subnets ${queryKey(query)}`, () => port.describeSubnets(query)),
-    describeSecurityGroups: (query) =>
-      once(`security-groups ${queryKey(query)}`, () => port.describeSecurityGroups(query)),
+    describeSubnets,
+    describeSecurityGroups,
     describeCapacityReservations: (query) =>
       once(`capacity-reservations ${queryKey(query)}`, () =>
         port.describeCapacityReservations(query)

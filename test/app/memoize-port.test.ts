@@ -1,6 +1,22 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoizeAwsFactsPort, queryKey } from '../../lambda/app/memoize-port.js';
-import { anImage, InMemoryAwsFacts, throttling } from '../support/aws-builders.js';
+import {
+  MERGED_FILTER_VALUES,
+  memoizeAwsFactsPort,
+  queryKey,
+} from '../../lambda/app/memoize-port.js';
+import type { SecurityGroup, Subnet } from '../../lambda/core/facts/aws.js';
+import type { AwsFactsPort, FilterQuery } from '../../lambda/core/ports-aws.js';
+import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../../lambda/core/schema.js';
+import { securityGroupQueries } from '../../lambda/core/selectors/security-groups.js';
+import { subnetQueries } from '../../lambda/core/selectors/subnets.js';
+import {
+  anImage,
+  aSecurityGroup,
+  aSubnet,
+  InMemoryAwsFacts,
+  throttling,
+} from '../support/aws-builders.js';
 
 describe('queryKey', () => {
   it('ignores the order of filters and values', () => {
@@ -107,5 +123,149 @@ describe('memoizeAwsFactsPort: SSM parameters', () => {
       'ami-a',
     ]);
     expect(account.callsTo('getParameter')).toEqual(['/a']);
+  });
+});
+
+describe('merged subnet and security-group queries', () => {
+  /** EC2's filter semantics, written out apart from the scanner's matcher: values ORed, filters ANDed, `*`/`?` wildcards, `\` escapes. */
+  const pattern = (value: string) =>
+    new RegExp(
+      `^${value.replace(/\\(.)|([*?])|([^\\*?]+)/gs, (_m, escaped, wild, text) =>
+        escaped !== undefined
+          ? escaped.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          : wild === '*'
+            ? '.*'
+            : wild === '?'
+              ? '.'
+              : String(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      )}$`,
+      's'
+    );
+  const ec2Matches = (
+    item: { id: string; name?: string; tags: Readonly<Record<string, string>> },
+    query: FilterQuery
+  ) =>
+    query.filters.every((filter) =>
+      filter.values.some((value) => {
+        const re = pattern(value);
+        if (filter.name === 'tag-key') return Object.keys(item.tags).some((key) => re.test(key));
+        if (filter.name.startsWith('tag:')) {
+          const tag = item.tags[filter.name.slice(4)];
+          return tag !== undefined && re.test(tag);
+        }
+        if (filter.name === 'group-name') return item.name !== undefined && re.test(item.name);
+        return re.test(item.id);
+      })
+    );
+
+  const ids = ['n-1', 'n-2', 'n-3', 'n-4', 'n-5', 'n-6'];
+  const tagMap = fc.dictionary(
+    fc.constantFrom('team', 'Team', 'zone'),
+    fc.constantFrom('x', 'X', 'y', 'x*', '')
+  );
+  const items = fc.uniqueArray(
+    fc.record({ id: fc.constantFrom(...ids), name: fc.constantFrom('a', 'b', 'a*'), tags: tagMap }),
+    { selector: (item) => item.id, maxLength: 6 }
+  );
+  const term = fc.oneof(
+    fc.record({ id: fc.constantFrom(...ids, 'n-*', 'n-?') }),
+    fc.record({ name: fc.constantFrom('a', 'b', 'a*', 'a\\*') }),
+    fc.record({
+      tags: fc.dictionary(
+        fc.constantFrom('team', 'Team', 'zone', 'te*'),
+        fc.constantFrom('x', 'X', 'y', '*', 'x\\*'),
+        {
+          minKeys: 1,
+          maxKeys: 2,
+        }
+      ),
+    })
+  );
+  const nodeClasses = fc.array(fc.array(term, { minLength: 1, maxLength: 3 }), {
+    minLength: 1,
+    maxLength: 8,
+  });
+
+  function portOver(account: { subnets: readonly Subnet[]; groups: readonly SecurityGroup[] }) {
+    const sent: FilterQuery[] = [];
+    const port = {
+      ...new InMemoryAwsFacts({}),
+      describeSubnets: async (query: FilterQuery) => {
+        sent.push(query);
+        return account.subnets.filter((subnet) => ec2Matches(subnet, query));
+      },
+      describeSecurityGroups: async (query: FilterQuery) => {
+        sent.push(query);
+        return account.groups.filter((group) => ec2Matches(group, query));
+      },
+    } as unknown as AwsFactsPort;
+    return { port, sent };
+  }
+
+  it('answers every query as its own call would, in fewer calls', async () => {
+    await fc.assert(
+      fc.asyncProperty(items, nodeClasses, async (generated, classes) => {
+        // Prepare
+        const subnets = generated.map((item) => aSubnet({ id: item.id, tags: item.tags }));
+        const groups = generated.map((item) =>
+          aSecurityGroup({ id: item.id, name: item.name, tags: item.tags })
+        );
+        const subnetQueriesOf = classes.map((terms) =>
+          subnetQueries(terms.filter((t) => !('name' in t)) as SubnetSelectorTerm[])
+        );
+        const groupQueriesOf = classes.map((terms) =>
+          securityGroupQueries(terms as SecurityGroupSelectorTerm[])
+        );
+        const { port: direct } = portOver({ subnets, groups });
+        const { port: inner, sent } = portOver({ subnets, groups });
+        const memo = memoizeAwsFactsPort(inner);
+
+        // Act: every NodeClass asks in the same turn, as a scan does
+        const merged = await Promise.all([
+          ...subnetQueriesOf.flat().map((query) => memo.describeSubnets(query)),
+          ...groupQueriesOf.flat().map((query) => memo.describeSecurityGroups(query)),
+        ]);
+        const own = await Promise.all([
+          ...subnetQueriesOf.flat().map((query) => direct.describeSubnets(query)),
+          ...groupQueriesOf.flat().map((query) => direct.describeSecurityGroups(query)),
+        ]);
+
+        // Assess
+        const idsOf = (list: readonly { id: string }[] | undefined) =>
+          (list ?? []).map((item) => item.id).sort();
+        expect(merged.map(idsOf)).toEqual(own.map(idsOf));
+        const distinct = new Set([
+          ...subnetQueriesOf.flat().map((query) => `s ${queryKey(query)}`),
+          ...groupQueriesOf.flat().map((query) => `g ${queryKey(query)}`),
+        ]);
+        expect(sent.length).toBeLessThanOrEqual(distinct.size);
+      }),
+      { numRuns: 300 }
+    );
+  });
+
+  it('sends the discovery tags of many clusters as one query, split at the filter-value limit', async () => {
+    // Prepare
+    const clusters = Array.from({ length: MERGED_FILTER_VALUES + 5 }, (_, index) => `c-${index}`);
+    const subnets = clusters.map((cluster, index) =>
+      aSubnet({ id: `subnet-${index}`, tags: { 'karpenter.sh/discovery': cluster } })
+    );
+    const { port: inner, sent } = portOver({ subnets, groups: [] });
+    const memo = memoizeAwsFactsPort(inner);
+
+    // Act
+    const answers = await Promise.all(
+      clusters.map((cluster) =>
+        memo.describeSubnets({
+          filters: [{ name: 'tag:karpenter.sh/discovery', values: [cluster] }],
+        })
+      )
+    );
+
+    // Assess
+    expect(answers.map((answer) => answer.map((subnet) => subnet.id))).toEqual(
+      clusters.map((_, index) => [`subnet-${index}`])
+    );
+    expect(sent.map((query) => query.filters[0]?.values.length)).toEqual([MERGED_FILTER_VALUES, 5]);
   });
 });
