@@ -1,6 +1,6 @@
-// Synthesizes the CDK app as `cdk synth` would (real esbuild bundles) into a directory, with extra
-// context over cdk.json's. Shared by the deployment simulation and the cold-start benchmark, which
-// both measure the assets as deployed.
+// Synthesizes the CDK app as `cdk synth` would: cdk.json's app command (builds the Lambda bundles,
+// then runs the app on them) into a directory, with extra context over cdk.json's. Shared by the
+// deployment simulation and the cold-start benchmark, which both measure the assets as deployed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ export function synthesizeApp(
   context: Readonly<Record<string, unknown>>
 ): void {
   const cdkJson = JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as {
+    app: string;
     context: Record<string, unknown>;
   };
   // No AWS or CDK variable of the caller leaks in: synth must not depend on a profile.
@@ -18,7 +19,9 @@ export function synthesizeApp(
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
   }
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+  // The CDK CLI runs a string app command through a shell too.
+  const result = spawnSync(cdkJson.app, {
+    shell: true,
     cwd: root,
     encoding: 'utf8',
     timeout: 240_000,

@@ -14,6 +14,9 @@ import { REPO_ROOT } from './support.js';
 
 const SYNTH_TIMEOUT_MS = 240_000;
 
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __scannerCreateRequire } from 'node:module';";
+
 function credentialFreeEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of Object.keys(env))
@@ -91,7 +94,7 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
     }
   });
 
-  it('bundles each handler as minified ESM with a source map and our own AWS SDK', () => {
+  it('bundles each handler as minified ESM with source maps and our own AWS SDK', () => {
     // Prepare
     const template = JSON.parse(
       readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8')
@@ -100,22 +103,28 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
       template.Resources as Record<string, { Type: string; Metadata?: Record<string, string> }>
     )
       .filter((resource) => resource.Type === 'AWS::Lambda::Function')
-      .map((resource) => resource.Metadata?.['aws:asset:path'] ?? '');
+      .map((resource) => join(outdir, resource.Metadata?.['aws:asset:path'] ?? ''));
 
     // Assess
     expect(assets).toHaveLength(4);
     for (const asset of assets) {
-      const files = readdirSync(join(outdir, asset)).sort();
-      expect(files).toEqual(['index.mjs', 'index.mjs.map']);
-      const bundle = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
-      expect(
-        bundle.startsWith("import { createRequire as __scannerCreateRequire } from 'node:module';")
-      ).toBe(true);
-      expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
-      // Our own pinned SDK clients: no import of the runtime's SDK copy survives.
-      expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+      // index.mjs, and the chunks it loads on first use (each with its source map).
+      const files = readdirSync(asset, { recursive: true, encoding: 'utf8' })
+        .filter((file) => statSync(join(asset, file)).isFile())
+        .sort();
+      expect(files).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map']));
+      const modules = files.filter((file) => file.endsWith('.mjs'));
+      expect(files.sort()).toEqual(modules.flatMap((file) => [file, `${file}.map`]).sort());
+      for (const file of modules) {
+        const code = readFileSync(join(asset, file), 'utf8');
+        expect(code.startsWith(CREATE_REQUIRE_BANNER), file).toBe(true);
+        // Our own pinned SDK clients: no import of the runtime's SDK copy survives.
+        expect(code, file).not.toMatch(/(from|import\()\s*["']@aws-sdk\//);
+      }
+      const entry = readFileSync(join(asset, 'index.mjs'), 'utf8');
+      expect(entry).toMatch(/export\s*\{[^}]*\bas handler\b/);
       // Minified: lines average over a thousand characters (only template literals break them).
-      expect(bundle.split('\n').length).toBeLessThan(bundle.length / 1000);
+      expect(entry.split('\n').length).toBeLessThan(entry.length / 1000);
     }
   });
 });
