@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createManifestSource } from '../../../lambda/adapters/files/manifest-source.js';
 import type { ScanPlan } from '../../../lambda/app/run-scan.js';
 import { buildWorldPlan } from '../../../lambda/cli/plan-world.js';
+import { scopeOf } from '../../../lambda/core/check.js';
 import { CHECKS } from '../../../lambda/core/checks/index.js';
 import { runChecks } from '../../../lambda/core/evaluate.js';
 import type { AwsNodeClassFacts } from '../../../lambda/core/facts/aws.js';
@@ -178,9 +179,31 @@ function present(finding: Finding, path: string): boolean {
 
 describe('material paths of the catalog', async () => {
   const inventories = await sources();
-  const failing = Object.values(inventories)
-    .flatMap((inventory) => runChecks(inventory, CHECKS, { now: NOW }).findings)
-    .filter((finding) => finding.status === 'fail' || finding.status === 'error');
+  const findings = Object.values(inventories).flatMap(
+    (inventory) => runChecks(inventory, CHECKS, { now: NOW }).findings
+  );
+  const failing = findings.filter(
+    (finding) => finding.status === 'fail' || finding.status === 'error'
+  );
+
+  // The declared scope is what docs/checks/ and the catalog say a check reports on.
+  it('declare the scope of every check: the kinds of object its findings are about', () => {
+    const outside = CHECKS.flatMap((check) => {
+      const kinds = new Set(
+        findings.filter((finding) => finding.checkId === check.id).map((f) => f.resource.kind)
+      );
+      return [...kinds]
+        .filter((kind) => !scopeOf(check).includes(kind))
+        .map((kind) => `${check.id}: ${kind}`);
+    });
+    expect(outside).toEqual([]);
+    const unused = CHECKS.flatMap((check) =>
+      scopeOf(check)
+        .filter((kind) => !findings.some((f) => f.checkId === check.id && f.resource.kind === kind))
+        .map((kind) => `${check.id}: ${kind}`)
+    );
+    expect(unused).toEqual([]);
+  });
 
   it('are declared by every check, as key or key[].field', () => {
     for (const check of CHECKS) {
