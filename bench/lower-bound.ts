@@ -6,7 +6,10 @@
 // - each distinct AMI selector's images: one DescribeImages per selector (an alias is one selector
 //   per Kubernetes version; a NodeClass's id terms are one image-id query; the state filter is
 //   answered locally, so it never costs a second query);
-// - each distinct subnet / security-group / capacity-reservation selector term: one Describe*;
+// - subnets and security groups: terms of one literal filter (an id, a name, or one tag) need one
+//   Describe* per 200 distinct values of that filter (EC2 ORs a filter's values and refuses more
+//   than 200 in a call); any other term one call;
+// - each distinct capacity-reservation selector term: one DescribeCapacityReservations;
 // - the region's instance type offerings, once, when a NodePool narrows instance types;
 // - the SSM parameters behind every alias and ssmParameter term: GetParameters, 10 names a call;
 // - each distinct node role (GetRole + ListAttachedRolePolicies when it exists) and instance
@@ -17,12 +20,12 @@
 //   batched. Karpenter's reference controller policy compares by value only the region and the
 //   cluster's name (the NodeClass tag is tested for presence), so a controller role needs one
 //   simulation per (region, cluster) it serves.
-// Merging different selectors into one request (e.g. OR-ing the discovery tag values of many
-// clusters) would go lower still; it is not counted, as Karpenter's per-term answers must stay exact.
 import { aliasParameters } from './fleet.js';
 
 /** GetParameters accepts at most 10 names. */
 const PARAMETERS_PER_CALL = 10;
+/** EC2 refuses more than 200 filter values in one call (FilterLimitExceeded). */
+const FILTER_VALUES_PER_CALL = 200;
 
 type Json = Record<string, unknown>;
 
@@ -60,6 +63,62 @@ function selectorTermKey(term: Json): string {
     text(term.instanceMatchCriteria) ?? '',
     tagKey(term.tags),
   ]);
+}
+
+const hasWildcard = (value: string) => /[*?\\]/.test(value);
+
+type FilterNeed = { readonly filter: string; readonly value: string } | { readonly query: string };
+
+/**
+ * What one NodeClass' subnet or security-group terms ask EC2: literal values of one filter
+ * (shared with every other NodeClass' values of that filter), or queries of their own. Its ids
+ * (and names) go in one filter, as Karpenter sends them; `idFilter` names the id filter.
+ */
+function filterNeeds(terms: readonly Json[], idFilter: string): FilterNeed[] {
+  const needs: FilterNeed[] = [];
+  for (const [filter, values] of [
+    [idFilter, terms.flatMap((term) => text(term.id) ?? [])],
+    [
+      'group-name',
+      terms.flatMap((term) => (text(term.id) === undefined ? (text(term.name) ?? []) : [])),
+    ],
+  ] as const) {
+    if (values.length === 0) continue;
+    if (values.some(hasWildcard))
+      needs.push({ query: `${filter} ${[...values].sort().join(',')}` });
+    else for (const value of values) needs.push({ filter, value });
+  }
+  for (const term of terms) {
+    if (text(term.id) !== undefined || text(term.name) !== undefined) continue;
+    const tags = Object.entries(record(term.tags));
+    const [only] = tags;
+    if (tags.length === 1 && only !== undefined) {
+      const [key, value] = [only[0], String(only[1])];
+      if (value === '*' && !hasWildcard(key)) {
+        needs.push({ filter: 'tag-key', value: key });
+        continue;
+      }
+      if (value !== '*' && !hasWildcard(value)) {
+        needs.push({ filter: `tag:${key}`, value });
+        continue;
+      }
+    }
+    needs.push({ query: selectorTermKey(term) });
+  }
+  return needs;
+}
+
+/** Calls for a set of filter needs: one per 200 values of each filter, one per other query. */
+function filterCalls(needs: Iterable<FilterNeed>): number {
+  const values = new Map<string, Set<string>>();
+  const queries = new Set<string>();
+  for (const need of needs) {
+    if ('query' in need) queries.add(need.query);
+    else values.set(need.filter, (values.get(need.filter) ?? new Set()).add(need.value));
+  }
+  let calls = queries.size;
+  for (const set of values.values()) calls += Math.ceil(set.size / FILTER_VALUES_PER_CALL);
+  return calls;
 }
 
 /** The AMI query keys of one NodeClass, and the SSM parameter names it needs. */
@@ -147,8 +206,8 @@ export function fleetLowerBound(world: unknown): LowerBound {
 
   const images = new Set<string>();
   const parameters = new Set<string>();
-  const subnets = new Set<string>();
-  const securityGroups = new Set<string>();
+  const subnets: FilterNeed[] = [];
+  const securityGroups: FilterNeed[] = [];
   const reservations = new Set<string>();
   const nodeRoles = new Set<string>();
   const instanceProfiles = new Set<string>();
@@ -177,10 +236,10 @@ export function fleetLowerBound(world: unknown): LowerBound {
       const ami = amiNeeds(list(spec.amiSelectorTerms).map(record), kubernetesVersion, region);
       for (const query of ami.queries) images.add(query);
       for (const name of ami.parameters) parameters.add(name);
-      for (const term of list(spec.subnetSelectorTerms).map(record))
-        subnets.add(`${region} ${selectorTermKey(term)}`);
-      for (const term of list(spec.securityGroupSelectorTerms).map(record))
-        securityGroups.add(`${region} ${selectorTermKey(term)}`);
+      subnets.push(...filterNeeds(list(spec.subnetSelectorTerms).map(record), 'subnet-id'));
+      securityGroups.push(
+        ...filterNeeds(list(spec.securityGroupSelectorTerms).map(record), 'group-id')
+      );
       for (const term of list(spec.capacityReservationSelectorTerms).map(record))
         reservations.add(`${region} ${selectorTermKey(term)}`);
       const profile = text(spec.instanceProfile);
@@ -215,8 +274,9 @@ export function fleetLowerBound(world: unknown): LowerBound {
 
   const byOperation: Record<string, number> = {
     'ec2:DescribeImages': images.size,
-    'ec2:DescribeSubnets': subnets.size,
-    'ec2:DescribeSecurityGroups': securityGroups.size,
+    // One region per fleet world: every filter's values can share calls.
+    'ec2:DescribeSubnets': filterCalls(subnets),
+    'ec2:DescribeSecurityGroups': filterCalls(securityGroups),
     'ec2:DescribeCapacityReservations': reservations.size,
     // The region's zone offerings, once, when a NodePool narrows instance types.
     'ec2:DescribeInstanceTypeOfferings': offeringsNeeded ? 1 : 0,

@@ -95,8 +95,9 @@ describe('fleet lower bound', () => {
     expect(bound.byOperation).toEqual({
       // one alias selector (case folded), team-* (default owners), team-* owned by self, one id query
       'ec2:DescribeImages': 4,
-      'ec2:DescribeSubnets': 2,
-      'ec2:DescribeSecurityGroups': 2,
+      // both clusters' discovery tags: one filter, its values ORed in one call
+      'ec2:DescribeSubnets': 1,
+      'ec2:DescribeSecurityGroups': 1,
       // the alias' 5 published parameters: one GetParameters
       'ssm:GetParameters': 1,
       // Node-a, Node-b, Controller-a, Controller-b; attached policies only of roles that exist
@@ -108,6 +109,35 @@ describe('fleet lower bound', () => {
       'iam:SimulatePrincipalPolicy': 2,
     });
     expect(bound.simulationContexts).toBe(2);
+  });
+
+  it('merges literal values of one filter, up to 200 a call; wildcards and tag pairs stand alone', () => {
+    const withTerms = (subnetSelectorTerms: unknown[], securityGroupSelectorTerms: unknown[]) => ({
+      amiSelectorTerms: [{ id: 'ami-0a' }],
+      role: 'Node',
+      subnetSelectorTerms,
+      securityGroupSelectorTerms,
+    });
+    const discovery = Array.from({ length: 201 }, (_, index) =>
+      withTerms([{ tags: { team: `t-${index}` } }], [{ name: `sg-${index % 2}` }])
+    );
+    const bound = fleetLowerBound({
+      region: 'us-east-1',
+      iam: { roles: [] },
+      eks: {
+        clusters: [
+          cluster('a', [
+            ...discovery,
+            withTerms([{ id: 'subnet-1' }, { id: 'subnet-*' }], [{ id: 'sg-1' }]),
+            withTerms([{ tags: { team: 'x', zone: 'a' } }], [{ tags: { team: '*' } }]),
+          ]),
+        ],
+      },
+    });
+    // 201 team values → 2 calls; one NodeClass' ids with a wildcard → 1; a two-tag term → 1
+    expect(bound.byOperation['ec2:DescribeSubnets']).toBe(4);
+    // group-name (2 values), group-id (1), tag-key (1)
+    expect(bound.byOperation['ec2:DescribeSecurityGroups']).toBe(3);
   });
 
   it('shares a controller role across clusters: one simulation per cluster it serves', () => {
