@@ -1,7 +1,7 @@
 // AWS as the benchmarks model it: per-call latency, token-bucket rate limits, and the SDK's
 // standard retry strategy (the clients the scanner builds: `retryMode: 'standard'`,
 // DEFAULT_MAX_ATTEMPTS attempts, throttling backoff base 500 ms with full jitter, retry quota 500,
-// cost 5 per throttled retry, refunded on success — aws-facts §6.6). All waiting is on `clock`.
+// cost 5 per throttled retry, refunded on success — https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html). All waiting is on `clock`.
 import { DEFAULT_MAX_ATTEMPTS } from '../lambda/adapters/aws/clients.js';
 import { TokenBucket } from '../lambda/shared/token-bucket.js';
 import { mulberry32 } from './prng.js';
@@ -14,7 +14,7 @@ export interface BucketSpec {
 }
 
 /**
- * The limits the benchmarks assume. EC2 non-mutating is documented (aws-facts §6.1) and buckets
+ * The limits the benchmarks assume. EC2 non-mutating is documented (https://docs.aws.amazon.com/ec2/latest/devguide/ec2-api-throttling.html) and buckets
  * are per API action. IAM and SSM rates are unpublished (§6.2): the figures below are our
  * assumptions — IAM reads share one budget; SimulatePrincipalPolicy has its own, tighter one.
  */

@@ -1,4 +1,5 @@
-// The EventBridge patterns the scanner reacts to (aws-facts §1, §2). The home region's IAM rule
+// The EventBridge patterns the scanner reacts to (https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-ec2.html,
+// https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-service-event-cloudtrail.html). The home region's IAM rule
 // and the us-east-1 forwarding rule share one pattern so they can never drift apart; the lists
 // come from the event parser, so a rule never matches an event the handler would drop.
 import type { EventPattern } from 'aws-cdk-lib/aws-events';

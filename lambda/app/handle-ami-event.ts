@@ -1,6 +1,6 @@
 // `EC2 AMI State Change` → the image → the stored NodeClasses whose selector terms (or last
 // resolved AMIs) match it → a scan restricted to those NodeClasses. The event body is not trusted
-// beyond the image id: the image is looked up again (Custodian's lesson, scanner-anchors §1.1).
+// beyond the image id: the image is looked up again (an event is a hint, never the state).
 import {
   affectedByImage,
   type ImageTermMatcher,

@@ -106,7 +106,7 @@ export function parseControllerRoles(values: readonly string[] = []): Record<str
 export type ScanMode = 'manifests' | 'world' | 'live';
 
 /**
- * Where AWS facts come from, explicitly (ARCHITECTURE.md): `--world` is offline; `--aws`,
+ * Where AWS facts come from, explicitly (README, "World-state files and live AWS"): `--world` is offline; `--aws`,
  * `--profile` or `--cluster` is live; otherwise the scan never touches the network.
  */
 export function scanModeOf(options: ScanCliOptions): ScanMode {

@@ -1,4 +1,5 @@
-// EventBridge events the service reacts to, parsed with zod (aws-facts §1 and §2). Anything that
+// EventBridge events the service reacts to, parsed with zod (https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-ec2.html,
+// https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-service-event-cloudtrail.html). Anything that
 // does not parse is dropped by the caller with a reason, never retried.
 import { z } from 'zod';
 

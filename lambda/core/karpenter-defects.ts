@@ -1,5 +1,6 @@
-// Known Karpenter defects by version (karpenter-validations §0, §3.3–3.5, §5). A defect applies
-// when the running version is affected AND the NodeClass has what triggers it.
+// Known Karpenter defects by version (`#NNNN`: issues and pull requests of
+// https://github.com/aws/karpenter-provider-aws). A defect applies when the running version is
+// affected AND the NodeClass has what triggers it.
 import { isIamPathOrArn } from './iam/arns.js';
 import type { ClusterContext } from './inventory.js';
 import type { Severity } from './model.js';

@@ -1,6 +1,7 @@
 // Finding lifecycle: the pure diff between stored finding state and a new scan. It decides what is
 // worth telling someone (new, changed, resolved, reminder) so a finding alerts once per change, not
-// on every run (Cloud Custodian's most common complaint, scanner-anchors §1.8).
+// on every run (Cloud Custodian's most common complaint,
+// https://github.com/cloud-custodian/cloud-custodian/issues/6530).
 import { changeBetween } from './material.js';
 import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';

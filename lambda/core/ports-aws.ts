@@ -9,7 +9,7 @@ import type {
   Subnet,
 } from './facts/aws.js';
 
-/** A DescribeImages query exactly as Karpenter builds it (see karpenter-validations §2.3). */
+/** A DescribeImages query exactly as Karpenter builds it (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go). */
 export interface ImageQuery {
   readonly filters: readonly Ec2Filter[];
   readonly owners?: readonly string[];

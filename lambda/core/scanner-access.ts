@@ -1,5 +1,6 @@
 // What the scanner needs inside a cluster to read Karpenter's objects, as copy-paste fixes. Access
-// policies cannot cover CRDs (AmazonEKSViewPolicy has no CRD groups; aws-facts §5.3), so the access
+// policies cannot cover CRDs (AmazonEKSViewPolicy has no CRD groups;
+// https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html), so the access
 // entry maps the scanner to a Kubernetes group bound to a narrow ClusterRole.
 
 export const SCANNER_KUBERNETES_GROUP = 'nodeclass-scanner';

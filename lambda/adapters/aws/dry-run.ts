@@ -1,4 +1,4 @@
-// Opt-in DryRun mode (aws-facts §4): EC2's own verdict on RunInstances and CreateFleet for a class,
+// Opt-in DryRun mode (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/CommonParameters.html): EC2's own verdict on RunInstances and CreateFleet for a class,
 // made with an assumed role. `DryRunOperation` (HTTP 412) is success and never an error in metrics
 // or logs. A token bucket keeps this traffic far below Karpenter's shared RunInstances bucket
 // (burst 5, refill 2/s per account and region).
@@ -111,7 +111,7 @@ function tagSpecifications(
   }));
 }
 
-/** Karpenter's validation fallback types, by architecture (karpenter-validations §3.2). */
+/** Karpenter's validation fallback types, by architecture (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/validation.go). */
 function instanceTypeFor(architecture: string | undefined): string {
   return architecture === 'arm64' ? 'm6g.large' : 'm5.large';
 }

@@ -1,4 +1,4 @@
-// EC2 Describe* calls exactly as Karpenter issues them (karpenter-validations §2.3–2.5, §2.7).
+// EC2 Describe* calls exactly as Karpenter issues them (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/).
 import {
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,

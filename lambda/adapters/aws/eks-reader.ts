@@ -1,5 +1,6 @@
 // EKS control-plane reads: cluster discovery, DescribeCluster (cached per scan), access entries
-// and Pod Identity associations (aws-facts §5.2–5.4).
+// and Pod Identity associations (https://docs.aws.amazon.com/eks/latest/userguide/access-entries.html,
+// https://docs.aws.amazon.com/eks/latest/userguide/pod-identities.html).
 import {
   DescribeAccessEntryCommand,
   DescribeClusterCommand,
@@ -25,7 +26,7 @@ export const eksReaderActions = [
   'eks:DescribePodIdentityAssociation',
 ] as const;
 
-/** Bounds parallel Describe* calls per list (EKS publishes no TPS; aws-facts §6.3). */
+/** Bounds parallel Describe* calls per list (EKS publishes no TPS). */
 const DESCRIBE_CONCURRENCY = 5;
 
 /** What the scanner needs from DescribeCluster, in core-friendly shape. */

@@ -1,4 +1,4 @@
-// EKS bearer tokens (aws-facts §5.1–5.2): a presigned STS GetCallerIdentity URL, as
+// EKS bearer tokens (https://github.com/kubernetes-sigs/aws-iam-authenticator#api-authorization-from-outside-a-cluster): a presigned STS GetCallerIdentity URL, as
 // aws-iam-authenticator and `aws eks get-token` build it. Tokens are secrets: never log them.
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';

@@ -1,4 +1,4 @@
-// Finds the Karpenter controller Deployment in any namespace (karpenter-validations §6): by the
+// Finds the Karpenter controller Deployment in any namespace (https://github.com/aws/karpenter-provider-aws/tree/v1.14.1/charts/karpenter): by the
 // chart's labels first, then by image name, for its version, ServiceAccount and settings.
 import type { KarpenterController } from '../../core/facts/cluster.js';
 import type { KubeClient } from './kube-client.js';

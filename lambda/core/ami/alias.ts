@@ -1,4 +1,4 @@
-// AMI aliases → the SSM parameters Karpenter reads for them (karpenter-validations §2.3,
+// AMI aliases → the SSM parameters Karpenter reads for them (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/,
 // `pkg/providers/amifamily/{al2023,al2,bottlerocket,windows}.go`).
 import { type AliasFamily, isAliasFamily, splitAlias } from '../ami-family.js';
 import type { AmiVariant, ImageArchitecture } from '../facts/aws.js';

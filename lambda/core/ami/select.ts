@@ -1,4 +1,4 @@
-// Karpenter's choice among matching images (karpenter-validations §2.3, `amis()` + `compareAMI`):
+// Karpenter's choice among matching images (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go, `amis()` + `compareAMI`):
 // per architecture (per architecture and variant for aliases), a non-deprecated image over a
 // deprecated one, then the newest CreationDate, then the greater Name. Times compare in seconds.
 import type { AmiVariant, Image, ImageArchitecture, SelectedImage } from '../facts/aws.js';

@@ -111,7 +111,7 @@ export interface AwsClusterFacts {
 /** Architectures Karpenter resolves AMIs for; images of any other architecture are ignored. */
 export type ImageArchitecture = 'x86_64' | 'arm64';
 
-/** EKS-optimized AMI variants an alias resolves (karpenter-validations §2.3). */
+/** EKS-optimized AMI variants an alias resolves (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go). */
 export type AmiVariant = 'standard' | 'nvidia' | 'neuron';
 
 /** An image Karpenter selects: one per architecture (per architecture and variant for aliases). */

@@ -1,4 +1,4 @@
-// ARNs of the resources Karpenter's requests touch, per partition (aws-facts §7).
+// ARNs of the resources Karpenter's requests touch, per partition (partitions as in the AWS SDK's partitions.json).
 import type { Partition } from '../region.js';
 
 export interface ArnScope {

@@ -1,4 +1,4 @@
-// Finding Karpenter's controller role from outside the cluster (karpenter-validations §6).
+// Finding Karpenter's controller role from outside the cluster (Karpenter uses the pod's default credential chain: https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/operator/operator.go).
 import type { ControllerRoleResolution } from '../facts/permissions.js';
 import type { ClusterContext } from '../inventory.js';
 

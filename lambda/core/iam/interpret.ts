@@ -1,4 +1,4 @@
-// What SimulatePrincipalPolicy results mean for a controller-* check (aws-facts §3.2–§3.3).
+// What SimulatePrincipalPolicy results mean for a controller-* check (https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html).
 import type {
   MatchedStatement,
   PermissionFacts,

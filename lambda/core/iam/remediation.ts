@@ -1,5 +1,5 @@
 // The minimal IAM statements that would allow what was denied, scoped like Karpenter's reference
-// controller policy (karpenter-validations §4.1), ready to paste into the controller role's policy.
+// controller policy (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/getting-started/getting-started-with-karpenter/cloudformation.yaml), ready to paste into the controller role's policy.
 import type { SimulationKind } from '../facts/permissions.js';
 import { arnResource, ec2ServicePrincipal, eksClusterArn } from './arns.js';
 import { type Denial, distinct } from './interpret.js';

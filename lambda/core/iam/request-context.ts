@@ -1,5 +1,6 @@
 // The SimulatePrincipalPolicy calls that reproduce what Karpenter asks AWS for, per NodeClass
-// (karpenter-validations §3.2, §4.1, §4.2; aws-facts §3.5).
+// (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/validation.go and
+// https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/website/content/en/docs/reference/cloudformation.md).
 import type { Tags } from '../facts/aws.js';
 import type {
   ContextEntry,
@@ -109,7 +110,7 @@ function clusterOwnershipTags(scope: PermissionScope): Record<string, string> {
   };
 }
 
-/** Tags Karpenter puts on every EC2 resource it creates for this class (karpenter-validations §1.4). */
+/** Tags Karpenter puts on every EC2 resource it creates for this class (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/labels.go). */
 export function karpenterEc2Tags(
   scope: PermissionScope,
   nodeClassName: string,
@@ -124,7 +125,7 @@ export function karpenterEc2Tags(
   };
 }
 
-/** Tags Karpenter puts on the instance profiles it creates in role mode (karpenter-validations §2.6). */
+/** Tags Karpenter puts on the instance profiles it creates in role mode (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instanceprofile/instanceprofile.go). */
 export function karpenterInstanceProfileTags(
   scope: PermissionScope,
   nodeClassName: string,

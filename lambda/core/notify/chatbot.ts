@@ -1,6 +1,6 @@
 // AWS Chatbot (Amazon Q Developer in chat applications) custom notification schema: `version` must
 // be "1.0", `source` must be "custom", `content.description` is required; payloads of another shape
-// are dropped silently (scanner-anchors §5.2). `threadId` keeps one Slack thread per finding.
+// are dropped silently (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html). `threadId` keeps one Slack thread per finding.
 import { markdownBlocks, sanitizeText, type TextBlock } from './sanitize.js';
 
 export interface ChatbotNotification {

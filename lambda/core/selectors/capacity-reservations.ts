@@ -1,5 +1,5 @@
 // Capacity reservation selector terms → DescribeCapacityReservations queries as Karpenter builds
-// them (karpenter-validations §2.7): always `state=active`; an id term is its own query by
+// them (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/capacityreservation/): always `state=active`; an id term is its own query by
 // `CapacityReservationIds`; a term with tags or match criteria adds `owner-id`, tag and
 // `instance-match-criteria` filters.
 import type { CapacityReservation } from '../facts/aws.js';

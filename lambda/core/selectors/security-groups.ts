@@ -1,5 +1,5 @@
 // Security group selector terms → DescribeSecurityGroups queries as Karpenter builds them
-// (karpenter-validations §2.5): one query per tag term, ids batched into one `group-id` filter,
+// (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/securitygroup/securitygroup.go): one query per tag term, ids batched into one `group-id` filter,
 // names into one `group-name` filter, and no VPC filter (#8175).
 import type { SecurityGroup } from '../facts/aws.js';
 import type { FilterQuery } from '../ports-aws.js';

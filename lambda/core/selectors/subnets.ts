@@ -1,5 +1,5 @@
 // Subnet selector terms → DescribeSubnets queries exactly as Karpenter builds them
-// (karpenter-validations §2.4): one query per tag term, id terms batched into one `subnet-id`
+// (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/subnet/subnet.go): one query per tag term, id terms batched into one `subnet-id`
 // filter, no VPC or state filter.
 import type { Ec2Filter, Subnet } from '../facts/aws.js';
 import type { FilterQuery } from '../ports-aws.js';

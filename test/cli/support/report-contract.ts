@@ -24,7 +24,7 @@ const counts = <K extends string>(keys: readonly K[]) =>
     >
   );
 
-/** The JSON report contract of ARCHITECTURE.md, as users script against it. */
+/** The JSON report contract (README, "Output formats"), as users script against it. */
 export const ReportContract = z.strictObject({
   version: z.literal(1),
   scannedAt: z.iso.datetime(),
