@@ -13,7 +13,6 @@ import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/ca
 import { OUTPUT_FORMATS, type OutputFormat, writeReport } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan, formatClusterProgress } from './plan.js';
-import { registerSnapshotCommand } from './snapshot.js';
 import { terminalOutput, terminalSafe } from './terminal.js';
 
 export const EXIT_OK = 0;
@@ -234,7 +233,16 @@ export function registerChecksCommand(program: Command, { io }: CommandContext):
     });
 }
 
-function buildProgram(context: CommandContext): Command {
+/**
+ * `snapshot` reads live AWS, so its module loads the SDK: imported only when the command line may
+ * reach it. `scan`, `checks` and `--version` never do (the rest, including help, still lists it).
+ */
+function mayRunSnapshot(argv: readonly string[]): boolean {
+  const [first] = argv;
+  return !(first === 'scan' || first === 'checks' || first === '--version' || first === '-V');
+}
+
+async function buildProgram(argv: readonly string[], context: CommandContext): Promise<Command> {
   const program = new Command('nodeclass-scan')
     .description(
       'Catch broken Karpenter EC2NodeClass configurations before they stop nodes from launching.'
@@ -246,7 +254,10 @@ function buildProgram(context: CommandContext): Command {
 
   registerScanCommand(program, context);
   registerChecksCommand(program, context);
-  registerSnapshotCommand(program, context);
+  if (mayRunSnapshot(argv)) {
+    const { registerSnapshotCommand } = await import('./snapshot.js');
+    registerSnapshotCommand(program, context);
+  }
   return program;
 }
 
@@ -267,13 +278,13 @@ function guardedIo(io: CliIo): CliIo {
 export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
   const io = guardedIo(rawIo);
   let exitCode = EXIT_OK;
-  const program = buildProgram({
-    io,
-    setExitCode: (code) => {
-      exitCode = code;
-    },
-  });
   try {
+    const program = await buildProgram(argv, {
+      io,
+      setExitCode: (code) => {
+        exitCode = code;
+      },
+    });
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {

@@ -1,17 +1,14 @@
-import { createAwsClients } from '../adapters/aws/clients.js';
+// Live-mode modules (and with them the AWS SDK) are imported when a live scan is planned, never
+// for manifest or --world scans: the bundled CLI then starts without parsing the SDK.
 import { limitsFromEnv } from '../adapters/files/limits.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
-import { DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV } from '../adapters/kube/kube-client.js';
-import { createLivePlan } from '../adapters/live-plan.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
 import { redactSecrets } from '../core/redact.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
-import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
-import { buildLiveManifestPlan } from './plan-live-aws.js';
 import { buildWorldPlan } from './plan-world.js';
 import { terminalSafe } from './terminal.js';
 
@@ -65,6 +62,13 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
       `--controller-role names ${unknown.join(', ')}, which is not a --cluster of this scan`
     );
   }
+  const [{ createAwsClients }, { resolveRegion, verifyAwsAccess }, { createLivePlan }, kube] =
+    await Promise.all([
+      import('../adapters/aws/clients.js'),
+      import('./aws-preflight.js'),
+      import('../adapters/live-plan.js'),
+      import('../adapters/kube/kube-client.js'),
+    ]);
   const clients = createAwsClients({
     region: options.region,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
@@ -81,7 +85,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     ...(Object.keys(controllerRoles).length === 0 ? {} : { controllerRoles }),
     ...(options.dryRunRole === undefined ? {} : { dryRunRole: options.dryRunRole }),
     environment: options.environment,
-    kubeLimits: limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, process.env),
+    kubeLimits: limitsFromEnv(kube.DEFAULT_KUBE_LIMITS, kube.KUBE_LIMIT_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }
@@ -190,6 +194,7 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
         '--dry-run-role and --controller-role need clusters: use --cluster NAME (or --world)'
       );
     }
+    const { buildLiveManifestPlan } = await import('./plan-live-aws.js');
     return buildLiveManifestPlan({
       paths: options.paths,
       ...(options.kubernetesVersion === undefined
