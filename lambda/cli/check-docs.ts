@@ -1,8 +1,8 @@
 // One page per check in docs/checks/: a header generated from the check's metadata (refreshed by
 // `npm run docs`) above sections written by hand. A test keeps the two in step.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { type CheckMeta, scopeOf } from '../core/check.js';
 
 export const REPOSITORY_ROOT = join(import.meta.dirname, '..', '..');
@@ -104,6 +104,30 @@ export function sectionsOf(doc: string): Map<string, string> {
     sections.set(heading, body.replace(/<!--[\s\S]*?-->/g, '').trim());
   }
   return sections;
+}
+
+const guides = new Map<string, string | undefined>();
+
+/**
+ * The "How to fix" section of a check's page, for SARIF rule help: relative links become
+ * repository paths (they would not resolve where the help is shown). Undefined without a page,
+ * as when the scanner runs from a bundle without docs/.
+ */
+export function howToFixOf(id: string, dir = CHECK_DOCS_DIR): string | undefined {
+  const key = join(dir, `${id}.md`);
+  if (!guides.has(key)) {
+    const section = existsSync(key)
+      ? sectionsOf(readFileSync(key, 'utf8')).get('How to fix')
+      : undefined;
+    guides.set(
+      key,
+      section?.replace(
+        /\[([^\]]+)\]\((?!https:)([^)#\s]+)(#[^)\s]*)?\)/g,
+        (_, label: string, target: string) => `${label} (\`${posix.join('docs/checks', target)}\`)`
+      )
+    );
+  }
+  return guides.get(key) || undefined;
 }
 
 /** Words that point at documents outside this repository that readers cannot open. */

@@ -9,6 +9,7 @@ import {
   checkDocsProblems,
   GENERATED_END,
   GENERATED_START,
+  howToFixOf,
   isRepositoryDoc,
   publicUrlOf,
   REPOSITORY_ROOT,
@@ -162,6 +163,12 @@ describe('updateCheckDocs', () => {
     expect(await readFile(join(dir, 'sample-check.md'), 'utf8')).toBe(written(changed));
     expect(await checkDocsProblems([changed], dir)).toEqual([]);
     expect(await updateCheckDocs([changed], dir)).toEqual([]);
+  });
+
+  it('gives the How to fix of a page for SARIF help, and nothing without a page', async () => {
+    await writeFile(join(dir, 'sample-check.md'), written(sample));
+    expect(howToFixOf('sample-check', dir)).toBe('```yaml\nspec: {}\n```');
+    expect(howToFixOf('no-such-check', dir)).toBeUndefined();
   });
 
   it('reports a page that documents no check', async () => {

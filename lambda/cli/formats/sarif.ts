@@ -11,7 +11,7 @@ import type {
 import type { CheckMeta } from '../../core/check.js';
 import { type Finding, originLabel, type Severity } from '../../core/model.js';
 import type { ReportFinding, ScanReport } from '../../core/report.js';
-import { checkDocPath, publicUrlOf } from '../check-docs.js';
+import { checkDocPath, howToFixOf, publicUrlOf } from '../check-docs.js';
 import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -134,10 +134,13 @@ function help(check: CheckMeta): MultiformatMessageString {
     docs,
     ...(links.length === 0 ? [] : [`References: ${links.map((link) => link.url).join(' ')}`]),
   ].join('\n\n');
+  // The page's written "How to fix" (YAML, CLI) follows the summary; it is Markdown already.
+  const guide = howToFixOf(check.id);
   const markdown = [
     `**${markdownText(check.title)}** (\`${check.id}\`)`,
     `**Why it matters:** ${markdownText(check.rationale)}`,
     `**How to fix:** ${markdownText(check.remediation)}`,
+    ...(guide === undefined ? [] : [guide]),
     severity,
     `Full guide with examples: \`${checkDocPath(check.id)}\` in the nodeclass-scanner repository.`,
     ...(links.length === 0

@@ -265,6 +265,20 @@ describe('formatSarif rules', () => {
     expect(bare).not.toHaveProperty('helpUri');
   });
 
+  it("adds the written How to fix of the check's page to the Markdown help, links as paths", () => {
+    const help = (id: string) => rules.find((rule) => rule.id === id)?.help?.markdown ?? '';
+    expect(help('instance-profile-is-name')).toContain(
+      'instanceProfile: KarpenterNodeInstanceProfile'
+    );
+    expect(help('controller-role-found')).toContain('aws eks create-pod-identity-association');
+    // A relative link of the page would not resolve in a code-scanning alert.
+    expect(help('nodeclass-ready')).toContain('`docs/checks/status-agrees-with-scan.md`');
+    for (const rule of rules) {
+      expect(rule.help?.markdown, rule.id).not.toMatch(/\]\((?!https:)/);
+      expect(rule.help?.markdown, rule.id).toMatch(/\n```/);
+    }
+  });
+
   it('never shows a reference that is not a public link, for any registered check', () => {
     const text = JSON.stringify(rules);
     for (const reference of CHECKS.flatMap((check) => check.references)) {
