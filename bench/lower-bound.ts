@@ -17,9 +17,10 @@
 // - per Karpenter controller role: its policies (GetRole for the boundary, ListRolePolicies,
 //   ListAttachedRolePolicies, then one read per inline and two per managed policy), and one
 //   SimulatePrincipalPolicy per distinct value-relevant context with every action and resource
-//   batched. Karpenter's reference controller policy compares by value only the region and the
-//   cluster's name (the NodeClass tag is tested for presence), so a controller role needs one
-//   simulation per (region, cluster) it serves.
+//   batched. The NodeClass and NodePool tags differ between NodeClasses, the region and the
+//   cluster's name between clusters; counting one context per (region, cluster) a controller role
+//   serves ignores that requests also differ in which context keys they carry (a launch carries
+//   request tags, a Describe* none), which the scanner keeps apart (see the README).
 import { aliasParameters } from './fleet.js';
 
 /** GetParameters accepts at most 10 names. */

@@ -31,6 +31,23 @@ export interface SizeResult {
   readonly scannerComputeMs: number;
   readonly findings: Readonly<Record<string, number>>;
   readonly peakRssMb: number;
+  /** Per operation: requests whose input equals an earlier one's. */
+  readonly identicalRequests?: Readonly<Record<string, number>>;
+  /** A second scan of the unchanged fleet with the first scan's cached verdicts. */
+  readonly steadyState?: {
+    readonly simulations: number;
+    readonly calls: number;
+    readonly cachedVerdictsUsed: number;
+    readonly wallTimeMs: number;
+    readonly sameFindings: boolean;
+  };
+}
+
+export interface FormatResult {
+  readonly format: string;
+  readonly reportBytes: number;
+  readonly wallTimeMs: number;
+  readonly peakRssMb: number;
 }
 
 export interface EventResult {
@@ -53,6 +70,7 @@ export interface BenchResults {
     readonly deduplication: SizeResult;
     readonly rateLimited: SizeResult;
   }[];
+  readonly formats?: readonly FormatResult[];
   readonly events: {
     readonly nodeClasses: number;
     readonly ami: EventResult & { readonly imageId: string };
@@ -94,6 +112,14 @@ function row(cells: readonly (string | number)[]): string {
   return `| ${cells.join(' | ')} |`;
 }
 
+function identicalTotal(result: SizeResult): number {
+  return Object.values(result.identicalRequests ?? {}).reduce((sum, count) => sum + count, 0);
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 function totalCalls(result: SizeResult): number {
   return Object.values(result.operations).reduce((sum, operation) => sum + operation.calls, 0);
 }
@@ -126,9 +152,10 @@ export function renderBenchTable(results: BenchResults): string {
       'Simulate calls',
       'Lower bound',
       'Ratio',
-      'Calls / NodeClass',
+      'Simulations / NodeClass',
+      'Identical requests sent twice',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   );
   for (const scan of scans) {
     const { awsFacts, permissions } = scan.deduplication;
@@ -143,6 +170,7 @@ export function renderBenchTable(results: BenchResults): string {
         permissions.lowerBound,
         ratio(permissions.ratio),
         permissions.callsPerNodeClass.toFixed(2),
+        identicalTotal(scan.deduplication),
       ])
     );
   }
@@ -163,7 +191,9 @@ export function renderBenchTable(results: BenchResults): string {
             const entry = scan.deduplication.byOperation?.[operation];
             if (entry === undefined) return '–';
             const quotient = entry.ratio === null ? 'no bound' : ratio(entry.ratio);
-            return `${entry.calls} / ${entry.lowerBound} = ${quotient}`;
+            const identical = scan.deduplication.identicalRequests?.[operation] ?? 0;
+            const repeated = identical > 0 ? ` (${identical} identical)` : '';
+            return `${entry.calls} / ${entry.lowerBound} = ${quotient}${repeated}`;
           }),
         ])
       );
@@ -199,6 +229,59 @@ export function renderBenchTable(results: BenchResults): string {
         `${result.peakRssMb} MB`,
       ])
     );
+  }
+  if (scans.some((scan) => scan.rateLimited.steadyState !== undefined)) {
+    lines.push(
+      '',
+      '**Scheduled scan of an unchanged fleet** (rate-limited; a second scan with the verdicts the first cached in the state table, as the Lambdas keep them)',
+      ''
+    );
+    lines.push(
+      row([
+        'Fleet',
+        'Simulations',
+        'AWS calls',
+        'Cached verdicts used',
+        'Wall time',
+        'Same findings',
+      ]),
+      row(['---', '---:', '---:', '---:', '---:', '---'])
+    );
+    for (const scan of scans) {
+      const steady = scan.rateLimited.steadyState;
+      if (steady === undefined) continue;
+      lines.push(
+        row([
+          scan.size.replace('x', ' × '),
+          steady.simulations,
+          steady.calls,
+          steady.cachedVerdictsUsed,
+          seconds(steady.wallTimeMs),
+          steady.sameFindings ? 'yes' : 'no',
+        ])
+      );
+    }
+  }
+  if (results.formats !== undefined && results.formats.length > 0) {
+    lines.push(
+      '',
+      `**Peak memory per output format**: \`nodeclass-scan scan --world\` of the ${events.nodeClasses}-NodeClass fleet, each format in its own process, the report written to /dev/null as it is produced`,
+      ''
+    );
+    lines.push(
+      row(['Format', 'Report size', 'Peak RSS', 'Wall time']),
+      row(['---', '---:', '---:', '---:'])
+    );
+    for (const format of results.formats) {
+      lines.push(
+        row([
+          format.format,
+          mib(format.reportBytes),
+          `${format.peakRssMb} MB`,
+          seconds(format.wallTimeMs),
+        ])
+      );
+    }
   }
   const full = scans.find((scan) => scan.deduplication.nodeClasses === events.nodeClasses);
   const fullCalls = full ? totalCalls(full.deduplication) : undefined;

@@ -16,6 +16,8 @@ const ROOT = process.cwd();
 const SIZES = [
   { clusters: 1, nodeClassesPerCluster: 10 },
   { clusters: 10, nodeClassesPerCluster: 20 },
+  // The fleet of issue 15's live CLI scan (1,000 NodeClasses).
+  { clusters: 40, nodeClassesPerCluster: 25 },
   { clusters: 50, nodeClassesPerCluster: 20 },
   { clusters: 100, nodeClassesPerCluster: 50 },
   // What one scan-cluster worker Lambda holds: a single cluster of the largest fleet.
