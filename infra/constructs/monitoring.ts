@@ -7,6 +7,8 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  LogQueryVisualizationType,
+  LogQueryWidget,
   MathExpression,
   TextWidget,
   TreatMissingData,
@@ -15,9 +17,26 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
+import { SEVERITIES } from '../../lambda/core/model.js';
 import type { HandlerName } from '../../lambda/shared/config.js';
+import { FINDING_STATE_LOG_MESSAGE } from '../../lambda/shared/telemetry.js';
 import type { ScannerFunction } from './scanner-function.js';
-import { metricQuery, serviceMetric } from './scanner-metrics.js';
+import { metricQuery, metricSearch, serviceMetric } from './scanner-metrics.js';
+
+/**
+ * Logs Insights over the scanning Lambdas' "Finding state" lines (lambda/app/finding-state-log.ts):
+ * each finding's latest line, kept when it says open. A scan logs every open finding of its
+ * cluster and every finding it closed, so a fixed one leaves the table at the next scan.
+ */
+export const FAILING_RESOURCES_QUERY: readonly string[] = [
+  `filter message = "${FINDING_STATE_LOG_MESSAGE}"`,
+  'stats latest(state) as current, latest(severity) as sev, latest(severityRank) as rank, ' +
+    'latest(findingStatus) as status, max(@timestamp) as lastScan by cluster, kind, name, checkId',
+  'filter current = "open"',
+  'sort rank asc',
+  'limit 1000',
+];
 
 export interface MonitoringProps {
   readonly schedule: Duration;
@@ -142,72 +161,139 @@ export function createMonitoring(
   ];
 
   const dashboard = new Dashboard(scope, 'Dashboard', { defaultInterval: Duration.days(1) });
-  const graph = (title: string, left: IMetric[], width = 12) =>
-    new GraphWidget({ title, left, width, height: 6 });
+  // One Metrics Insights query per graph at most: a GetMetricData request carries only one, so a
+  // graph with two draws nothing. Graphs with several lines use SEARCH or plain metrics.
+  const graph = (
+    title: string,
+    left: IMetric[],
+    width: number,
+    extra: { stacked?: boolean } = {}
+  ) => new GraphWidget({ title, left, width, height: 6, period: schedule, ...extra });
   const each = { period: schedule };
   dashboard.addWidgets(
     new TextWidget({
       markdown:
-        '# nodeclass-scanner\nOpen findings come from the latest scan of each cluster. ' +
-        'Alarms notify the findings topic.',
+        '# nodeclass-scanner\nOpen findings come from the latest scan of each cluster; the table ' +
+        'lists what is failing now. Alarms notify the findings topic.',
       width: 24,
       height: 2,
     })
   );
   dashboard.addWidgets(
-    graph('Open findings by severity', [
-      metricQuery('MAX', 'OpenFindings', {
-        ...each,
-        label: 'Open findings',
-        groupBy: ['Severity'],
-      }),
-    ]),
-    graph('Open findings by cluster and severity', [
-      metricQuery('MAX', 'OpenFindings', {
-        ...each,
-        label: 'Open findings',
-        groupBy: ['Cluster', 'Severity'],
-      }),
-    ])
+    // Per severity: each cluster's latest gauge in the period (MAX), summed across clusters.
+    graph(
+      'Open findings by severity (all clusters)',
+      SEVERITIES.map((severity) =>
+        metricSearch('OpenFindings', {
+          label: severity,
+          period: schedule,
+          statistic: 'Maximum',
+          dimensions: ['Cluster', 'Severity'],
+          where: { Severity: severity },
+          total: true,
+        })
+      ),
+      12,
+      { stacked: true }
+    ),
+    graph(
+      'Open findings by cluster and severity',
+      [
+        metricQuery('MAX', 'OpenFindings', {
+          ...each,
+          label: 'Open findings',
+          groupBy: ['Cluster', 'Severity'],
+        }),
+      ],
+      12
+    )
+  );
+  dashboard.addWidgets(
+    new LogQueryWidget({
+      title: 'Failing NodeClasses and NodePools (latest scan of each cluster)',
+      logGroupNames: SCANNING_HANDLERS.map(
+        (handler) => props.functions[handler].logGroup.logGroupName
+      ),
+      queryLines: [...FAILING_RESOURCES_QUERY],
+      view: LogQueryVisualizationType.TABLE,
+      width: 24,
+      height: 8,
+    })
   );
   dashboard.addWidgets(
     graph(
-      'Scan duration (ms)',
+      'Scan duration by cluster (ms)',
       [
-        metricQuery('MAX', 'ScanDuration', { ...each, label: 'max' }),
-        metricQuery('AVG', 'ScanDuration', { ...each, label: 'average' }),
+        metricQuery('MAX', 'ScanDuration', {
+          ...each,
+          label: 'Scan duration',
+          groupBy: ['Cluster'],
+        }),
       ],
-      8
+      12
     ),
     graph(
-      'Clusters scanned and failed, NodeClasses scanned',
+      'AWS API calls by cluster',
       [
-        metricQuery('SUM', 'ClustersScanned', { ...each, label: 'clusters scanned' }),
-        metricQuery('SUM', 'ScanFailures', { ...each, label: 'cluster scans failed' }),
-        metricQuery('SUM', 'NodeClassesScanned', { ...each, label: 'NodeClasses' }),
+        metricSearch('AwsApiCalls', {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudWatch dynamic label
+          label: "${PROP('Dim.Cluster')}",
+          period: schedule,
+          statistic: 'Sum',
+          dimensions: ['Cluster'],
+        }),
       ],
-      8
-    ),
-    graph(
-      'Source errors and ignored events',
-      [
-        metricQuery('SUM', 'SourceErrors', { ...each, label: 'source errors' }),
-        metricQuery('SUM', 'EventsIgnored', { ...each, label: 'events ignored' }),
-      ],
-      8
+      12
     )
   );
   dashboard.addWidgets(
     graph(
-      'AWS API calls and notifications',
+      'Cluster scans',
       [
-        metricQuery('SUM', 'AwsApiCalls', { ...each, label: 'API calls' }),
-        metricQuery('SUM', 'NotificationsSent', { ...each, label: 'notifications sent' }),
+        serviceMetric('ClustersScanned', {
+          label: 'completed',
+          period: schedule,
+          statistic: 'Sum',
+        }),
+        metricQuery('SUM', 'ScanFailures', { ...each, label: 'failed' }),
       ],
-      8
+      6
     ),
-    graph('Dead-letter queue depth', props.deadLetterQueues.map(dlqDepth), 8),
-    graph('Lambda errors', [errors(Duration.minutes(5))], 8)
+    graph(
+      'NodeClasses scanned',
+      [metricQuery('SUM', 'NodeClassesScanned', { ...each, label: 'NodeClasses' })],
+      6
+    ),
+    graph(
+      'Source errors by cluster',
+      [
+        metricQuery('SUM', 'SourceErrors', {
+          ...each,
+          label: 'source errors',
+          groupBy: ['Cluster'],
+        }),
+      ],
+      6
+    ),
+    graph(
+      'Events ignored by reason',
+      [metricQuery('SUM', 'EventsIgnored', { ...each, label: 'ignored', groupBy: ['Reason'] })],
+      6
+    )
+  );
+  dashboard.addWidgets(
+    graph(
+      'AWS API calls (all)',
+      [metricQuery('SUM', 'AwsApiCalls', { ...each, label: 'API calls' })],
+      6
+    ),
+    graph(
+      'Notifications sent',
+      [metricQuery('SUM', 'NotificationsSent', { ...each, label: 'notifications sent' })],
+      6
+    ),
+    graph('Dead-letter queue depth', props.deadLetterQueues.map(dlqDepth), 6),
+    graph('Lambda errors', [errors(Duration.minutes(5))], 6)
   );
   dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms, width: 24, height: 4 }));
   return { dashboard, alarms };

@@ -73,3 +73,56 @@ export function serviceMetric(
     label: options.label,
   });
 }
+
+/**
+ * The dimensions every metric with its own dimension set carries besides its own: Powertools adds
+ * its default dimension (`service`) to each EMF document (lambda/adapters/metrics.ts).
+ */
+export const DEFAULT_DIMENSIONS = ['service'] as const;
+
+export interface SearchOptions {
+  readonly label: string;
+  readonly period: Duration;
+  readonly statistic: 'Sum' | 'Maximum';
+  /** The metric's own dimensions: the search matches exactly this set (plus `service`). */
+  readonly dimensions: readonly string[];
+  /** Equality filters on those dimensions, e.g. `{ Severity: 'critical' }`. */
+  readonly where?: Readonly<Record<string, string>>;
+  /** `SUM` of every series found (e.g. a total across clusters); one line per series otherwise. */
+  readonly total?: boolean;
+}
+
+/**
+ * A metric math `SEARCH` over one exact dimension set: unlike Metrics Insights it may sit with
+ * other queries in one graph (a request holds one Insights query) and reads beyond three hours,
+ * and the schema keeps apart the series of one metric written with different dimension sets
+ * (`AwsApiCalls` per cluster and the invocation's remainder).
+ */
+export function metricSearch(name: MetricName, options: SearchOptions): MathExpression {
+  const filters = Object.entries(options.where ?? {});
+  for (const [dimension, value] of [
+    ...options.dimensions.map((dimension) => [dimension, ''] as const),
+    ...filters,
+  ]) {
+    if (!IDENTIFIER.test(dimension) || /['"\\]/.test(value)) {
+      throw new Error(`unsupported SEARCH dimension ${dimension}=${value}`);
+    }
+  }
+  const unknown = filters.filter(([dimension]) => !options.dimensions.includes(dimension));
+  if (unknown.length > 0) {
+    throw new Error(`SEARCH filter on ${unknown[0]?.[0]}, which is not in the dimension set`);
+  }
+  const schema = [METRICS_NAMESPACE, ...[...options.dimensions, ...DEFAULT_DIMENSIONS].sort()];
+  const terms = [
+    `{${schema.join(',')}}`,
+    `MetricName="${checked(name)}"`,
+    ...filters.map(([dimension, value]) => `${dimension}="${value}"`),
+  ].join(' ');
+  const search = `SEARCH('${terms}', '${options.statistic}', ${options.period.toSeconds()})`;
+  return new MathExpression({
+    label: options.label,
+    expression: options.total ? `SUM(${search})` : search,
+    period: options.period,
+    usingMetrics: {},
+  });
+}
