@@ -56,6 +56,7 @@ import type {
 import { mapLimited } from '../shared/concurrency.js';
 import { apiCallMeter } from './api-call-meter.js';
 import { logFindingStates } from './finding-state-log.js';
+import { deliverToSecurityHub, type SecurityHubSink } from './publish-security-hub.js';
 import { collectInventory, evaluateInventory, type ScanPlan } from './run-scan.js';
 
 /** Builds the plan that scans one cluster (live EKS + AWS in production). */
@@ -92,6 +93,8 @@ export interface ScanAndPublishDeps {
   readonly settings: ScanSettings;
   /** Total AWS calls so far (the SDK counter); the difference is reported as `AwsApiCalls`. */
   readonly apiCallCount?: () => number;
+  /** Opt-in (`securityHub` setting): changes are imported into Security Hub before the claim. */
+  readonly securityHub?: SecurityHubSink;
 }
 
 export interface ScanRequest {
@@ -312,6 +315,20 @@ async function scanCluster(
   const candidates = superseded
     ? []
     : diff.changes.filter((change) => !pendingIds.has(change.next.id));
+  // Security Hub (opt-in) gets each change before it is claimed; one it cannot take for now stays
+  // unclaimed and unclosed, so the next scan delivers it to both (publish-security-hub.ts).
+  const toSecurityHub = await deliverToSecurityHub(
+    deps.securityHub,
+    {
+      cluster,
+      ...(target.region === undefined ? {} : { region: target.region }),
+      stamp,
+      changes: candidates,
+      silenced: superseded ? [] : diff.silenced.filter((close) => !pendingIds.has(close.next.id)),
+    },
+    deps.logger
+  );
+  const heldBack = (id: string) => toSecurityHub.held.has(id);
 
   const location: AlertLocation = {
     ...(deps.settings.account ? { account: deps.settings.account } : {}),
@@ -319,14 +336,18 @@ async function scanCluster(
       ? { region: target.region ?? deps.settings.region }
       : {}),
   };
-  const planned = messagesFor(candidates, adopted, {
-    cluster,
-    stamp,
-    location,
-    threshold: deps.settings.alertBatchThreshold ?? DEFAULT_ALERT_BATCH_THRESHOLD,
-    // No stored state at all: the cluster's first scan.
-    firstScan: stored.states.length === 0,
-  });
+  const planned = messagesFor(
+    candidates.filter((change) => !heldBack(change.next.id)),
+    adopted,
+    {
+      cluster,
+      stamp,
+      location,
+      threshold: deps.settings.alertBatchThreshold ?? DEFAULT_ALERT_BATCH_THRESHOLD,
+      // No stored state at all: the cluster's first scan.
+      firstScan: stored.states.length === 0,
+    }
+  );
 
   // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
   const claimed = (
@@ -365,7 +386,9 @@ async function scanCluster(
     ? []
     : (
         await mapLimited(
-          diff.silenced.filter((close) => !pendingIds.has(close.next.id)),
+          diff.silenced.filter(
+            (close) => !pendingIds.has(close.next.id) && !heldBack(close.next.id)
+          ),
           CLAIM_CONCURRENCY,
           async (close) => ((await deps.store.close(close, stamp)) ? close : undefined)
         )

@@ -51,6 +51,8 @@ export interface AsffTarget {
   readonly account: string;
   readonly region: string;
   readonly partition: string;
+  /** The cluster's region when it is not the import region (the service imports in its own). */
+  readonly resourceRegion?: string;
 }
 
 /** What the mapping reads of a finding (a stored state of a resolved one has no evidence). */
@@ -135,7 +137,7 @@ export function defaultProductArn(target: AsffTarget): string {
  * region tells apart same-named clusters of two regions that report to one aggregation region.
  */
 export function asffFindingId(findingId: string, target: AsffTarget): string {
-  return `${PROVIDER_NAME}/${target.region}/${findingId}`;
+  return `${PROVIDER_NAME}/${target.resourceRegion ?? target.region}/${findingId}`;
 }
 
 export function asffGeneratorId(checkId: string): string {
@@ -188,14 +190,15 @@ function publicUrl(reference: string): string | undefined {
 }
 
 function clusterArn(cluster: string, target: AsffTarget): string {
-  return `arn:${target.partition}:eks:${target.region}:${target.account}:cluster/${cluster}`;
+  const region = target.resourceRegion ?? target.region;
+  return `arn:${target.partition}:eks:${region}:${target.account}:cluster/${cluster}`;
 }
 
 function resourcesOf(resource: ResourceRef, target: AsffTarget): AsffResource[] {
   const partition = (ASFF_PARTITIONS as readonly string[]).includes(target.partition)
     ? { Partition: target.partition }
     : {};
-  const where = { ...partition, Region: target.region };
+  const where = { ...partition, Region: target.resourceRegion ?? target.region };
   const cluster: AsffResource[] =
     resource.cluster === ''
       ? []
@@ -320,4 +323,31 @@ export function toAsffFinding(subject: AsffSubject, options: AsffOptions): AsffF
 /** The record's size as Security Hub counts it: UTF-8 bytes of its JSON. */
 export function asffSizeBytes(finding: AsffFinding): number {
   return new TextEncoder().encode(JSON.stringify(finding)).length;
+}
+
+/** Why Security Hub did not take a finding, as far as retrying goes. */
+export type SecurityHubFailureKind =
+  /** Throttled, an internal failure, a concurrent update: the next attempt may succeed. */
+  | 'transient'
+  /** Security Hub is not enabled, or the role may not import: nothing succeeds until that changes. */
+  | 'refused'
+  /** The record itself is invalid: sending it again cannot help. */
+  | 'rejected';
+
+export interface SecurityHubFailure {
+  /** The ASFF `Id`. */
+  readonly id: string;
+  readonly code: string;
+  readonly message: string;
+  readonly kind: SecurityHubFailureKind;
+}
+
+/** The service's Security Hub: imports and resolves findings, reporting what it did not take. */
+export interface SecurityHubPort {
+  /** BatchImportFindings, at most 100 per call; failures are returned, never thrown. */
+  importFindings(findings: readonly AsffFinding[]): Promise<readonly SecurityHubFailure[]>;
+  /** BatchUpdateFindings `Workflow.Status: RESOLVED`; failures are returned, never thrown. */
+  markResolved(
+    findings: readonly { readonly Id: string; readonly ProductArn: string }[]
+  ): Promise<readonly SecurityHubFailure[]>;
 }

@@ -147,3 +147,29 @@ export function classifyCredentialError(error: unknown): CredentialProblem {
 export function awsErrorCode(error: unknown): string {
   return codeOf(error) || 'Error';
 }
+
+/** Security Hub codes (thrown, or per finding) that no retry fixes: the account must change. */
+const SECURITY_HUB_REFUSED = new Set(['InvalidAccessException', 'InvalidAccess', 'AccessDenied']);
+/** Codes that say the finding itself is invalid. */
+const SECURITY_HUB_REJECTED = new Set([
+  'InvalidInputException',
+  'InvalidInput',
+  'FindingSizeExceeded',
+  'DuplicatedFindingIdentifier',
+]);
+
+/**
+ * What a Security Hub failure means for retrying: a thrown SDK error, or the `ErrorCode` of one
+ * finding in `FailedFindings`/`UnprocessedFindings`. Anything not known to be permanent
+ * (throttling, `InternalFailure`, `ConcurrentUpdateError`, network) is transient.
+ */
+export function classifySecurityHubFailure(
+  errorOrCode: unknown
+): 'transient' | 'refused' | 'rejected' {
+  const code = typeof errorOrCode === 'string' ? errorOrCode : codeOf(errorOrCode);
+  if (SECURITY_HUB_REJECTED.has(code)) return 'rejected';
+  if (SECURITY_HUB_REFUSED.has(code)) return 'refused';
+  if (typeof errorOrCode !== 'string' && !isThrottling(errorOrCode) && isAccessDenied(errorOrCode))
+    return 'refused';
+  return 'transient';
+}
