@@ -7,14 +7,19 @@ import { Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { CONFIG_KEYS, parseScannerConfig, type ScannerConfig } from './config.js';
-import type { NodeClassScannerProps } from './constructs/node-class-scanner.js';
+import {
+  DEFAULT_STACK_NAME,
+  FORWARDING_STACK_SUFFIX,
+  parseScannerConfig,
+  type ScannerConfig,
+} from './config.js';
 import { IAM_EVENTS_REGION } from './event-patterns.js';
-import { IamEventForwardingStack } from './stacks/iam-event-forwarding-stack.js';
-import { ScannerStack } from './stacks/scanner-stack.js';
+// The package's CDK entry, used exactly as a consumer's app would.
+import { IamEventForwardingStack, type NodeClassScannerProps, ScannerStack } from './index.js';
 
-export const SCANNER_STACK_NAME = 'NodeClassScanner';
-export const FORWARDING_STACK_NAME = 'NodeClassScannerIamEvents';
+/** The stacks' names when `stackName` is not set. */
+export const SCANNER_STACK_NAME = DEFAULT_STACK_NAME;
+export const FORWARDING_STACK_NAME = `${DEFAULT_STACK_NAME}${FORWARDING_STACK_SUFFIX}`;
 
 export interface ScannerApp {
   readonly config: ScannerConfig;
@@ -23,19 +28,17 @@ export interface ScannerApp {
   readonly forwarder?: IamEventForwardingStack;
 }
 
-/** Reads the context of `app`, then adds the stacks it asks for. */
+/** Reads the context of `app` (all of it: an unknown key is an error), then adds the stacks. */
 export function buildScannerApp(app: App, options: { readonly nag?: boolean } = {}): ScannerApp {
-  const config = parseScannerConfig(
-    Object.fromEntries(CONFIG_KEYS.map((key) => [key, app.node.tryGetContext(key)]))
-  );
-  const scanner = new ScannerStack(app, SCANNER_STACK_NAME, {
+  const config = parseScannerConfig(app.node.getAllContext());
+  const scanner = new ScannerStack(app, config.stackName, {
     env: { region: config.homeRegion },
     description: 'nodeclass-scanner: audits Karpenter EC2NodeClasses and alerts on breakage',
     scanner: (scope) => scannerProps(scope, config),
   });
   const forwarder =
     config.iamEvents && config.homeRegion !== IAM_EVENTS_REGION
-      ? new IamEventForwardingStack(app, FORWARDING_STACK_NAME, {
+      ? new IamEventForwardingStack(app, `${config.stackName}${FORWARDING_STACK_SUFFIX}`, {
           env: { region: IAM_EVENTS_REGION },
           description: `nodeclass-scanner: forwards IAM change events to ${config.homeRegion}`,
           homeRegion: config.homeRegion,
@@ -72,6 +75,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     digest: config.digest,
     alertBatchThreshold: config.alertBatchThreshold,
     scanEnvironment: config.scanEnvironment,
+    clusterSettings: config.clusterSettings,
     ignore: config.ignore,
     dryRunRoleArn: config.dryRunRoleArn,
     ssmParameterPrefixes: config.ssmParameterPrefixes,

@@ -4,9 +4,19 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { ssmPrefixProblem } from '../lambda/core/ami/ssm-scope.js';
 import { CHECKS } from '../lambda/core/checks/index.js';
+import {
+  clusterEnvironmentsValue,
+  clusterNameOf,
+  clusterSettingsKeyProblems,
+  clusterSettingsMapSchema,
+  clusterSettingsSchema,
+  SCAN_ENVIRONMENTS,
+  scopedIgnoreRules,
+} from '../lambda/core/cluster-settings.js';
 import { ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
-import { isAtOrAbove, SEVERITIES, type Severity } from '../lambda/core/model.js';
+import { SEVERITIES } from '../lambda/core/model.js';
 import { isRegionName, partitionOf } from '../lambda/core/region.js';
+import { didYouMean } from '../lambda/core/suggest.js';
 import {
   IGNORE_RULES_MAX_CHARS,
   SSM_PARAMETER_PREFIXES_MAX_CHARS,
@@ -29,6 +39,14 @@ function integer(min: number, max: number) {
   );
 }
 
+/** `-c key={"a":…}` arrives as JSON text; cdk.json gives the object. */
+function objectOf<T extends z.ZodType>(schema: T) {
+  return z.preprocess(
+    (value) => (typeof value === 'string' ? JSON.parse(value.trim() === '' ? '{}' : value) : value),
+    schema
+  );
+}
+
 const flag = z.preprocess((value) => {
   if (value === 'true') return true;
   if (value === 'false') return false;
@@ -45,9 +63,25 @@ const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 // `name` (home region) or `name@region`: the Lambdas' CLUSTERS format (lambda/shared/config.ts).
 const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2,4}(-[a-z]+)+-\d+)?$/;
 
+/** The IAM-events stack is named after the scanner stack, with this suffix. */
+export const FORWARDING_STACK_SUFFIX = 'IamEvents';
+export const DEFAULT_STACK_NAME = 'NodeClassScanner';
+
 /** Every context key the app reads, with its default. The README's configuration table mirrors it. */
 export const scannerConfigSchema = z
   .object({
+    /**
+     * The scanner stack's name (and construct id); the IAM-events stack is this + `IamEvents`.
+     * Distinct names let several deployments (prod, non-prod) share an account and region.
+     */
+    stackName: z
+      .string()
+      .regex(
+        /^[A-Za-z][A-Za-z0-9-]*$/,
+        'expected a CloudFormation stack name: letters, digits and hyphens, starting with a letter'
+      )
+      .max(128 - FORWARDING_STACK_SUFFIX.length)
+      .default(DEFAULT_STACK_NAME),
     homeRegion: region,
     clusters: listOf(
       z.string().regex(CLUSTER_TARGET, 'expected an EKS cluster name, optionally name@region')
@@ -79,7 +113,11 @@ export const scannerConfigSchema = z
     digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
     /** More changes than this in one cluster scan are sent as one summary message. */
     alertBatchThreshold: integer(1, 1000).default(5),
-    scanEnvironment: z.enum(['production', 'non-production']).default('production'),
+    scanEnvironment: z.enum(SCAN_ENVIRONMENTS).default('production'),
+    /** Per-cluster environment, alertMinSeverity and ignore rules (`Kind/name` resources). */
+    clusterSettings: objectOf(clusterSettingsMapSchema(CHECKS.map((check) => check.id))).default(
+      {}
+    ),
     /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
     ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),
     dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
@@ -109,15 +147,39 @@ export const scannerConfigSchema = z
     iamEvents: flag.default(true),
   })
   .superRefine((config, ctx) => {
-    const ignoreChars = JSON.stringify(config.ignore).length;
+    // Global and per-cluster rules travel together (IGNORE_RULES), with the per-cluster
+    // environments beside them (CLUSTER_ENVIRONMENTS): one budget for all three.
+    const ignoreChars =
+      JSON.stringify([...config.ignore, ...scopedIgnoreRules(config.clusterSettings)]).length +
+      clusterEnvironmentsValue(config.clusterSettings).length;
     if (ignoreChars > IGNORE_RULES_MAX_CHARS) {
       ctx.addIssue({
         code: 'custom',
-        path: ['ignore'],
+        path: [Object.keys(config.clusterSettings).length > 0 ? 'clusterSettings' : 'ignore'],
         message:
-          `the rules take ${ignoreChars} characters of the Lambdas' 4 KB environment; keep them ` +
-          `under ${IGNORE_RULES_MAX_CHARS} (shorter reasons, one glob for several objects)`,
+          `the ignore rules and per-cluster environments take ${ignoreChars} characters of the ` +
+          `Lambdas' 4 KB environment; keep them under ${IGNORE_RULES_MAX_CHARS} (shorter reasons, ` +
+          'one glob for several objects)',
       });
+    }
+    for (const { key, message } of clusterSettingsKeyProblems(Object.keys(config.clusterSettings), {
+      clusters: config.clusters,
+      discovery: config.discoverClusters !== '',
+    })) {
+      ctx.addIssue({ code: 'custom', path: ['clusterSettings', key], message });
+    }
+    // The service keys a cluster's state (and its settings) by name alone.
+    const byName = new Map<string, string>();
+    for (const target of config.clusters) {
+      const earlier = byName.get(clusterNameOf(target));
+      if (earlier !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['clusters'],
+          message: `"${earlier}" and "${target}" have the same name; the scanner keys a cluster's findings by name, so names must differ`,
+        });
+      }
+      byName.set(clusterNameOf(target), target);
     }
     const prefixChars = config.ssmParameterPrefixes.join(',').length;
     if (prefixChars > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
@@ -200,8 +262,41 @@ export type ScannerConfig = z.output<typeof scannerConfigSchema>;
 
 export const CONFIG_KEYS = Object.keys(scannerConfigSchema.shape) as readonly string[];
 
-/** Parse the app's context; throws one error that names every bad key. */
+/** Fields of the object-valued keys (clusterSettings, ignore rules), for "did you mean". */
+const NESTED_FIELDS = [
+  ...Object.keys(clusterSettingsSchema().shape),
+  ...Object.keys(ignoreRuleSchema().shape),
+];
+
+/**
+ * Context keys the CDK itself reads or writes, which a synth always carries: feature flags
+ * (`@aws-cdk/…`), `aws:cdk:…` settings, lookup results cached in cdk.context.json (their keys
+ * hold `:`), CLI settings (`cli-…`, `cdk-…`) and acknowledged notices.
+ */
+export function isCdkContextKey(key: string): boolean {
+  return (
+    key.startsWith('@') ||
+    key.includes(':') ||
+    key.startsWith('cdk-') ||
+    key.startsWith('cli-') ||
+    key === 'acknowledged-issue-numbers'
+  );
+}
+
+/** Context keys that are neither the scanner's nor the CDK's: typos, or settings that do not exist. */
+export function unknownContextKeys(context: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys(context).filter((key) => !CONFIG_KEYS.includes(key) && !isCdkContextKey(key));
+}
+
+/**
+ * Parse the app's whole context (`app.node.getAllContext()`); throws one error that names every
+ * bad key, including keys the scanner does not know (with the nearest one it does).
+ */
 export function parseScannerConfig(context: Readonly<Record<string, unknown>>): ScannerConfig {
+  const unknown = unknownContextKeys(context).map(
+    (key) =>
+      `  - context key "${key}": not a nodeclass-scanner setting${didYouMean(key, CONFIG_KEYS)}`
+  );
   const known = Object.fromEntries(CONFIG_KEYS.map((key) => [key, context[key]]));
   let result: ReturnType<typeof scannerConfigSchema.safeParse>;
   try {
@@ -210,17 +305,19 @@ export function parseScannerConfig(context: Readonly<Record<string, unknown>>): 
     // JSON.parse of a malformed `-c key=[…]` value.
     throw new Error(`Invalid nodeclass-scanner configuration: ${(error as Error).message}`);
   }
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-    return `  - context key "${key}": ${issue.message}`;
-  });
+  if (result.success && unknown.length === 0) return result.data;
+  const problems = [
+    ...unknown,
+    ...(result.error?.issues ?? []).map((issue) => {
+      const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+      const hint =
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((field) => didYouMean(field, NESTED_FIELDS)).join('')
+          : '';
+      return `  - context key "${key}": ${issue.message}${hint}`;
+    }),
+  ];
   throw new Error(
     `Invalid nodeclass-scanner configuration (cdk.json "context" or -c key=value):\n${problems.join('\n')}`
   );
-}
-
-/** Severities an email subscriber with this minimum receives, most severe first. */
-export function severitiesAtOrAbove(minimum: Severity): Severity[] {
-  return SEVERITIES.filter((severity) => isAtOrAbove(severity, minimum));
 }

@@ -8,8 +8,11 @@ import { SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { Severity } from '../../lambda/core/model.js';
-import { severitiesAtOrAbove } from '../config.js';
+import {
+  type ClusterSettingsMap,
+  clusterAlertMinimums,
+} from '../../lambda/core/cluster-settings.js';
+import { isAtOrAbove, SEVERITIES, type Severity } from '../../lambda/core/model.js';
 
 export interface SlackChannel {
   /** AWS Chatbot workspace id (configure the workspace once in the Chatbot console). */
@@ -21,6 +24,66 @@ export interface AlertProps {
   readonly alertEmails?: readonly string[];
   readonly alertMinSeverity?: Severity;
   readonly slack?: SlackChannel;
+  /** Clusters with their own `alertMinSeverity` get their own branch of the email filter. */
+  readonly clusterSettings?: ClusterSettingsMap;
+}
+
+/** Severities an email subscriber with this minimum receives, most severe first. */
+export function severitiesAtOrAbove(minimum: Severity): Severity[] {
+  return SEVERITIES.filter((severity) => isAtOrAbove(severity, minimum));
+}
+
+/** SNS's limit on a filter policy's combinations of values. */
+export const FILTER_POLICY_MAX_COMBINATIONS = 150;
+
+type FilterValue = string | Readonly<Record<string, unknown>>;
+type FilterBranch = Readonly<Record<string, readonly FilterValue[]>>;
+/** A filter policy on message attributes: one branch, or `$or` of several. */
+export type EmailFilterPolicy = FilterBranch | { readonly $or: readonly FilterBranch[] };
+
+/**
+ * The email subscriptions' filter policy over the message attributes every finding message
+ * carries (`severity`, `cluster`: lambda/core/notify/message.ts). Alarm notifications carry no
+ * `severity` and always pass. Without per-cluster minimums it is the single `severity` list;
+ * with them, one `$or` branch per minimum (its clusters), one for every other cluster at the
+ * global minimum, and one for messages without a cluster. Filtering in SNS rather than in the
+ * Lambda keeps one published message per change for every subscriber (Slack gets them all) and
+ * the claim-then-publish bookkeeping unchanged.
+ */
+export function emailFilterPolicy(
+  globalMinimum: Severity,
+  clusterMinimums: ReadonlyMap<string, Severity>
+): EmailFilterPolicy {
+  const alarms = { severity: [{ exists: false }] };
+  if (clusterMinimums.size === 0) {
+    return { severity: [...severitiesAtOrAbove(globalMinimum), { exists: false }] };
+  }
+  const clustersByMinimum = new Map<Severity, string[]>();
+  for (const [cluster, minimum] of clusterMinimums) {
+    clustersByMinimum.set(minimum, [...(clustersByMinimum.get(minimum) ?? []), cluster]);
+  }
+  const global = severitiesAtOrAbove(globalMinimum);
+  return {
+    $or: [
+      alarms,
+      ...[...clustersByMinimum].map(([minimum, clusters]) => ({
+        cluster: clusters,
+        severity: severitiesAtOrAbove(minimum),
+      })),
+      { cluster: [{ 'anything-but': [...clusterMinimums.keys()] }], severity: global },
+      { cluster: [{ exists: false }], severity: global },
+    ],
+  };
+}
+
+/** Combinations of values, as SNS counts them: per branch the product of its lists, summed. */
+export function filterPolicyCombinations(policy: EmailFilterPolicy): number {
+  const branches = '$or' in policy ? (policy.$or as readonly FilterBranch[]) : [policy];
+  return branches.reduce(
+    (sum, branch) =>
+      sum + Object.values(branch).reduce((product, values) => product * values.length, 1),
+    0
+  );
 }
 
 /** Actions a publisher needs on the topic's key (SNS server-side encryption). */
@@ -77,17 +140,27 @@ export function subscribe(
   const emails = props.alertEmails ?? [];
   if (emails.length > 0) {
     const deliveryFailures = deadLetterQueue('EmailDeliveryDeadLetters');
-    // Findings carry a `severity` attribute; alarm notifications carry none and always go out.
-    const severity = new SubscriptionFilter([
-      ...severitiesAtOrAbove(props.alertMinSeverity ?? 'high'),
-      { exists: false },
-    ]);
+    const policy = emailFilterPolicy(
+      props.alertMinSeverity ?? 'high',
+      clusterAlertMinimums(props.clusterSettings ?? {})
+    );
+    const combinations = filterPolicyCombinations(policy);
+    if (combinations > FILTER_POLICY_MAX_COMBINATIONS) {
+      throw new Error(
+        `NodeClassScanner: the email filter policy has ${combinations} combinations of values ` +
+          `(SNS allows ${FILTER_POLICY_MAX_COMBINATIONS}); give fewer clusters their own alertMinSeverity`
+      );
+    }
+    // CDK renders each key's conditions as given, so `$or` takes its branches as conditions.
+    const filterPolicy = Object.fromEntries(
+      Object.entries(policy).map(([key, conditions]) => [
+        key,
+        new SubscriptionFilter([...(conditions as readonly unknown[])]),
+      ])
+    );
     for (const email of emails) {
       topic.addSubscription(
-        new EmailSubscription(email, {
-          filterPolicy: { severity },
-          deadLetterQueue: deliveryFailures,
-        })
+        new EmailSubscription(email, { filterPolicy, deadLetterQueue: deliveryFailures })
       );
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_KEYS, parseScannerConfig, severitiesAtOrAbove } from '../../infra/config.js';
+import { CONFIG_KEYS, parseScannerConfig } from '../../infra/config.js';
+import { severitiesAtOrAbove } from '../../infra/constructs/alerts.js';
 import { CDK_JSON_CONTEXT } from './support.js';
 
 describe('scanner configuration (cdk.json context)', () => {
