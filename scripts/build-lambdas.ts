@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -20,14 +20,10 @@ const CREATE_REQUIRE_BANNER =
   "import { createRequire as __scannerCreateRequire } from 'node:module';" +
   'const require = __scannerCreateRequire(import.meta.url);';
 
-export async function buildLambdaBundle(
-  name: HandlerName,
-  outDirectory = LAMBDA_BUNDLES_DIRECTORY
-): Promise<string> {
-  const directory = join(outDirectory, name);
-  rmSync(directory, { recursive: true, force: true });
-  await build({
-    entryPoints: { index: join(REPO_ROOT, 'lambda/handlers', `${name}.ts`) },
+/** The esbuild options of a handler's bundle: `entryPoint` → `<directory>/index.mjs` + chunks. */
+export function lambdaBuildOptions(entryPoint: string, directory: string) {
+  return {
+    entryPoints: { index: entryPoint },
     outdir: directory,
     outExtension: { '.js': '.mjs' },
     splitting: true,
@@ -41,7 +37,20 @@ export async function buildLambdaBundle(
     sourcemap: true,
     banner: { js: CREATE_REQUIRE_BANNER },
     logLevel: 'warning',
-  });
+  } satisfies BuildOptions;
+}
+
+export function handlerEntryPoint(name: HandlerName): string {
+  return join(REPO_ROOT, 'lambda/handlers', `${name}.ts`);
+}
+
+export async function buildLambdaBundle(
+  name: HandlerName,
+  outDirectory = LAMBDA_BUNDLES_DIRECTORY
+): Promise<string> {
+  const directory = join(outDirectory, name);
+  rmSync(directory, { recursive: true, force: true });
+  await build(lambdaBuildOptions(handlerEntryPoint(name), directory));
   return directory;
 }
 

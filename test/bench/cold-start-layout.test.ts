@@ -1,0 +1,147 @@
+// What the deployed bundles parse at cold start: each handler's init (index.mjs and the chunks it
+// imports statically) holds no SDK client and no zod; those load per phase through `import()`.
+// Read from esbuild's metafile of the same build options (no timing here: bench/cold-start.ts).
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/env-config.js';
+import { handlerEntryPoint, lambdaBuildOptions, REPO_ROOT } from '../../scripts/build-lambdas.js';
+
+const OUT = join(tmpdir(), 'nodeclass-layout-test');
+
+interface Layout {
+  readonly outputs: Metafile['outputs'];
+  readonly entryKey: string;
+  readonly initKeys: ReadonlySet<string>;
+}
+
+async function layoutOf(name: HandlerName): Promise<Layout> {
+  const result = await build({
+    ...lambdaBuildOptions(handlerEntryPoint(name), join(OUT, name)),
+    write: false,
+    metafile: true,
+    absWorkingDir: REPO_ROOT,
+    logLevel: 'error',
+  });
+  const outputs = result.metafile.outputs;
+  const entryKey = Object.keys(outputs).find((key) => key.endsWith(`${name}/index.mjs`)) ?? '';
+  const initKeys = new Set<string>();
+  const visit = (key: string) => {
+    if (initKeys.has(key)) return;
+    initKeys.add(key);
+    for (const imported of outputs[key]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(entryKey);
+  return { outputs, entryKey, initKeys };
+}
+
+const inputsOf = (layout: Layout, keys: Iterable<string>) =>
+  [...keys].flatMap((key) => Object.keys(layout.outputs[key]?.inputs ?? {}));
+
+const phasesOf = (layout: Layout) =>
+  Object.entries(layout.outputs)
+    .flatMap(([key, output]) =>
+      key !== layout.entryKey && output.entryPoint?.startsWith('lambda/') ? [output.entryPoint] : []
+    )
+    .sort();
+
+const layouts = new Map<HandlerName, Layout>();
+
+beforeAll(async () => {
+  for (const name of HANDLER_NAMES) layouts.set(name, await layoutOf(name));
+}, 120_000);
+
+describe.each(HANDLER_NAMES)('the %s bundle', (name) => {
+  it('exports handler from index.mjs and keeps every file inside its own directory', () => {
+    // Act
+    const layout = layouts.get(name) as Layout;
+    // Assess
+    expect(layout.outputs[layout.entryKey]?.exports).toContain('handler');
+    for (const key of Object.keys(layout.outputs)) {
+      const path = relative(join(OUT, name), resolve(REPO_ROOT, key));
+      expect(path.startsWith('..'), path).toBe(false);
+    }
+  });
+
+  it('parses no SDK client and no zod at init', () => {
+    // Act
+    const layout = layouts.get(name) as Layout;
+    const initInputs = inputsOf(layout, layout.initKeys);
+    // Assess
+    expect(
+      initInputs.filter((input) => /node_modules\/(@aws-sdk\/client-|zod\/)/.test(input))
+    ).toEqual([]);
+    // The whole bundle still carries them, behind `import()`.
+    expect(
+      inputsOf(layout, Object.keys(layout.outputs)).some((input) =>
+        input.includes('@aws-sdk/client-')
+      )
+    ).toBe(true);
+  });
+});
+
+describe('phases', () => {
+  it('load the scanning stack, the state table and publishing apart, where they are used', () => {
+    // Assess
+    const scanning = {
+      config: 'lambda/handlers/phases/config.ts',
+      state: 'lambda/handlers/phases/state.ts',
+      scan: 'lambda/handlers/phases/scan.ts',
+      publish: 'lambda/handlers/phases/publish.ts',
+    };
+    expect(phasesOf(layouts.get('scan-cluster') as Layout)).toEqual(
+      [...Object.values(scanning), 'lambda/core/service-ports.ts'].sort()
+    );
+    expect(phasesOf(layouts.get('ami-event') as Layout)).toEqual(
+      [
+        ...Object.values(scanning),
+        'lambda/handlers/phases/ami-event.ts',
+        'lambda/handlers/phases/ami-images.ts',
+      ].sort()
+    );
+    expect(phasesOf(layouts.get('iam-event') as Layout)).toEqual(
+      [...Object.values(scanning), 'lambda/handlers/phases/iam-event.ts'].sort()
+    );
+    expect(phasesOf(layouts.get('dispatch') as Layout)).toEqual([
+      'lambda/handlers/phases/cluster-discovery.ts',
+      'lambda/handlers/phases/scan-queue.ts',
+    ]);
+  });
+
+  it('keep the EC2 client out of the state, publishing and IAM-event phases', () => {
+    // Prepare: a phase's own chunk and the chunks it imports statically.
+    const layout = layouts.get('iam-event') as Layout;
+    const closureOf = (source: string) => {
+      const start = Object.keys(layout.outputs).find(
+        (key) => layout.outputs[key]?.entryPoint === source
+      );
+      const keys = new Set<string>();
+      const visit = (key: string) => {
+        if (keys.has(key)) return;
+        keys.add(key);
+        for (const imported of layout.outputs[key]?.imports ?? []) {
+          if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+        }
+      };
+      if (start !== undefined) visit(start);
+      return inputsOf(layout, keys);
+    };
+    // Assess
+    for (const phase of ['state', 'publish', 'iam-event']) {
+      const inputs = closureOf(`lambda/handlers/phases/${phase}.ts`);
+      expect(inputs.length, phase).toBeGreaterThan(0);
+      expect(
+        inputs.filter((input) => input.includes('@aws-sdk/client-ec2')),
+        phase
+      ).toEqual([]);
+    }
+    expect(
+      closureOf('lambda/handlers/phases/scan.ts').some((input) =>
+        input.includes('@aws-sdk/client-ec2')
+      )
+    ).toBe(true);
+  });
+});
