@@ -116,7 +116,8 @@ export interface NodeClassScannerProps {
   readonly eksAdminViewPolicy?: boolean;
   /**
    * Directory of the prebuilt Lambda bundles: `<handler>/index.mjs` for each handler (built by
-   * `npm run build:lambdas`). @default the bundles shipped in the package (`dist/lambda`)
+   * `npm run build:lambdas`). @default the context key `nodeclass-scanner:lambdaBundlesDirectory`
+   * if set, else the bundles shipped in the package (`dist/lambda`)
    */
   readonly lambdaBundlesDirectory?: string;
 }

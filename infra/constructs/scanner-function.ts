@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
@@ -58,6 +58,22 @@ function packageNameAt(directory: string): string | undefined {
 /** Where the package keeps its prebuilt Lambda bundles: `<package root>/dist/lambda`. */
 export function defaultLambdaBundlesDirectory(moduleUrl?: string): string {
   return join(packageRoot(moduleUrl), 'dist', 'lambda');
+}
+
+/** Context key naming the bundles directory when the construct's prop is not set. */
+export const LAMBDA_BUNDLES_CONTEXT_KEY = 'nodeclass-scanner:lambdaBundlesDirectory';
+
+/** The bundles directory: the prop, else the context key, else the package's own bundles. */
+export function lambdaBundlesDirectoryOf(scope: Construct, directory?: string): string {
+  if (directory !== undefined) return directory;
+  const fromContext: unknown = scope.node.tryGetContext(LAMBDA_BUNDLES_CONTEXT_KEY);
+  if (fromContext === undefined) return defaultLambdaBundlesDirectory();
+  if (typeof fromContext !== 'string' || fromContext.trim() === '') {
+    throw new Error(
+      `NodeClassScanner: context ${LAMBDA_BUNDLES_CONTEXT_KEY} must be a directory path, got ${JSON.stringify(fromContext)}`
+    );
+  }
+  return resolve(fromContext);
 }
 
 /**

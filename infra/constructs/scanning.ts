@@ -29,6 +29,7 @@ import { FUNCTION_CONSTRUCT_IDS, HANDLER_METADATA_KEY } from '../handler-roles.j
 import { createHandlerRole } from './roles.js';
 import {
   lambdaBundleDirectories,
+  lambdaBundlesDirectoryOf,
   ScannerFunction,
   type ScannerFunctionProps,
 } from './scanner-function.js';
@@ -47,7 +48,7 @@ export interface ScanningProps {
   readonly vpcSubnets?: SubnetSelection;
   readonly accessEntries: boolean;
   readonly eksAdminViewPolicy: boolean;
-  /** Directory of the prebuilt bundles (`<handler>/index.mjs`). @default the package's dist/lambda */
+  /** Directory of the prebuilt bundles (`<handler>/index.mjs`). @default see NodeClassScanner */
   readonly lambdaBundlesDirectory?: string;
 }
 
@@ -108,7 +109,9 @@ export function createScanning(
 
   const vpcProps = networking(scope, props.vpc, props.vpcSubnets);
   const onFailure = new SqsDestination(resources.eventDeadLetterQueue);
-  const bundles = lambdaBundleDirectories(props.lambdaBundlesDirectory);
+  const bundles = lambdaBundleDirectories(
+    lambdaBundlesDirectoryOf(scope, props.lambdaBundlesDirectory)
+  );
   const options: Record<HandlerName, FunctionOptions> = {
     dispatch: {
       description: 'nodeclass-scanner: enqueue one scan per target cluster',

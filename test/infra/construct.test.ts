@@ -9,7 +9,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { ASSET_RESOURCE_METADATA_ENABLED_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../infra/constructs/scanner-function.js';
+import {
+  LAMBDA_BUNDLES_CONTEXT_KEY,
+  packageRoot,
+} from '../../infra/constructs/scanner-function.js';
 import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
 import {
   defaultLambdaBundlesDirectory,
@@ -30,7 +33,7 @@ function bundlesDirectory(name: string, handlers: readonly HandlerName[] = HANDL
     mkdirSync(join(directory, handler), { recursive: true });
     writeFileSync(
       join(directory, handler, 'index.mjs'),
-      `export const handler = async () => '${handler}';\n`
+      `export const handler = async () => '${name}/${handler}';\n`
     );
   }
   return directory;
@@ -122,8 +125,49 @@ describe('NodeClassScanner from another CDK app', () => {
     // Assess
     for (const handler of HANDLER_NAMES) {
       const staged = functions[handler]?.Metadata['aws:asset:path'] ?? '';
-      expect(readFileSync(join(app.outdir, staged, 'index.mjs'), 'utf8')).toContain(`'${handler}'`);
+      expect(readFileSync(join(app.outdir, staged, 'index.mjs'), 'utf8')).toContain(
+        `'custom/${handler}'`
+      );
     }
+  });
+
+  it('takes the bundles directory from context when the prop is not given; the prop wins', () => {
+    // Prepare
+    const fromContext = bundlesDirectory('context');
+    const fromProp = bundlesDirectory('prop');
+    const synthesized = (props: NodeClassScannerProps) => {
+      const app = new App({
+        context: {
+          [ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true,
+          [LAMBDA_BUNDLES_CONTEXT_KEY]: fromContext,
+        },
+      });
+      const stack = new Stack(app, 'Consumer');
+      new NodeClassScanner(stack, 'Scanner', props);
+      const staged = functionsByHandler(stack).dispatch?.Metadata['aws:asset:path'] ?? '';
+      return readFileSync(join(app.outdir, staged, 'index.mjs'), 'utf8');
+    };
+
+    // Act
+    const contextOnly = synthesized({ clusters: ['prod'] });
+    const withProp = synthesized({ clusters: ['prod'], lambdaBundlesDirectory: fromProp });
+
+    // Assess
+    expect(contextOnly).toBe(readFileSync(join(fromContext, 'dispatch/index.mjs'), 'utf8'));
+    expect(withProp).toBe(readFileSync(join(fromProp, 'dispatch/index.mjs'), 'utf8'));
+    expect(contextOnly).not.toBe(withProp);
+  });
+
+  it('refuses a context value that is not a path', () => {
+    // Prepare
+    const app = new App({ context: { [LAMBDA_BUNDLES_CONTEXT_KEY]: 42 } });
+
+    // Act
+    const act = () =>
+      new NodeClassScanner(new Stack(app, 'Consumer'), 'Scanner', { clusters: ['prod'] });
+
+    // Assess
+    expect(act).toThrow(`context ${LAMBDA_BUNDLES_CONTEXT_KEY} must be a directory path, got 42`);
   });
 
   it('fails synth naming the directory, the missing handlers and the build command', () => {

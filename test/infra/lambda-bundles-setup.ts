@@ -1,7 +1,8 @@
-// Vitest global setup: the construct deploys prebuilt Lambda bundles (`Code.fromAsset`), so the
-// template tests need dist/lambda to exist. Built once per run, and only when absent: template
-// tests read no bundle content, and not rebuilding avoids racing a concurrent `cdk synth` that
-// rebuilds them. The real synth (synth.test.ts, via cdk.json) always rebuilds.
+// Vitest global setup: the construct's default deploys the package's prebuilt Lambda bundles
+// (dist/lambda), which construct.test.ts synthesizes as a consumer would. Built once per run, and
+// only when absent: those tests compare the staged copy with dist/lambda whatever its age, and not
+// rebuilding keeps the run from racing the real synth (synth.test.ts), which rebuilds in place.
+// Other template tests use stub bundles (support.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {

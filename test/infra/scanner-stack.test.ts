@@ -406,13 +406,15 @@ describe('ScannerStack: dashboard and alarms', () => {
 
     // Assess
     for (const expected of [
-      'Open findings by severity',
-      'GROUP BY Severity',
+      'Open findings by severity (all clusters)',
+      // Totals across clusters: each cluster's latest gauge, summed.
+      'SUM(SEARCH(',
       'GROUP BY Cluster, Severity',
-      'MAX(ScanDuration)',
+      'Failing NodeClasses and NodePools',
+      'MAX(ScanDuration) FROM NodeClassScanner GROUP BY Cluster',
       'SUM(SourceErrors)',
       'SUM(AwsApiCalls)',
-      'SUM(ClustersScanned)',
+      'ClustersScanned',
       'SUM(NodeClassesScanned)',
       'SUM(EventsIgnored)',
       'SUM(ScanFailures)',

@@ -1,14 +1,18 @@
-// Builds the real app from a context for template tests, on the prebuilt Lambda bundles (vitest
-// global setup) without staging them: each synth refers to dist/lambda instead of copying it. The
-// one real `cdk synth` is in synth.test.ts.
+// Builds the real app from a context for template tests, on stub Lambda bundles (fixtures/): the
+// templates do not depend on the build output, which the real synth (synth.test.ts) rebuilds in
+// parallel. Assets are not staged (no copy per synth).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { buildScannerApp, type ScannerApp } from '../../infra/app.js';
+import { LAMBDA_BUNDLES_CONTEXT_KEY } from '../../infra/constructs/scanner-function.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '../..');
+
+/** `<handler>/index.mjs` for each handler, each a stub that throws. */
+export const STUB_LAMBDA_BUNDLES = join(import.meta.dirname, 'fixtures/lambda-bundles');
 
 /** The context `cdk.json` ships: what a clean clone synthesises. */
 export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = JSON.parse(
@@ -37,7 +41,13 @@ export interface Built extends ScannerApp {
 }
 
 export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_CONTEXT): Built {
-  const app = new App({ context: { ...context, [DISABLE_ASSET_STAGING_CONTEXT]: true } });
+  const app = new App({
+    context: {
+      ...context,
+      [LAMBDA_BUNDLES_CONTEXT_KEY]: STUB_LAMBDA_BUNDLES,
+      [DISABLE_ASSET_STAGING_CONTEXT]: true,
+    },
+  });
   const built = buildScannerApp(app, { nag: false });
   return {
     ...built,
