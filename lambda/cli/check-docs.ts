@@ -7,14 +7,14 @@ import { type CheckMeta, scopeOf } from '../core/check.js';
 
 export const REPOSITORY_ROOT = join(import.meta.dirname, '..', '..');
 export const CHECK_DOCS_DIR = join(REPOSITORY_ROOT, 'docs', 'checks');
-export const CHECK_DOCS_INDEX = 'README.md';
+const CHECK_DOCS_INDEX = 'README.md';
 
 export const GENERATED_START =
   '<!-- generated:start (`npm run docs` rewrites this block from the check metadata) -->';
 export const GENERATED_END = '<!-- generated:end -->';
 
 /** Hand-written sections every page needs, in order; alternatives share a slot. */
-export const REQUIRED_SECTIONS: readonly (readonly string[])[] = [
+const REQUIRED_SECTIONS: readonly (readonly string[])[] = [
   ['What it checks'],
   ['Why launches fail', 'Why it matters'],
   ['How to fix'],
@@ -86,7 +86,7 @@ export function renderSkeleton(check: CheckMeta): string {
 }
 
 /** The page with its generated block replaced; undefined when the markers are missing. */
-export function withGeneratedBlock(doc: string, check: CheckMeta): string | undefined {
+function withGeneratedBlock(doc: string, check: CheckMeta): string | undefined {
   const start = doc.indexOf(GENERATED_START);
   const end = doc.indexOf(GENERATED_END);
   if (start < 0 || end < start) return undefined;
@@ -94,7 +94,7 @@ export function withGeneratedBlock(doc: string, check: CheckMeta): string | unde
 }
 
 /** Level-2 sections of a page: heading → body (HTML comments removed, trimmed). */
-export function sectionsOf(doc: string): Map<string, string> {
+function sectionsOf(doc: string): Map<string, string> {
   const sections = new Map<string, string>();
   const parts = doc.split(/^## +/m).slice(1);
   for (const part of parts) {
@@ -135,7 +135,7 @@ const INTERNAL_REFERENCE =
   /§|karpenter-validations|aws-facts|scanner-anchors|style-anchors|CHECKS\.md|ARCHITECTURE\.md|\/work\//;
 
 /** Targets of Markdown links and autolinks in a text. */
-export function linkTargetsOf(text: string): string[] {
+function linkTargetsOf(text: string): string[] {
   const targets: string[] = [];
   for (const match of text.matchAll(/\]\(([^)\s]+)\)|<(https?:\/\/[^>\s]+)>/g)) {
     const target = match[1] ?? match[2];

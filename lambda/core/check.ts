@@ -12,7 +12,7 @@ import { isRegionName, partitionOf } from './region.js';
 import { type EC2NodeClass, NODEPOOL_API_VERSION, type NodePool } from './schema.js';
 import { parseKarpenterVersion } from './version.js';
 
-export type CheckGroup = 'spec' | 'aws' | 'cluster';
+type CheckGroup = 'spec' | 'aws' | 'cluster';
 
 /** Metadata that lives with each check; the README catalog is generated from it. */
 export interface CheckMeta {

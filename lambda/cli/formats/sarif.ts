@@ -14,11 +14,11 @@ import type { ReportFinding, ScanReport } from '../../core/report.js';
 import { checkDocPath, howToFixOf, publicUrlOf } from '../check-docs.js';
 import { positionOf, type SourceIndex, STDIN_FILE, sourceOf } from './sources.js';
 
-export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 /** Key of our finding id in `partialFingerprints`: GitHub code scanning deduplicates on it. */
 export const FINDING_FINGERPRINT = 'nodeclassScanFindingId/v1';
 /** Artifact name of manifests read from standard input, unless `--stdin-name` gives one. */
-export const DEFAULT_STDIN_NAME = 'stdin';
+const DEFAULT_STDIN_NAME = 'stdin';
 
 const LEVELS: Readonly<Record<Severity, Result.level>> = {
   critical: 'error',
@@ -32,7 +32,7 @@ const LEVELS: Readonly<Record<Severity, Result.level>> = {
  * GitHub code scanning reads `security-severity` (0.0–10.0) to rank alerts: over 9.0 is critical,
  * 7.0–8.9 high, 4.0–6.9 medium, 0.1–3.9 low.
  */
-export const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
+const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = {
   critical: '9.5',
   high: '7.5',
   medium: '5.5',
@@ -100,7 +100,7 @@ export function referenceUrl(reference: string): string | undefined {
  * The rule's `helpUri`: its first public reference. The page in docs/checks/ is named in the help
  * text instead, as the package declares no repository URL to make it absolute.
  */
-export function helpUriOf(check: CheckMeta): string | undefined {
+function helpUriOf(check: CheckMeta): string | undefined {
   for (const reference of check.references) {
     const url = referenceUrl(reference);
     if (url !== undefined) return url;

@@ -1,7 +1,7 @@
 import { defineCheck, forEachNodeClass } from '../check.js';
 import { withSelectedImages } from './support/aws-facts.js';
 
-export const DEPRECATION_WARNING_DAYS = 30;
+const DEPRECATION_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 /** Selected images are not deprecated and not about to be. */

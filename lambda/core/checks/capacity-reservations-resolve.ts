@@ -2,7 +2,7 @@ import { defineCheck, forEachNodeClass } from '../check.js';
 import { capacityReservationMatchesTerm } from '../selectors/capacity-reservations.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
 
-export const RESERVATION_EXPIRY_WARNING_DAYS = 7;
+const RESERVATION_EXPIRY_WARNING_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 /** Every capacity reservation term matches an active reservation that is not about to end. */

@@ -9,7 +9,7 @@ import { IMDS_IPV6_UNSUPPORTED_REGIONS } from '../region.js';
 import { isAtLeast } from '../version.js';
 
 /** First release that omits `httpProtocolIPv6` in the regions that reject it (#8404). */
-export const IMDS_IPV6_FIXED_IN = '1.7.0';
+const IMDS_IPV6_FIXED_IN = '1.7.0';
 
 /** `from annotation …` when the value came from the object's context annotation. */
 function origin(target: NodeClassTarget, annotation: string): string | undefined {

@@ -5,7 +5,7 @@ import { factsKeyOf } from '../inventory.js';
 import type { Condition, EC2NodeClass } from '../schema.js';
 
 /** Karpenter caches ValidationSucceeded for up to 30 minutes (v1.7.0+, karpenter-provider-aws#8439). */
-export const VALIDATION_UNKNOWN_LIMIT_MS = 30 * 60 * 1000;
+const VALIDATION_UNKNOWN_LIMIT_MS = 30 * 60 * 1000;
 const VALIDATION_DEPENDENCIES = [
   'AMIsReady',
   'InstanceProfileReady',

@@ -2,7 +2,7 @@ import { defineCheck, forEachNodeClass } from '../check.js';
 import { list, withSubnets } from './support/aws-facts.js';
 
 /** Below this many free addresses a subnet is reported (Karpenter itself never checks, #5234). */
-export const FREE_IP_THRESHOLD = 16;
+const FREE_IP_THRESHOLD = 16;
 
 /** Every matched subnet has free IP addresses to spare. */
 export const subnetsHaveFreeIps = defineCheck({
