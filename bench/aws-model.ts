@@ -15,7 +15,7 @@ export interface BucketSpec {
 
 /**
  * The limits the benchmarks assume. EC2 non-mutating is documented (https://docs.aws.amazon.com/ec2/latest/devguide/ec2-api-throttling.html) and buckets
- * are per API action. IAM and SSM rates are unpublished (§6.2): the figures below are our
+ * are per API action. IAM and SSM rates are unpublished: the figures below are our
  * assumptions — IAM reads share one budget; SimulatePrincipalPolicy has its own, tighter one.
  */
 export const RATE_LIMITS = {

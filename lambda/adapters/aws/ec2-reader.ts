@@ -114,7 +114,8 @@ export function createEc2Reader(ec2: Ec2Sender) {
     },
 
     describeCapacityReservations(query: FilterQuery): Promise<CapacityReservation[]> {
-      // By id Karpenter sends CapacityReservationIds without MaxResults (§2.7).
+      // By id Karpenter sends CapacityReservationIds without MaxResults
+      // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/capacityreservation/).
       const base: DescribeCapacityReservationsCommandInput =
         query.ids === undefined
           ? { Filters: sdkFilters(query.filters), MaxResults: CAPACITY_RESERVATIONS_PAGE_SIZE }

@@ -356,7 +356,8 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
     });
   }
 
-  // Role mode only: in instanceProfile mode Karpenter makes no instance-profile call (§2.6).
+  // Role mode only: in instanceProfile mode Karpenter makes no instance-profile call
+  // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/instanceprofile.go).
   // IAM is a global service, so aws:RequestedRegion is not supplied for IAM's own actions.
   if (nodeClass.spec.instanceProfile === undefined) {
     const profileTags = karpenterInstanceProfileTags(
