@@ -49,6 +49,12 @@ const PHASE_ORDER = [
   'credential-provider-env',
 ];
 
+/** A phase not in PHASE_ORDER (a new one) is loaded after publishing. */
+function phaseRank(phase: string): number {
+  const rank = PHASE_ORDER.indexOf(phase);
+  return rank >= 0 ? rank : PHASE_ORDER.indexOf('publish') + 0.5;
+}
+
 // argv[1]: JSON [entry, ...phase chunks]. Prints {init, phases} in ms.
 const IMPORT_TIMER = `const [entry, ...phases] = JSON.parse(process.argv[1]);
 let t = performance.now(); await import(entry); const init = performance.now() - t;
@@ -207,11 +213,9 @@ async function layoutOf(
       : source.includes('credential-provider-env')
         ? 'credential-provider-env'
         : undefined;
-    return phase === undefined || !PHASE_ORDER.includes(phase)
-      ? []
-      : [{ phase, file: relativeOf(key) }];
+    return phase === undefined ? [] : [{ phase, file: relativeOf(key) }];
   });
-  phases.sort((a, b) => PHASE_ORDER.indexOf(a.phase) - PHASE_ORDER.indexOf(b.phase));
+  phases.sort((a, b) => phaseRank(a.phase) - phaseRank(b.phase));
   return { files, initFiles: [...initFiles].map(relativeOf), phases };
 }
 

