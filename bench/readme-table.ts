@@ -138,8 +138,10 @@ export function renderBenchTable(results: BenchResults): string {
   lines.push(
     '**Full scans: API calls against the lower bound** (no rate limits, so only the number of calls is measured). ' +
       'The bound is computed from the fleet description alone, without scanner code (`bench/lower-bound.ts`): one call per distinct ' +
-      'selector, 10 SSM names per GetParameters, one read per distinct role and policy, and one simulation per controller role and ' +
-      'value-relevant context with every action batched. "AWS-facts calls" are every call but SimulatePrincipalPolicy.',
+      'selector (literal subnet and security-group filter values merged, 200 a call), 10 SSM names per GetParameters, one read per ' +
+      'distinct role and policy, and one simulation per controller role and cluster with every action and resource batched. ' +
+      '"AWS-facts calls" are every call but SimulatePrincipalPolicy. "Identical requests" counts requests whose operation and input ' +
+      'equal an earlier one of the same scan.',
     ''
   );
   lines.push(

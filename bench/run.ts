@@ -2,6 +2,7 @@
 // scanner's, not a TypeScript loader's), results to bench/results/*.json and the README table.
 //   --skip-cold-start   keep bench/results/cold-start.json as it is (measured separately)
 //   --sizes 1x10,10x20  only these fleet scans, printed on stdout; nothing is written
+//   --render-only       the README section again from bench/results/*.json, nothing measured
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -69,7 +70,30 @@ function runWorker(worker: string, args: readonly string[]): unknown {
   return JSON.parse(output.trim().split('\n').at(-1) ?? '{}');
 }
 
+/** The README's Benchmarks section from the stored results. */
+function renderReadme(results: BenchResults): void {
+  const readmePath = join(ROOT, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  writeFileSync(readmePath, replaceBenchSection(readme, renderBenchTable(results)));
+}
+
+function storedResults(): BenchResults {
+  const read = (name: string): unknown =>
+    JSON.parse(readFileSync(join(ROOT, 'bench/results', name), 'utf8'));
+  return {
+    environment: read('environment.json'),
+    scans: read('scans.json'),
+    events: read('events.json'),
+    formats: read('formats.json'),
+    coldStart: read('cold-start.json'),
+  } as BenchResults;
+}
+
 async function main(): Promise<void> {
+  if (args.includes('--render-only')) {
+    renderReadme(storedResults());
+    return;
+  }
   const started = performance.now();
   const directory = mkdtempSync(join(tmpdir(), 'nodeclass-bench-'));
   try {
@@ -142,9 +166,7 @@ async function main(): Promise<void> {
     write('formats.json', formats);
     if (!skipColdStart) write('cold-start.json', coldStart);
 
-    const readmePath = join(ROOT, 'README.md');
-    const readme = readFileSync(readmePath, 'utf8');
-    writeFileSync(readmePath, replaceBenchSection(readme, renderBenchTable(results)));
+    renderReadme(results);
     log(`done in ${Math.round(environment.benchDurationMs / 1000)} s; results in bench/results/`);
   } finally {
     rmSync(directory, { recursive: true, force: true });
