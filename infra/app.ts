@@ -76,8 +76,11 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     alertBatchThreshold: config.alertBatchThreshold,
     scanEnvironment: config.scanEnvironment,
     clusterSettings: config.clusterSettings,
+    // Stack names cannot hold `_`, so distinct stack names give distinct namespaces.
+    metricsNamespace: config.stackName.replaceAll('-', '_'),
     ignore: config.ignore,
     dryRunRoleArn: config.dryRunRoleArn,
+    securityHub: config.securityHub,
     ssmParameterPrefixes: config.ssmParameterPrefixes,
     vpc,
     vpcSubnets:

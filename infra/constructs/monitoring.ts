@@ -20,9 +20,9 @@ import type { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
 import { SEVERITIES } from '../../lambda/core/model.js';
 import type { HandlerName } from '../../lambda/shared/config.js';
-import { FINDING_STATE_LOG_MESSAGE } from '../../lambda/shared/telemetry.js';
+import { FINDING_STATE_LOG_MESSAGE, METRICS_NAMESPACE } from '../../lambda/shared/telemetry.js';
 import type { ScannerFunction } from './scanner-function.js';
-import { metricQuery, metricSearch, serviceMetric } from './scanner-metrics.js';
+import { scannerMetrics } from './scanner-metrics.js';
 
 /**
  * Logs Insights over the scanning Lambdas' "Finding state" lines (lambda/app/finding-state-log.ts):
@@ -43,6 +43,8 @@ export interface MonitoringProps {
   readonly topic: Topic;
   readonly functions: Readonly<Record<HandlerName, ScannerFunction>>;
   readonly deadLetterQueues: readonly Queue[];
+  /** The deployment's metrics namespace. @default METRICS_NAMESPACE */
+  readonly metricsNamespace?: string;
 }
 
 interface AlarmSpec {
@@ -59,6 +61,9 @@ export function createMonitoring(
   props: MonitoringProps
 ): { dashboard: Dashboard; alarms: Alarm[] } {
   const { schedule } = props;
+  const { metricQuery, metricSearch, serviceMetric } = scannerMetrics(
+    props.metricsNamespace ?? METRICS_NAMESPACE
+  );
   // Metrics Insights alarms evaluate at most the last three hours.
   const alarmPeriod = Duration.minutes(Math.min(schedule.toMinutes(), 60));
   const fns = Object.values(props.functions);

@@ -24,7 +24,12 @@ import {
   IGNORE_RULES_MAX_CHARS,
   SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../../lambda/shared/config.js';
-import { METRICS_NAMESPACE, SERVICE_NAME, TABLE_SCHEMA } from '../../lambda/shared/telemetry.js';
+import {
+  METRICS_NAMESPACE,
+  METRICS_NAMESPACE_PATTERN,
+  SERVICE_NAME,
+  TABLE_SCHEMA,
+} from '../../lambda/shared/telemetry.js';
 import { ROLE_CONSTRUCT_IDS } from '../handler-roles.js';
 import { createFindingsTopic, type SlackChannel, subscribe } from './alerts.js';
 import { clusterEnvironmentsVariable, validClusterSettings } from './cluster-settings.js';
@@ -120,6 +125,12 @@ export interface NodeClassScannerProps {
    * if set, else the bundles shipped in the package (`dist/lambda`)
    */
   readonly lambdaBundlesDirectory?: string;
+  /**
+   * CloudWatch namespace of this deployment's metrics (letters, digits, underscores). Give each
+   * deployment in one account and region its own, so their dashboards and alarms do not mix.
+   * @default 'NodeClassScanner'
+   */
+  readonly metricsNamespace?: string;
 }
 
 /**
@@ -148,6 +159,12 @@ export class NodeClassScanner extends Construct {
     const scanConcurrency = props.scanConcurrency ?? 4;
     if (scanConcurrency < 2 || scanConcurrency > 1000) {
       throw new Error('NodeClassScanner: scanConcurrency must be 2–1000 (SQS maximum concurrency)');
+    }
+    const metricsNamespace = props.metricsNamespace ?? METRICS_NAMESPACE;
+    if (!METRICS_NAMESPACE_PATTERN.test(metricsNamespace)) {
+      throw new Error(
+        `NodeClassScanner: metricsNamespace "${metricsNamespace}" must be letters, digits and underscores, starting with a letter`
+      );
     }
 
     ({ topic: this.topic, topicKey: this.topicKey } = createFindingsTopic(this));
@@ -195,6 +212,7 @@ export class NodeClassScanner extends Construct {
       topic: this.topic,
       functions: this.functions,
       deadLetterQueues: this.deadLetterQueues,
+      metricsNamespace,
     }));
 
     new CfnOutput(this, 'TopicArn', { value: this.topic.topicArn });
@@ -256,7 +274,7 @@ export class NodeClassScanner extends Construct {
     };
     return (handler) => ({
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
       ...Object.fromEntries(
         handlerEnvKeys(handler).map((key) => [key, values[key] ?? missingValue(key)])
       ),

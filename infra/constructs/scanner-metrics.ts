@@ -12,6 +12,8 @@ import {
 export type Aggregate = 'SUM' | 'MAX' | 'AVG';
 
 export interface QueryOptions {
+  /** The deployment's namespace (`metricsNamespace`). @default METRICS_NAMESPACE */
+  readonly namespace?: string;
   readonly label: string;
   readonly period: Duration;
   /** Equality filters on dimensions, e.g. `{ Severity: 'critical' }`. */
@@ -44,7 +46,7 @@ export function metricQuery(
     return `${dimension} = '${value}'`;
   });
   const query = [
-    `SELECT ${aggregate}(${checked(name)}) FROM ${METRICS_NAMESPACE}`,
+    `SELECT ${aggregate}(${checked(name)}) FROM ${options.namespace ?? METRICS_NAMESPACE}`,
     ...(filters.length > 0 ? [`WHERE ${filters.join(' AND ')}`] : []),
     ...(options.groupBy?.length ? [`GROUP BY ${options.groupBy.join(', ')}`] : []),
   ].join(' ');
@@ -62,10 +64,15 @@ export function metricQuery(
  */
 export function serviceMetric(
   name: MetricName,
-  options: { readonly label: string; readonly period: Duration; readonly statistic: 'Sum' }
+  options: {
+    readonly namespace?: string;
+    readonly label: string;
+    readonly period: Duration;
+    readonly statistic: 'Sum';
+  }
 ): Metric {
   return new Metric({
-    namespace: METRICS_NAMESPACE,
+    namespace: options.namespace ?? METRICS_NAMESPACE,
     metricName: checked(name),
     dimensionsMap: { service: SERVICE_NAME },
     statistic: options.statistic,
@@ -81,6 +88,8 @@ export function serviceMetric(
 export const DEFAULT_DIMENSIONS = ['service'] as const;
 
 export interface SearchOptions {
+  /** The deployment's namespace (`metricsNamespace`). @default METRICS_NAMESPACE */
+  readonly namespace?: string;
   readonly label: string;
   readonly period: Duration;
   readonly statistic: 'Sum' | 'Maximum';
@@ -112,7 +121,10 @@ export function metricSearch(name: MetricName, options: SearchOptions): MathExpr
   if (unknown.length > 0) {
     throw new Error(`SEARCH filter on ${unknown[0]?.[0]}, which is not in the dimension set`);
   }
-  const schema = [METRICS_NAMESPACE, ...[...options.dimensions, ...DEFAULT_DIMENSIONS].sort()];
+  const schema = [
+    options.namespace ?? METRICS_NAMESPACE,
+    ...[...options.dimensions, ...DEFAULT_DIMENSIONS].sort(),
+  ];
   const terms = [
     `{${schema.join(',')}}`,
     `MetricName="${checked(name)}"`,
@@ -125,4 +137,19 @@ export function metricSearch(name: MetricName, options: SearchOptions): MathExpr
     period: options.period,
     usingMetrics: {},
   });
+}
+
+/**
+ * The three builders bound to one deployment's namespace, so that deployments sharing an account
+ * and region never read each other's metrics.
+ */
+export function scannerMetrics(namespace: string) {
+  return {
+    metricQuery: (aggregate: Aggregate, name: MetricName, options: QueryOptions) =>
+      metricQuery(aggregate, name, { ...options, namespace }),
+    serviceMetric: (name: MetricName, options: Parameters<typeof serviceMetric>[1]) =>
+      serviceMetric(name, { ...options, namespace }),
+    metricSearch: (name: MetricName, options: SearchOptions) =>
+      metricSearch(name, { ...options, namespace }),
+  };
 }

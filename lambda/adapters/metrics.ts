@@ -1,5 +1,6 @@
 // CloudWatch metrics as Embedded Metric Format log lines through Powertools Metrics: no
-// PutMetricData calls, no IAM permission, no throttling. Namespace `NodeClassScanner`.
+// PutMetricData calls, no IAM permission, no throttling. Namespace `NodeClassScanner`, or the
+// deployment's own (`metricsNamespaceOf`).
 // Dimensions stay low-cardinality: cluster, severity, reason — never resource ids.
 // Metrics without their own dimensions are stored on the Powertools instance and written by its
 // `logMetrics` middleware after each invocation (see `lambda/handlers/service.ts`).
@@ -8,14 +9,15 @@ import type { MetricsOptions, MetricUnit as Unit } from '@aws-lambda-powertools/
 import { SEVERITIES } from '../core/model.js';
 import type { ServiceMetrics } from '../core/service-ports.js';
 
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../shared/telemetry.js';
+import { metricsNamespaceOf, SERVICE_NAME } from '../shared/telemetry.js';
 
 export { METRIC_NAMES, METRICS_NAMESPACE } from '../shared/telemetry.js';
 
 /** The Powertools instance the handlers' `logMetrics` middleware flushes. */
 export function createPowertoolsMetrics(logger?: MetricsOptions['logger']): Metrics {
   return new Metrics({
-    namespace: METRICS_NAMESPACE,
+    // The deployment's namespace (set by the construct), so deployments never mix metrics.
+    namespace: metricsNamespaceOf(process.env),
     serviceName: SERVICE_NAME,
     ...(logger === undefined ? {} : { logger }),
   });

@@ -5,6 +5,26 @@
 export const SERVICE_NAME = 'nodeclass-scanner';
 export const METRICS_NAMESPACE = 'NodeClassScanner';
 
+/**
+ * A deployment's own namespace (the construct's `metricsNamespace`) reaches the Lambdas in
+ * Powertools' own variable. Letters, digits and underscores only, so Metrics Insights and SEARCH
+ * take it unquoted.
+ */
+export const METRICS_NAMESPACE_VARIABLE = 'POWERTOOLS_METRICS_NAMESPACE';
+export const METRICS_NAMESPACE_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,254}$/;
+
+/** The namespace a Lambda publishes under: its deployment's, or the default when unset. */
+export function metricsNamespaceOf(env: Readonly<Record<string, string | undefined>>): string {
+  const value = env[METRICS_NAMESPACE_VARIABLE];
+  if (value === undefined || value === '') return METRICS_NAMESPACE;
+  if (!METRICS_NAMESPACE_PATTERN.test(value)) {
+    throw new Error(
+      `${METRICS_NAMESPACE_VARIABLE}: "${value}" is not a namespace of letters, digits and underscores`
+    );
+  }
+  return value;
+}
+
 export const METRIC_NAMES = [
   'OpenFindings',
   'ScanDuration',
