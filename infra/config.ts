@@ -145,6 +145,8 @@ export const scannerConfigSchema = z
     accessEntries: flag.default(false),
     eksAdminViewPolicy: flag.default(false),
     iamEvents: flag.default(true),
+    /** Opt-in: import findings into Security Hub (the account must have Security Hub enabled). */
+    securityHub: flag.default(false),
   })
   .superRefine((config, ctx) => {
     // Global and per-cluster rules travel together (IGNORE_RULES), with the per-cluster

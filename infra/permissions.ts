@@ -1,6 +1,7 @@
 // The scanner roles' policies, generated from each function's declared actions. Each action gets the
 // narrowest resource IAM supports for it; an action this file does not know fails synth, so a new
 // adapter call is a reviewed decision here, never a silent `*`.
+import { Aws } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 
 export interface PermissionScope {
@@ -16,6 +17,10 @@ export interface PermissionScope {
    * Public /aws/service/ parameters are always readable.
    */
   readonly ssmParameterPrefixes?: readonly string[];
+  /** The `securityHub` setting: the Security Hub actions are granted only when it is on. */
+  readonly securityHub?: boolean;
+  /** The stack's region (the Security Hub product ARN); `AWS::Region` when absent. */
+  readonly region?: string;
 }
 
 /** A resource pattern with a wildcard, and why that is as narrow as IAM allows. */
@@ -27,6 +32,8 @@ export interface WildcardReason {
 interface ScopeRule {
   readonly matches: (action: string) => boolean;
   readonly resources: (scope: PermissionScope) => string[];
+  /** Conditions that narrow the grant where resources cannot. */
+  readonly conditions?: Readonly<Record<string, Readonly<Record<string, string | string[]>>>>;
   /** Why the wildcard in `resources` is needed (shown to reviewers and to cdk-nag). */
   readonly reason?: string;
 }
@@ -35,6 +42,12 @@ interface ScopeRule {
 export const DRY_RUN_ONLY_ACTIONS: readonly string[] = [
   'sts:AssumeRole',
   'sts:DecodeAuthorizationMessage',
+];
+
+/** Actions only the opt-in Security Hub delivery uses: granted only when `securityHub` is on. */
+export const SECURITY_HUB_ONLY_ACTIONS: readonly string[] = [
+  'securityhub:BatchImportFindings',
+  'securityhub:BatchUpdateFindings',
 ];
 
 export { GRANTS_KEPT_WITHOUT_USE } from './unexercised-grants.js';
@@ -134,6 +147,23 @@ const RULES: readonly ScopeRule[] = [
     resources: (scope) => [scope.topicArn],
   },
   {
+    // The account's own default product: findings of this account, in the stack's region.
+    matches: exactly('securityhub:BatchImportFindings'),
+    resources: (scope) => [
+      `arn:${scope.partition}:securityhub:${scope.region ?? Aws.REGION}:${scope.account}:product/${scope.account}/default`,
+    ],
+  },
+  {
+    // BatchUpdateFindings has no resource type; the condition allows only the RESOLVED mark.
+    matches: exactly('securityhub:BatchUpdateFindings'),
+    resources: () => ['*'],
+    conditions: {
+      StringEquals: { 'securityhub:ASFFSyntaxPath/Workflow.Status': 'RESOLVED' },
+    },
+    reason:
+      'securityhub:BatchUpdateFindings supports no resource-level permissions; the grant is conditioned on setting Workflow.Status to RESOLVED only',
+  },
+  {
     matches: (action) =>
       /^dynamodb:(GetItem|PutItem|UpdateItem|DeleteItem|Query|BatchGetItem|BatchWriteItem|ConditionCheckItem|DescribeTable)$/.test(
         action
@@ -168,10 +198,13 @@ export function declaredActions(
 /** The actions the role is granted for this configuration (DryRun-only ones need a DryRun role). */
 export function grantedActions(
   registry: Readonly<Record<string, readonly string[]>>,
-  dryRunEnabled: boolean
+  dryRunEnabled: boolean,
+  securityHubEnabled = false
 ): readonly string[] {
   return declaredActions(registry).filter(
-    (action) => dryRunEnabled || !DRY_RUN_ONLY_ACTIONS.includes(action)
+    (action) =>
+      (dryRunEnabled || !DRY_RUN_ONLY_ACTIONS.includes(action)) &&
+      (securityHubEnabled || !SECURITY_HUB_ONLY_ACTIONS.includes(action))
   );
 }
 
@@ -180,17 +213,30 @@ export function scannerPolicyStatements(
   registry: Readonly<Record<string, readonly string[]>>,
   scope: PermissionScope
 ): PolicyStatement[] {
-  const groups = new Map<string, { resources: string[]; actions: string[] }>();
-  for (const action of grantedActions(registry, scope.dryRunRoleArn !== undefined)) {
-    const resources = ruleFor(action).resources(scope);
+  const groups = new Map<
+    string,
+    { resources: string[]; actions: string[]; conditions?: ScopeRule['conditions'] }
+  >();
+  for (const action of grantedActions(
+    registry,
+    scope.dryRunRoleArn !== undefined,
+    scope.securityHub === true
+  )) {
+    const rule = ruleFor(action);
+    const resources = rule.resources(scope);
     if (resources.length === 0) continue;
-    const key = resources.join('\n');
-    const group = groups.get(key) ?? { resources, actions: [] };
+    const key = `${resources.join('\n')}\n${JSON.stringify(rule.conditions ?? {})}`;
+    const group = groups.get(key) ?? {
+      resources,
+      actions: [],
+      ...(rule.conditions ? { conditions: rule.conditions } : {}),
+    };
     group.actions.push(action);
     groups.set(key, group);
   }
   return [...groups.values()].map(
-    ({ resources, actions }) => new PolicyStatement({ actions, resources })
+    ({ resources, actions, conditions }) =>
+      new PolicyStatement({ actions, resources, ...(conditions ? { conditions } : {}) })
   );
 }
 
@@ -200,7 +246,11 @@ export function wildcardReasons(
   scope: PermissionScope
 ): WildcardReason[] {
   const reasons = new Map<string, string>();
-  for (const action of grantedActions(registry, scope.dryRunRoleArn !== undefined)) {
+  for (const action of grantedActions(
+    registry,
+    scope.dryRunRoleArn !== undefined,
+    scope.securityHub === true
+  )) {
     const rule = ruleFor(action);
     for (const resource of rule.resources(scope)) {
       if (!resource.includes('*') || rule.reason === undefined) continue;

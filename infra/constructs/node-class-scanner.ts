@@ -94,6 +94,12 @@ export interface NodeClassScannerProps {
    */
   readonly dryRunRoleArn?: string;
   /**
+   * Also import findings into Security Hub (AWS Security Finding Format) under the account's
+   * default product, and mark resolved ones RESOLVED. Security Hub must be enabled in the account
+   * and region. @default false
+   */
+  readonly securityHub?: boolean;
+  /**
    * Path prefixes (`/platform/ami/`) of the custom SSM parameters amiSelectorTerms may name. The
    * scanning roles may read public /aws/service/ parameters and these only; a term naming any
    * other is an `error` finding, and SSM is not asked. @default none
@@ -191,6 +197,7 @@ export class NodeClassScanner extends Construct {
         scanConcurrency,
         reservedScanConcurrency: props.reservedScanConcurrency,
         dryRunRoleArn: props.dryRunRoleArn,
+        securityHub: props.securityHub === true,
         ssmParameterPrefixes: props.ssmParameterPrefixes ?? [],
         vpc: props.vpc,
         vpcSubnets: props.vpcSubnets,
@@ -271,6 +278,7 @@ export class NodeClassScanner extends Construct {
       ),
       IGNORE_RULES: ignoreRules,
       SSM_PARAMETER_PREFIXES: ssmParameterPrefixesValue(props.ssmParameterPrefixes ?? []),
+      SECURITY_HUB: props.securityHub === true ? 'true' : 'false',
     };
     return (handler) => ({
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,

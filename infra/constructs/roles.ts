@@ -21,6 +21,8 @@ export interface RoleResources {
   readonly dryRunRoleArn?: string;
   /** Custom SSM parameter path prefixes the role may read, beyond /aws/service/. */
   readonly ssmParameterPrefixes?: readonly string[];
+  /** The securityHub setting: grants the Security Hub actions the scanning functions declare. */
+  readonly securityHub?: boolean;
 }
 
 const DESCRIPTIONS: Readonly<Record<HandlerName, string>> = {
@@ -55,6 +57,7 @@ export function createHandlerRole(
     queueArn: resources.scanQueue.queueArn,
     dryRunRoleArn: resources.dryRunRoleArn,
     ssmParameterPrefixes: resources.ssmParameterPrefixes ?? [],
+    securityHub: resources.securityHub === true,
   };
   const statements = scannerPolicyStatements(registry, arns);
   if (statements.length > 0) {
@@ -69,6 +72,8 @@ export function createHandlerRole(
       queueArn: `<${logicalId(resources.scanQueue)}.Arn>`,
       dryRunRoleArn: resources.dryRunRoleArn,
       ssmParameterPrefixes: resources.ssmParameterPrefixes ?? [],
+      securityHub: resources.securityHub === true,
+      region: '<AWS::Region>',
     };
     for (const { resource, reason } of wildcardReasons(registry, nagScope)) {
       Validations.of(policy).acknowledge({

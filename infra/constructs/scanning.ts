@@ -42,6 +42,8 @@ export interface ScanningProps {
   readonly scanConcurrency: number;
   readonly reservedScanConcurrency?: number;
   readonly dryRunRoleArn?: string;
+  /** Grant the scanning roles the Security Hub import and resolve actions. */
+  readonly securityHub?: boolean;
   /** Custom SSM parameter prefixes the scanning roles may read (validated by the caller). */
   readonly ssmParameterPrefixes: readonly string[];
   readonly vpc?: IVpc;
@@ -101,6 +103,7 @@ export function createScanning(
           ...resources,
           dryRunRoleArn: props.dryRunRoleArn,
           ssmParameterPrefixes: props.ssmParameterPrefixes,
+          securityHub: props.securityHub === true,
         },
         { inVpc: inVpc(handler) }
       ),

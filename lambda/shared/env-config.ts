@@ -179,6 +179,8 @@ const VARIABLES = {
         : { problems: ['DRY_RUN_ROLE_ARN: must be an IAM role ARN or empty'] },
     fallback: '',
   },
+  /** Opt-in: import new/changed findings into Security Hub and resolve fixed ones there. */
+  SECURITY_HUB: { parse: oneOf('SECURITY_HUB', ['true', 'false']), fallback: 'false' },
   /** `non-production` lowers pinning findings to info. */
   SCAN_ENVIRONMENT: {
     parse: oneOf('SCAN_ENVIRONMENT', ['production', 'non-production']),
@@ -238,6 +240,7 @@ const OPTIONAL_KEYS: readonly EnvKey[] = [
   'ALERT_BATCH_THRESHOLD',
   'SCAN_ENVIRONMENT',
   'CLUSTER_ENVIRONMENTS',
+  'SECURITY_HUB',
 ];
 
 export interface ClusterTarget {
@@ -274,6 +277,8 @@ export interface Config {
   readonly ssmParameterPrefixes: readonly string[];
   /** DryRun mode's role, when configured. */
   readonly dryRunRoleArn?: string;
+  /** Findings go to Security Hub too (the `securityHub` setting). */
+  readonly securityHub: boolean;
 }
 
 type Values = {
@@ -361,5 +366,6 @@ function configOf(handler: HandlerName, values: Values): Config {
     ignore: Object.freeze([...(values.IGNORE_RULES ?? [])]),
     ssmParameterPrefixes: Object.freeze(values.SSM_PARAMETER_PREFIXES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),
+    securityHub: values.SECURITY_HUB === 'true',
   });
 }

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       clusterEnvironments: new Map(),
       ignore: [],
       ssmParameterPrefixes: [],
+      securityHub: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

@@ -9,6 +9,7 @@ import { findingStoreActions } from './finding-store.js';
 import { iamEntitiesActions } from './iam-entities.js';
 import { iamSimulatorActions } from './iam-simulator.js';
 import { scanQueueActions } from './queue.js';
+import { securityHubActions } from './security-hub.js';
 import { simulationCacheActions } from './simulation-cache-store.js';
 import { snsPublisherActions } from './sns-publisher.js';
 
@@ -38,6 +39,8 @@ const SCANNING: AdapterActions = {
   snsPublisher: snsPublisherActions,
   // Granted only when DryRun mode is configured (infra/permissions.ts DRY_RUN_ONLY_ACTIONS).
   dryRun: dryRunActions,
+  // Granted only when the securityHub setting is on (infra/permissions.ts SECURITY_HUB_ONLY_ACTIONS).
+  securityHub: securityHubActions,
 };
 
 /** Per function: the actions of the adapters it builds. */

@@ -11,7 +11,9 @@ import {
   type ScanResult,
   scanAndPublish,
 } from '../../app/scan-and-publish.js';
+import { CHECKS } from '../../core/checks/index.js';
 import type { SimulationCachePort } from '../../core/iam/simulation-cache.js';
+import { partitionOf } from '../../core/region.js';
 import type {
   FindingStore,
   NotificationPublisher,
@@ -23,6 +25,7 @@ import {
   SSM_PARAMETER_PREFIXES_SETTING,
 } from '../../shared/config.js';
 import { appLogger, logger } from '../../shared/logger.js';
+import { deferredPort } from '../deferred.js';
 
 export interface ScannerInput {
   readonly handler: HandlerName;
@@ -84,6 +87,22 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
       region: config.region,
     },
     apiCallCount: () => counter.totalCalls(),
+    ...(config.securityHub
+      ? {
+          securityHub: {
+            port: deferredPort(
+              async () => (await import('./security-hub.js')).createSecurityHub(config, counter),
+              { importFindings: true, markResolved: true }
+            ),
+            target: {
+              account: config.account,
+              region: config.region,
+              partition: partitionOf(config.region),
+            },
+            checks: new Map(CHECKS.map((check) => [check.id, check])),
+          },
+        }
+      : {}),
   };
   return (request) => scanAndPublish(deps, request);
 }
