@@ -74,7 +74,12 @@ const scanInputSchema = z
     config: z.string().min(1).optional(),
     now: z.date().optional(),
   })
-  .strict();
+  .strict()
+  // Clusters without a world would be a live scan: the API never reaches AWS.
+  .refine((input) => input.clusters === undefined || input.world !== undefined, {
+    error: 'clusters selects clusters of a world file: give world as well',
+    path: ['clusters'],
+  });
 
 function parseInput(input: unknown): z.infer<typeof scanInputSchema> {
   const parsed = scanInputSchema.safeParse(input);

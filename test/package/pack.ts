@@ -1,24 +1,25 @@
-// The packed package, as `npm pack` makes it, for tests that install it like a user would.
-// Built into a staging copy, never into the checkout's dist/: other test files run in parallel and
-// may read dist/ while this builds. The staging copy holds package.json and every `files` entry, so
-// `npm pack` there applies the same whitelist and metadata as in the checkout.
+// The packed package, as `npm pack` makes it (its `prepack` build included), for tests that
+// install it like a user would. Packed from a copy of the working tree (tracked and new files,
+// node_modules linked), never in the checkout itself: `prepack` rebuilds dist/, which other test
+// files, running in parallel, may be reading.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { z } from 'zod';
 
 const run = promisify(execFile);
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Where the build writes (`prepack` builds there in the checkout). */
-const BUILD_DIRECTORY = 'dist';
-
-const packageFilesSchema = z.object({ files: z.array(z.string()) });
-const packOutputSchema = z.array(z.object({ filename: z.string() })).length(1);
 
 let packing: Promise<string> | undefined;
 let scratch: string | undefined;
@@ -55,37 +56,29 @@ async function pack(): Promise<string> {
   process.once('exit', () => {
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
-  const staging = join(scratch, 'package');
-  mkdirSync(staging);
-  const packageJsonText = readFileSync(join(REPO_ROOT, 'package.json'), 'utf8');
-  const { files } = packageFilesSchema.parse(JSON.parse(packageJsonText));
-  cpSync(join(REPO_ROOT, 'package.json'), join(staging, 'package.json'));
-  // npm always packs these when present, whatever `files` says.
-  const alwaysPacked = ['README.md', 'LICENSE', 'NOTICE'];
-  const copied = [...alwaysPacked, ...files.filter((entry) => !entry.startsWith('!'))];
-  for (const entry of copied) {
-    const path = entry.replace(/\/+$/, '');
-    if (path === BUILD_DIRECTORY || path.startsWith(`${BUILD_DIRECTORY}/`)) continue;
-    if (existsSync(join(REPO_ROOT, path))) {
-      cpSync(join(REPO_ROOT, path), join(staging, path), { recursive: true });
-    }
+  const checkout = join(scratch, 'checkout');
+  const { stdout: listed } = await runCommand(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '-z'],
+    { cwd: REPO_ROOT }
+  );
+  for (const file of listed.split('\0')) {
+    // Deleted but not yet committed: gone from the working tree, so not packed.
+    if (file === '' || !existsSync(join(REPO_ROOT, file))) continue;
+    mkdirSync(dirname(join(checkout, file)), { recursive: true });
+    cpSync(join(REPO_ROOT, file), join(checkout, file));
   }
-  await runCommand(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'),
-      join(REPO_ROOT, 'scripts/build-package.ts'),
-      join(staging, BUILD_DIRECTORY),
-    ],
-    { cwd: REPO_ROOT, env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' } }
-  );
-  // The build already ran (that is `prepack`'s job): --ignore-scripts.
-  const { stdout } = await runCommand(
-    'npm',
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch, staging],
-    { cwd: scratch }
-  );
-  const [packed] = packOutputSchema.parse(JSON.parse(stdout));
-  if (packed === undefined) throw new Error('npm pack reported no tarball');
-  return join(scratch, packed.filename);
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  const destination = join(scratch, 'packed');
+  mkdirSync(destination);
+  await runCommand('npm', ['pack', '--loglevel=error', '--pack-destination', destination], {
+    cwd: checkout,
+    env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
+  });
+  const tarballs = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
+  const [tarball] = tarballs;
+  if (tarball === undefined || tarballs.length !== 1) {
+    throw new Error(`npm pack wrote ${tarballs.length} tarballs to ${destination}`);
+  }
+  return join(destination, tarball);
 }

@@ -31,6 +31,9 @@ const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'ut
   files: string[];
 };
 
+/** What the package may hold: the launcher, the build output and the package metadata. */
+const PACKED = /^(bin\/nodeclass-scan\.js|dist\/.+|package\.json|README\.md|LICENSE)$/;
+
 interface Outcome {
   readonly code: number;
   readonly stdout: string;
@@ -105,8 +108,7 @@ describe('the files npm packs', () => {
     // Act
     const files = await packListing();
     // Assess
-    const allowed = /^(bin\/nodeclass-scan\.js|dist\/.+|package\.json|README\.md|LICENSE)$/;
-    expect(files.filter((file) => !allowed.test(file))).toEqual([]);
+    expect(files.filter((file) => !PACKED.test(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     expect(files).toContain('bin/nodeclass-scan.js');
   });
@@ -122,7 +124,7 @@ describe('the installed package', { timeout: 180_000 }, () => {
   }, SETUP_TIMEOUT_MS);
   afterAll(() => consumer?.cleanup());
 
-  it('ships the bundled CLI, API, construct, Lambda bundles and declarations, without source maps', async () => {
+  it('ships the bundled CLI, API, construct, Lambda bundles and declarations: no tests, sources or maps', async () => {
     // Act
     const files = await tarballListing(tarball);
     // Assess
@@ -137,6 +139,7 @@ describe('the installed package', { timeout: 180_000 }, () => {
         'dist/lambda/scan-cluster/index.mjs',
       ])
     );
+    expect(files.filter((file) => !PACKED.test(file))).toEqual([]);
     expect(files.filter((file) => /\.(ts|map)$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
