@@ -6,11 +6,12 @@
 //   (b) first invocation: the phase chunks its handler loads with `import()` when first used
 //       (configuration, state table, scanner, publishing, event lookups), imported after (a).
 // The floor is a bundle of @aws-sdk/client-ec2 alone (its own source, the handlers' esbuild
-// options). For reference, each handler is also built as one unsplit file.
+// options). For reference, each handler is also built eagerly: one file importing every phase
+// statically, so all of it is parsed and run at init (how the handlers loaded before the split).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
 import {
@@ -86,8 +87,8 @@ export interface BundleMeasurement {
   readonly phases: readonly PhaseMeasurement[];
   /** Median of (a) + (b) in one process. */
   readonly initPlusFirstInvocationMs: number;
-  /** The same handler as one unsplit file: its import time (everything at init). */
-  readonly unsplitImportMs: number;
+  /** The same code as one file with every phase imported statically: its import time. */
+  readonly eagerImportMs: number;
 }
 
 export interface ColdStartResult {
@@ -170,6 +171,16 @@ interface BundleLayout {
   readonly initFiles: readonly string[];
   /** Phase chunks in invocation order, relative paths. */
   readonly phases: readonly { readonly phase: string; readonly file: string }[];
+  /** Our phase modules (relative to the root), what the eager reference imports statically. */
+  readonly phaseSources: readonly string[];
+}
+
+/** One module exporting the handler and every phase module's namespace (nothing tree-shaken). */
+function eagerSource(root: string, entryPoint: string, phaseSources: readonly string[]): string {
+  return [
+    `export { handler } from './${relative(root, entryPoint)}';`,
+    ...phaseSources.map((source, index) => `export * as phase${index} from './${source}';`),
+  ].join('\n');
 }
 
 /** The build of `entryPoint` without writing it: its files and which chunk is which phase. */
@@ -216,7 +227,10 @@ async function layoutOf(
     return phase === undefined ? [] : [{ phase, file: relativeOf(key) }];
   });
   phases.sort((a, b) => phaseRank(a.phase) - phaseRank(b.phase));
-  return { files, initFiles: [...initFiles].map(relativeOf), phases };
+  const phaseSources = Object.entries(outputs).flatMap(([key, output]) =>
+    key !== entryKey && output.entryPoint?.startsWith('lambda/') ? [output.entryPoint] : []
+  );
+  return { files, initFiles: [...initFiles].map(relativeOf), phases, phaseSources };
 }
 
 /** Throws unless `directory` holds exactly the JavaScript of `layout` (the asset is the build). */
@@ -272,14 +286,23 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
           probe
         );
         assertSameBytes(fn.directory, layout, fn.handler);
-        const unsplitDirectory = join(directory, 'unsplit', fn.handler);
+        const eager = join(directory, 'eager', fn.handler, 'index.mjs');
         await build({
-          ...lambdaBuildOptions(handlerEntryPoint(fn.handler), unsplitDirectory),
+          ...lambdaBuildOptions('', dirname(eager)),
+          entryPoints: undefined,
+          outdir: undefined,
+          stdin: {
+            contents: eagerSource(root, handlerEntryPoint(fn.handler), layout.phaseSources),
+            resolveDir: root,
+            loader: 'ts',
+            sourcefile: 'eager.ts',
+          },
+          outfile: eager,
           splitting: false,
           absWorkingDir: root,
           logLevel: 'error',
         });
-        return { fn, layout, unsplit: join(unsplitDirectory, 'index.mjs') };
+        return { fn, layout, eager };
       })
     );
 
@@ -291,21 +314,21 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
       init: [] as number[],
       maps: [] as number[],
       phases: [] as number[][],
-      unsplit: [] as number[],
+      eager: [] as number[],
     }));
     // Interleaved, so drift in machine load hits every bundle alike; one warm-up of the disk cache.
     timeImports([floorEntry], nodeOptions);
-    for (const { fn, layout, unsplit } of bundles) {
+    for (const { fn, layout, eager } of bundles) {
       timeImports(
         [join(fn.directory, 'index.mjs'), ...layout.phases.map((p) => join(fn.directory, p.file))],
         fn.nodeOptions
       );
-      timeImports([unsplit], fn.nodeOptions);
+      timeImports([eager], fn.nodeOptions);
     }
     for (let run = 0; run < runs; run++) {
       floorSamples.init.push(timeImports([floorEntry], nodeOptions).init);
       floorSamples.maps.push(timeImports([floorEntry], withMaps(nodeOptions)).init);
-      for (const [index, { fn, layout, unsplit }] of bundles.entries()) {
+      for (const [index, { fn, layout, eager }] of bundles.entries()) {
         const sample = samples[index];
         if (!sample) continue;
         const entry = join(fn.directory, 'index.mjs');
@@ -316,7 +339,7 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
         sample.init.push(measured.init);
         sample.phases.push(measured.phases);
         sample.maps.push(timeImports([entry], withMaps(fn.nodeOptions)).init);
-        sample.unsplit.push(timeImports([unsplit], fn.nodeOptions).init);
+        sample.eager.push(timeImports([eager], fn.nodeOptions).init);
       }
     }
 
@@ -333,10 +356,10 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
         importMs: floorImportMs,
         importRuns: floorSamples.init.map(round),
         sourceMapsEnabledMs: round(median(floorSamples.maps)),
-        unsplitImportMs: floorImportMs,
+        eagerImportMs: floorImportMs,
       },
       handlers: bundles.map(({ fn, layout }, index) => {
-        const sample = samples[index] ?? { init: [], maps: [], phases: [], unsplit: [] };
+        const sample = samples[index] ?? { init: [], maps: [], phases: [], eager: [] };
         const importMs = round(median(sample.init));
         const totals = sample.phases.map((steps) => steps.reduce((sum, ms) => sum + ms, 0));
         return {
@@ -355,7 +378,7 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
           initPlusFirstInvocationMs: round(
             median(sample.init.map((init, run) => init + (totals[run] ?? 0)))
           ),
-          unsplitImportMs: round(median(sample.unsplit)),
+          eagerImportMs: round(median(sample.eager)),
         };
       }),
     };
