@@ -1,5 +1,8 @@
 // The construct as another CDK app uses it: `new NodeClassScanner(stack, 'Scanner', { clusters })`
-// with every other prop defaulted, deploying the prebuilt Lambda bundles (vitest global setup).
+// with every other prop defaulted. The bundles are stubs standing in for the package's (named by
+// context): the package's own dist/lambda is rebuilt in place by the real synth (synth.test.ts),
+// which runs in parallel; the default location is checked without reading it, and the installed
+// package's real bundles by the packed-tarball test.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +14,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   LAMBDA_BUNDLES_CONTEXT_KEY,
+  lambdaBundlesDirectoryOf,
   packageRoot,
 } from '../../infra/constructs/scanner-function.js';
 import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
@@ -39,11 +43,19 @@ function bundlesDirectory(name: string, handlers: readonly HandlerName[] = HANDL
   return directory;
 }
 
+/** Stand-in for the package's dist/lambda. */
+const packagedBundles = bundlesDirectory('packaged');
+
 function consumerStack(
   props: NodeClassScannerProps,
   env?: { region: string }
 ): { app: App; stack: Stack; scanner: NodeClassScanner } {
-  const app = new App({ context: { [ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true } });
+  const app = new App({
+    context: {
+      [ASSET_RESOURCE_METADATA_ENABLED_CONTEXT]: true,
+      [LAMBDA_BUNDLES_CONTEXT_KEY]: packagedBundles,
+    },
+  });
   const stack = new Stack(app, 'Consumer', { env });
   const scanner = new NodeClassScanner(stack, 'Scanner', props);
   return { app, stack, scanner };
@@ -92,7 +104,7 @@ describe('NodeClassScanner from another CDK app', () => {
     ).toEqual([]);
   });
 
-  it('deploys each handler from its prebuilt bundle in the package, on arm64, without source maps enabled', () => {
+  it('deploys each handler from its own prebuilt bundle, on arm64, without source maps enabled', () => {
     // Prepare
     const { app, stack } = consumerStack({ clusters: ['prod'] });
 
@@ -109,7 +121,7 @@ describe('NodeClassScanner from another CDK app', () => {
       expect(fn?.Properties.Code.S3Key).toBeDefined();
       const staged = fn?.Metadata['aws:asset:path'] ?? '';
       expect(readFileSync(join(app.outdir, staged, 'index.mjs'), 'utf8')).toBe(
-        readFileSync(join(defaultLambdaBundlesDirectory(), handler, 'index.mjs'), 'utf8')
+        readFileSync(join(packagedBundles, handler, 'index.mjs'), 'utf8')
       );
     }
   });
@@ -181,6 +193,19 @@ describe('NodeClassScanner from another CDK app', () => {
     expect(act).toThrow(directory);
     expect(act).toThrow(/no scan-cluster\/index\.mjs, iam-event\/index\.mjs\)/);
     expect(act).toThrow('npm run build:lambdas');
+  });
+});
+
+describe('the default bundles directory', () => {
+  it("is this package's dist/lambda when neither prop nor context names one", () => {
+    // Prepare
+    const scope = new Stack(new App(), 'Consumer');
+
+    // Act
+    const directory = lambdaBundlesDirectoryOf(scope);
+
+    // Assess
+    expect(directory).toBe(join(resolve(REPO_ROOT), 'dist', 'lambda'));
   });
 });
 

@@ -1,8 +1,8 @@
-// Vitest global setup: the construct's default deploys the package's prebuilt Lambda bundles
-// (dist/lambda), which construct.test.ts synthesizes as a consumer would. Built once per run, and
-// only when absent: those tests compare the staged copy with dist/lambda whatever its age, and not
-// rebuilding keeps the run from racing the real synth (synth.test.ts), which rebuilds in place.
-// Other template tests use stub bundles (support.ts).
+// Vitest global setup: a test that builds NodeClassScanner with neither the lambdaBundlesDirectory
+// prop nor the context key deploys the package's dist/lambda, so it must exist on a clean clone.
+// Built once per run, and only when absent: not rebuilding keeps the run from racing the real
+// synth (synth.test.ts), which rebuilds in place. Template tests should use the stub bundles
+// instead (support.ts: STUB_LAMBDA_BUNDLES), which nothing rewrites.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
