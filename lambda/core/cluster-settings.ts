@@ -8,7 +8,7 @@ import { SEVERITIES, type Severity } from './model.js';
 import { didYouMean } from './suggest.js';
 
 export const SCAN_ENVIRONMENTS = ['production', 'non-production'] as const;
-export type ScanEnvironment = (typeof SCAN_ENVIRONMENTS)[number];
+type ScanEnvironment = (typeof SCAN_ENVIRONMENTS)[number];
 
 export interface ClusterSettings {
   /** Overrides the global scan environment for this cluster. */
