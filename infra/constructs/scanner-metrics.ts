@@ -85,7 +85,7 @@ export function serviceMetric(
  * The dimensions every metric with its own dimension set carries besides its own: Powertools adds
  * its default dimension (`service`) to each EMF document (lambda/adapters/metrics.ts).
  */
-export const DEFAULT_DIMENSIONS = ['service'] as const;
+const DEFAULT_DIMENSIONS = ['service'] as const;
 
 export interface SearchOptions {
   /** The deployment's namespace (`metricsNamespace`). @default METRICS_NAMESPACE */

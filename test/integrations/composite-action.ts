@@ -28,7 +28,7 @@ const stepSchema = z
     message: 'a composite run step must name its shell',
   });
 
-export const actionSchema = z.object({
+const actionSchema = z.object({
   name: z.string(),
   description: z.string(),
   inputs: z.record(
@@ -39,7 +39,6 @@ export const actionSchema = z.object({
   runs: z.object({ using: z.literal('composite'), steps: z.array(stepSchema) }),
 });
 export type Action = z.infer<typeof actionSchema>;
-export type Step = Action['runs']['steps'][number];
 
 export function loadAction(file: string): Action {
   return actionSchema.parse(parse(readFileSync(file, 'utf8')));
