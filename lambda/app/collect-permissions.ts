@@ -3,6 +3,8 @@
 // values the role's policies test for presence alone are answered by one simulation, together with
 // every other action and resource sharing that context (simulation-batches.ts). Throttling is
 // retried by the SDK client, not here.
+
+import type { Role } from '../core/facts/aws.js';
 import type {
   ControllerRoleResolution,
   DryRunOutcome,
@@ -13,7 +15,7 @@ import type {
   SimulationResult,
 } from '../core/facts/permissions.js';
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
-import { bareIamName } from '../core/iam/arns.js';
+import { accountOfArn, bareIamName } from '../core/iam/arns.js';
 import { resolveControllerRole } from '../core/iam/controller-role.js';
 import { permissionScopeOf, simulationInputOf } from '../core/iam/nodeclass-inputs.js';
 import {
@@ -115,17 +117,29 @@ interface PrincipalPolicies {
   readonly policies?: RolePolicySet;
 }
 
+/** Node roles the AWS facts already read, by account and name: a controller role among them is not read again. */
+function rolesRead(inventory: Inventory): Map<string, Role> {
+  const roles = new Map<string, Role>();
+  for (const facts of inventory.awsFacts.values()) {
+    const role = facts.nodeRole?.status === 'ok' ? facts.nodeRole.value.role : undefined;
+    if (role !== undefined) roles.set(`${accountOfArn(role.arn)} ${role.name}`, role);
+  }
+  return roles;
+}
+
 async function policiesByPrincipal(
   policies: RolePolicyPort | undefined,
   principals: readonly string[],
-  concurrency: number
+  concurrency: number,
+  known: ReadonlyMap<string, Role>
 ): Promise<Map<string, PrincipalPolicies>> {
   if (policies === undefined) return new Map();
   const read = await mapLimited(principals, concurrency, async (principal) => {
     try {
       if (policies.policySet === undefined)
         return { usage: contextKeyUsage(await policies.documents(principal)) };
-      const set = await policies.policySet(principal);
+      const role = known.get(`${accountOfArn(principal)} ${bareIamName(principal)}`);
+      const set = await policies.policySet(principal, role);
       const documents = set.boundary === undefined ? set.identity : [...set.identity, set.boundary];
       return { usage: contextKeyUsage(documents), policies: set };
     } catch {
@@ -253,7 +267,12 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
       const plans = planNodeClasses(inventory, options.controllerRoles ?? {});
       const requests = plans.flatMap((plan) => plan.requests);
       const principals = [...new Set(requests.map((request) => request.principalArn))].sort();
-      const read = await policiesByPrincipal(options.policies, principals, concurrency);
+      const read = await policiesByPrincipal(
+        options.policies,
+        principals,
+        concurrency,
+        rolesRead(inventory)
+      );
       const batches = batchSimulations(
         requests,
         (principal) => read.get(principal)?.usage ?? UNKNOWN_USAGE

@@ -4,7 +4,11 @@ import { controllerCanLaunch } from '../../lambda/core/checks/controller-can-lau
 import { controllerCanPassNodeRole } from '../../lambda/core/checks/controller-can-pass-node-role.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
 import { ok, unavailable } from '../../lambda/core/facts/slice.js';
-import type { DryRunLaunch, PolicySimulatorPort } from '../../lambda/core/iam/ports.js';
+import type {
+  DryRunLaunch,
+  PolicySimulatorPort,
+  RolePolicyPort,
+} from '../../lambda/core/iam/ports.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
 import { SourceUnavailableError } from '../../lambda/shared/errors.js';
 import {
@@ -202,5 +206,57 @@ describe('permissions enricher', () => {
         .evaluate(inventory, { now: new Date('2026-11-01T00:00:00Z') })
         .map((finding) => finding.status)
     ).toEqual(['pass', 'pass']);
+  });
+});
+
+describe('permissions enricher: the controller role read once per scan', () => {
+  it('hands the policy reader a controller role the AWS facts already read as a node role', async () => {
+    // Prepare: the gpu class' instance profile holds the controller role itself
+    const controller = {
+      name: 'KarpenterController-demo',
+      arn: CONTROLLER_ROLE,
+      attachedPolicyArns: ['arn:aws:iam::111122223333:policy/Karpenter'],
+    };
+    const base = aPermissionsInventory();
+    const gpuKey = nodeClassKey('demo', 'gpu');
+    const gpu = base.awsFacts.get(gpuKey);
+    const inventory = {
+      ...base,
+      awsFacts: new Map([
+        [
+          gpuKey,
+          {
+            ...gpu,
+            nodeRole: ok({
+              source: 'instance-profile' as const,
+              name: controller.name,
+              role: controller,
+            }),
+          } as NonNullable<typeof gpu>,
+        ],
+      ]),
+    };
+    const asked: { principal: string; known: unknown }[] = [];
+    const policies: RolePolicyPort = {
+      documents: async () => [],
+      policySet: async (principal, known) => {
+        asked.push({ principal, known });
+        return { identity: [] };
+      },
+    };
+
+    // Act
+    await createPermissionsEnricher({ simulator: fakeSimulator().simulator, policies }).enrich(
+      inventory
+    );
+    await createPermissionsEnricher({ simulator: fakeSimulator().simulator, policies }).enrich(
+      base
+    );
+
+    // Assess: the first scan knew the role, the second (no such node role) reads it itself
+    expect(asked).toEqual([
+      { principal: CONTROLLER_ROLE, known: controller },
+      { principal: CONTROLLER_ROLE, known: undefined },
+    ]);
   });
 });

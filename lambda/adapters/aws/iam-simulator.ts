@@ -13,6 +13,7 @@ import {
   SimulatePrincipalPolicyCommand,
   type Statement,
 } from '@aws-sdk/client-iam';
+import type { Role } from '../../core/facts/aws.js';
 import type {
   MatchedStatement,
   SimulationDecision,
@@ -190,10 +191,14 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
     read.catch(() => managed.delete(policyArn));
     return read;
   };
-  const policySet = async (roleArn: string): Promise<RolePolicySet> => {
+  const policySet = async (roleArn: string, known?: Role): Promise<RolePolicySet> => {
     const RoleName = bareIamName(roleArn);
     try {
-      const role = await sender.send(new GetRoleCommand({ RoleName }));
+      const boundaryArn =
+        known === undefined
+          ? (await sender.send(new GetRoleCommand({ RoleName }))).Role?.PermissionsBoundary
+              ?.PermissionsBoundaryArn
+          : known.permissionsBoundaryArn;
       const inlineNames = await collectPages(
         (marker) =>
           sender.send(
@@ -202,25 +207,27 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
         (page) => page.PolicyNames,
         (page) => (page.IsTruncated ? page.Marker : undefined)
       );
-      const attached = await collectPages(
-        (marker) =>
-          sender.send(
-            new ListAttachedRolePoliciesCommand({
-              RoleName,
-              ...(marker ? { Marker: marker } : {}),
-            })
-          ),
-        (page) => page.AttachedPolicies,
-        (page) => (page.IsTruncated ? page.Marker : undefined)
-      );
+      const attached =
+        known?.attachedPolicyArns ??
+        (
+          await collectPages(
+            (marker) =>
+              sender.send(
+                new ListAttachedRolePoliciesCommand({
+                  RoleName,
+                  ...(marker ? { Marker: marker } : {}),
+                })
+              ),
+            (page) => page.AttachedPolicies,
+            (page) => (page.IsTruncated ? page.Marker : undefined)
+          )
+        ).flatMap((policy) => (policy.PolicyArn ? [policy.PolicyArn] : []));
       const identity: string[] = [];
       for (const PolicyName of inlineNames) {
         const inline = await sender.send(new GetRolePolicyCommand({ RoleName, PolicyName }));
         identity.push(decoded(inline.PolicyDocument));
       }
-      for (const policy of attached)
-        if (policy.PolicyArn) identity.push(await managedDocument(policy.PolicyArn));
-      const boundaryArn = role.Role?.PermissionsBoundary?.PermissionsBoundaryArn;
+      for (const policyArn of attached) identity.push(await managedDocument(policyArn));
       return boundaryArn
         ? { identity, boundary: await managedDocument(boundaryArn) }
         : { identity };

@@ -1,6 +1,6 @@
 // Ports the permission enricher talks through; implemented by the live IAM/EC2 adapters and by the
 // offline world-file adapter.
-import type { Tags } from '../facts/aws.js';
+import type { Role, Tags } from '../facts/aws.js';
 import type { DryRunOutcome, SimulationRequest, SimulationResult } from '../facts/permissions.js';
 import type { RolePolicySet } from './simulation-cache.js';
 
@@ -21,9 +21,10 @@ export interface RolePolicyPort {
   documents(roleArn: string): Promise<readonly string[]>;
   /**
    * The same documents with the boundary apart (what a cached verdict is keyed on). Optional: a
-   * reader without it gets no cached verdicts.
+   * reader without it gets no cached verdicts. `known`: the role as this scan already read it
+   * (GetRole + ListAttachedRolePolicies, when it is also a node role), so it is not read twice.
    */
-  policySet?(roleArn: string): Promise<RolePolicySet>;
+  policySet?(roleArn: string, known?: Role): Promise<RolePolicySet>;
 }
 
 /** What an EC2 DryRun of Karpenter's launch needs for one NodeClass. */

@@ -1,6 +1,12 @@
 import {
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
+  GetRoleCommand,
+  GetRolePolicyCommand,
   IAMClient,
   IAMServiceException,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
   SimulatePrincipalPolicyCommand,
   type SimulatePrincipalPolicyCommandInput,
 } from '@aws-sdk/client-iam';
@@ -8,6 +14,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DECLARED_ACTIONS } from '../../../lambda/adapters/aws/declared-actions.js';
 import {
+  createIamRolePolicyReader,
   createIamSimulator,
   iamSimulatorActions,
 } from '../../../lambda/adapters/aws/iam-simulator.js';
@@ -437,5 +444,87 @@ describe('iam-simulator adapter', () => {
     expect(iamSimulatorActions).toContain('iam:SimulatePrincipalPolicy');
     for (const action of iamSimulatorActions)
       expect(Object.values(DECLARED_ACTIONS).flat()).toContain(action);
+  });
+});
+
+describe('iam role policy reader', () => {
+  const ROLE = 'arn:aws:iam::111122223333:role/KarpenterController';
+  const doc = (sid: string) =>
+    JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Sid: sid, Effect: 'Allow', Action: 'ec2:*', Resource: '*' }],
+    });
+
+  beforeEach(() => {
+    iamMock.reset();
+    iamMock.on(ListRolePoliciesCommand).resolves({ PolicyNames: ['inline'], IsTruncated: false });
+    iamMock
+      .on(GetRolePolicyCommand)
+      .resolves({ PolicyDocument: encodeURIComponent(doc('inline')) });
+    iamMock.on(GetPolicyCommand).callsFake((input: { PolicyArn: string }) => ({
+      Policy: { Arn: input.PolicyArn, DefaultVersionId: 'v3' },
+    }));
+    iamMock
+      .on(GetPolicyVersionCommand)
+      .callsFake((input: { PolicyArn: string; VersionId: string }) => ({
+        PolicyVersion: {
+          Document: encodeURIComponent(
+            doc(`${input.PolicyArn.split('/').at(-1)} ${input.VersionId}`)
+          ),
+        },
+      }));
+  });
+
+  it('reads inline, attached (default version) and boundary policies; a managed policy once', async () => {
+    // Prepare
+    iamMock.on(GetRoleCommand).resolves({
+      Role: {
+        RoleName: 'KarpenterController',
+        Arn: ROLE,
+        Path: '/',
+        RoleId: 'AROA',
+        CreateDate: now,
+        PermissionsBoundary: {
+          PermissionsBoundaryArn: 'arn:aws:iam::111122223333:policy/Boundary',
+        },
+      },
+    });
+    iamMock.on(ListAttachedRolePoliciesCommand).resolves({
+      AttachedPolicies: [{ PolicyArn: 'arn:aws:iam::111122223333:policy/Karpenter' }],
+      IsTruncated: false,
+    });
+    const reader = createIamRolePolicyReader(new IAMClient({}));
+
+    // Act
+    const first = await reader.policySet?.(ROLE);
+    await reader.policySet?.(ROLE);
+
+    // Assess
+    expect(first).toEqual({
+      identity: [doc('inline'), doc('Karpenter v3')],
+      boundary: doc('Boundary v3'),
+    });
+    expect(iamMock.commandCalls(GetPolicyVersionCommand)).toHaveLength(2);
+  });
+
+  it('takes a role the scan already read as it is: no second GetRole or ListAttachedRolePolicies', async () => {
+    // Prepare
+    const reader = createIamRolePolicyReader(new IAMClient({}));
+
+    // Act
+    const set = await reader.policySet?.(ROLE, {
+      name: 'KarpenterController',
+      arn: ROLE,
+      permissionsBoundaryArn: 'arn:aws:iam::111122223333:policy/Boundary',
+      attachedPolicyArns: ['arn:aws:iam::111122223333:policy/Karpenter'],
+    });
+
+    // Assess
+    expect(set).toEqual({
+      identity: [doc('inline'), doc('Karpenter v3')],
+      boundary: doc('Boundary v3'),
+    });
+    expect(iamMock.commandCalls(GetRoleCommand)).toHaveLength(0);
+    expect(iamMock.commandCalls(ListAttachedRolePoliciesCommand)).toHaveLength(0);
   });
 });
