@@ -3,7 +3,7 @@
 // in the same directory. Split, so a module a handler reaches only through `import()` is parsed
 // when first used rather than at cold start (without splitting esbuild inlines it). Prebuilt, so a
 // consumer's `cdk synth` needs neither esbuild nor TypeScript. Run with `npm run build:lambdas`.
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
@@ -49,8 +49,17 @@ export async function buildLambdaBundle(
   outDirectory = LAMBDA_BUNDLES_DIRECTORY
 ): Promise<string> {
   const directory = join(outDirectory, name);
-  rmSync(directory, { recursive: true, force: true });
-  await build(lambdaBuildOptions(handlerEntryPoint(name), directory));
+  // Built beside, then swapped in: a concurrent synth never finds the directory half written.
+  // Chunk names hash the source maps, whose paths are relative, so the move changes no byte.
+  const staging = join(outDirectory, `.${name}-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    await build(lambdaBuildOptions(handlerEntryPoint(name), staging));
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(staging, directory);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   return directory;
 }
 
