@@ -124,7 +124,20 @@ function totalCalls(result: SizeResult): number {
   return Object.values(result.operations).reduce((sum, operation) => sum + operation.calls, 0);
 }
 
-export function renderBenchTable(results: BenchResults): string {
+/** The cold-start part of the README's section (from its heading to the end marker), if any. */
+export function coldStartBlock(readme: string): string | undefined {
+  const start = readme.indexOf(BENCH_START);
+  const end = readme.indexOf(BENCH_END);
+  if (start < 0 || end < start) return undefined;
+  const heading = readme.indexOf('**Cold start**', start);
+  return heading >= 0 && heading < end ? readme.slice(heading, end).trimEnd() : undefined;
+}
+
+/**
+ * `keepColdStart`: the cold-start part as the README has it, kept verbatim (it is written with the
+ * cold-start measurement, bench/cold-start.ts); otherwise rendered from `results.coldStart`.
+ */
+export function renderBenchTable(results: BenchResults, keepColdStart?: string): string {
   const { environment, scans, events, coldStart } = results;
   const lines: string[] = [];
   lines.push(
@@ -155,9 +168,10 @@ export function renderBenchTable(results: BenchResults): string {
       'Lower bound',
       'Ratio',
       'Simulations / NodeClass',
+      'All calls / NodeClass',
       'Identical requests sent twice',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   );
   for (const scan of scans) {
     const { awsFacts, permissions } = scan.deduplication;
@@ -172,6 +186,7 @@ export function renderBenchTable(results: BenchResults): string {
         permissions.lowerBound,
         ratio(permissions.ratio),
         permissions.callsPerNodeClass.toFixed(2),
+        (totalCalls(scan.deduplication) / scan.deduplication.nodeClasses).toFixed(2),
         identicalTotal(scan.deduplication),
       ])
     );
@@ -313,6 +328,10 @@ export function renderBenchTable(results: BenchResults): string {
         event.notifications,
       ])
     );
+  }
+  if (keepColdStart !== undefined) {
+    lines.push('', keepColdStart);
+    return lines.join('\n');
   }
   lines.push(
     '',
