@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so `npx nodeclass-scan` works right after `npm ci`.
+// The CLI from the TypeScript sources, through tsx: what bin/nodeclass-scan.js runs in a checkout
+// (so `npx nodeclass-scan` works right after `npm ci`, no build). The package runs dist/ instead.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -386,6 +386,45 @@ app.synth();
       expect(entries.filter((entry) => entry.endsWith('.ts'))).toEqual([]);
     }
   });
+
+  it('is typed: a TypeScript CDK app compiles against the shipped declarations', async () => {
+    // Prepare
+    writeFileSync(
+      join(consumer.directory, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['typed-app.ts'],
+      })
+    );
+    writeFileSync(
+      join(consumer.directory, 'typed-app.ts'),
+      `import { App, Duration, Stack } from 'aws-cdk-lib';
+  import { NodeClassScanner, type NodeClassScannerProps } from 'nodeclass-scanner/cdk';
+  const app = new App();
+  const stack = new Stack(app, 'Platform');
+  const props: NodeClassScannerProps = { clusters: ['prod'], schedule: Duration.minutes(30) };
+  export const scanner = new NodeClassScanner(stack, 'Scanner', props);
+  // @ts-expect-error clusters is required: a typed construct refuses props without it
+  new NodeClassScanner(stack, 'Untyped', {});
+  `
+    );
+    // Act
+    const outcome = await inConsumer(consumer, process.execPath, [
+      join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      'tsconfig.json',
+    ]);
+    // Assess
+    expect(outcome, outcome.stdout).toMatchObject({ code: 0, stdout: '' });
+  });
 });
 
 describe('a checkout of the repository', { timeout: 180_000 }, () => {
