@@ -478,6 +478,102 @@ describe('alarms', () => {
   });
 });
 
+/** `cluster findingId` of each Security Hub finding in `state` (ACTIVE or ARCHIVED), sorted. */
+function securityHubFindings(state: 'ACTIVE' | 'ARCHIVED'): string[] {
+  return [...sim.aws.securityHub.values()]
+    .filter((record) => record.finding.RecordState === state)
+    .map((record) => {
+      const fields = record.finding.ProductFields as Record<string, string>;
+      return `${fields['nodeclass-scanner/cluster']} ${fields['nodeclass-scanner/findingId']}`;
+    })
+    .sort();
+}
+
+describe('Security Hub (securityHub on)', () => {
+  it('imports every open finding once, then archives and resolves the fixed ones', async () => {
+    // Prepare
+    await sim.resetState();
+    sim.aws.securityHub.clear();
+    const before = await oracleOf(sim.world);
+
+    // Act: a first scan, a quiet one, then the legacy NodeClass is removed (its findings fixed).
+    await scheduledScan();
+    const afterFirst = securityHubFindings('ACTIVE');
+    await scheduledScan();
+    const world = copyWorld(sim.world);
+    const prod = world.eks.clusters.find((cluster) => cluster.name === 'prod-use1');
+    if (prod?.kubernetes) {
+      prod.kubernetes.ec2NodeClasses = prod.kubernetes.ec2NodeClasses.filter(
+        (object) => (object as { metadata?: { name?: string } }).metadata?.name !== 'legacy'
+      );
+      prod.kubernetes.nodePools = prod.kubernetes.nodePools.filter(
+        (object) =>
+          (object as { spec?: { template?: { spec?: { nodeClassRef?: { name?: string } } } } }).spec
+            ?.template?.spec?.nodeClassRef?.name !== 'legacy'
+      );
+    }
+    sim.setWorld(world);
+    const after = await oracleOf(world);
+    sim.aws.published.length = 0;
+    await scheduledScan();
+
+    // Assess: every alerting finding was imported ACTIVE, once (the quiet scan imported nothing).
+    expect(afterFirst).toEqual([...before.open.keys()].sort());
+    const resolved = changesBetween(before, after)
+      .filter((alert) => alert.startsWith('resolved '))
+      .map((alert) => alert.slice('resolved '.length));
+    expect(resolved.length).toBeGreaterThan(0);
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+    expect(securityHubFindings('ACTIVE')).toEqual([...after.open.keys()].sort());
+    for (const record of sim.aws.securityHub.values()) {
+      const fields = record.finding.ProductFields as Record<string, string>;
+      const key = `${fields['nodeclass-scanner/cluster']} ${fields['nodeclass-scanner/findingId']}`;
+      if (resolved.includes(key)) {
+        expect(record.finding.Compliance?.Status, key).toBe('PASSED');
+        expect(record.workflowStatus, key).toBe('RESOLVED');
+        expect(
+          record.history.map((entry) => entry.replace(/ by .*$/, '')),
+          key
+        ).toEqual([
+          expect.stringMatching(/^import ACTIVE (FAILED|NOT_AVAILABLE)$/),
+          'import ARCHIVED PASSED',
+          'workflow RESOLVED',
+        ]);
+      } else if (after.open.has(key)) {
+        expect(record.history, key).toHaveLength(1);
+        expect(record.workflowStatus, key).toBe('NEW');
+      }
+    }
+    // Each finding is this account's, in the home region, under its default product.
+    for (const record of sim.aws.securityHub.values()) {
+      expect(record.finding.ProductArn).toBe(
+        `arn:aws:securityhub:us-east-1:${sim.world.account}:product/${sim.world.account}/default`
+      );
+    }
+  });
+
+  it('Security Hub failing: the change waits, then reaches Security Hub and SNS once', async () => {
+    // Prepare
+    await sim.resetState();
+    sim.aws.securityHub.clear();
+    const open = await expectedOpen(sim.world);
+    sim.aws.setFault('securityhub', { kind: 'server-error', fromCall: 1 });
+
+    // Act: Security Hub down for a whole schedule, then back.
+    await scheduledScan();
+    const alertsWhileDown = alertsOf(sim.aws.published);
+    sim.aws.clearFaults();
+    await scheduledScan();
+    await scheduledScan();
+
+    // Assess: nothing was claimed while down; afterwards both sinks have every finding, once.
+    expect(alertsWhileDown).toEqual([]);
+    expect(alertsOf(sim.aws.published)).toEqual(asNew(open));
+    expect(securityHubFindings('ACTIVE')).toEqual(open);
+    for (const record of sim.aws.securityHub.values()) expect(record.history).toHaveLength(1);
+  });
+});
+
 describe('permissions, as the template grants them', () => {
   /** Called by AWS on the function's behalf, never by its code. */
   const USED_BY_AWS: Readonly<Record<string, string>> = {
@@ -490,6 +586,8 @@ describe('permissions, as the template grants them', () => {
   const NOT_EXERCISED_HERE: Readonly<Record<string, string>> = {
     'AmiEvent: iam:GetRole':
       'the AMI scenario rescans a NodeClass that names an instance profile, not a role',
+    'AmiEvent: securityhub:BatchUpdateFindings':
+      'the AMI scenario only opens a finding; resolving through Security Hub is the schedule’s scenario',
   };
 
   it('denied no call any scenario made', () => {

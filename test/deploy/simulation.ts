@@ -66,6 +66,8 @@ export const SIMULATION_CONTEXT = {
   accessEntries: true,
   digest: 'on-change',
   iamEvents: true,
+  // Every scenario also delivers to Security Hub (its exactly-once discipline is the lifecycle's).
+  securityHub: true,
 } as const;
 
 /** Synthesizes the app once (real esbuild bundles) into `outdir`; throws with the output on failure. */

@@ -13,7 +13,8 @@ import * as iam from '@aws-sdk/client-iam';
 import * as ssm from '@aws-sdk/client-ssm';
 import { createWorldSdk, type WorldSdk } from '../../../bench/world-sdk.js';
 import type { World, WorldCluster } from '../../../lambda/adapters/world/schema.js';
-import type { Principal, TemplateAuthorizer } from '../authorize.js';
+import { asffErrors } from '../../cli/support/asff-schema.js';
+import type { Principal, RequestContext, TemplateAuthorizer } from '../authorize.js';
 import type { Account } from '../template.js';
 import {
   operationSchemas,
@@ -46,6 +47,18 @@ export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly queueArn: string;
+}
+
+/** A finding as Security Hub holds it: the last import, with the workflow customers manage. */
+export interface SecurityHubRecord {
+  readonly finding: Readonly<Record<string, unknown>> & {
+    readonly Id: string;
+    readonly RecordState?: string;
+    readonly Compliance?: { readonly Status?: string };
+  };
+  readonly workflowStatus: 'NEW' | 'NOTIFIED' | 'RESOLVED' | 'SUPPRESSED';
+  /** Imports and updates of this finding, in order. */
+  readonly history: readonly string[];
 }
 
 export type FaultKind = 'throttle' | 'server-error' | 'reset';
@@ -98,6 +111,8 @@ export class AwsEmulator {
   readonly calls: CallRecord[] = [];
   readonly published: PublishedMessage[] = [];
   readonly queued: QueuedMessage[] = [];
+  /** Security Hub's findings by `Id` (BatchImportFindings / BatchUpdateFindings). */
+  readonly securityHub = new Map<string, SecurityHubRecord>();
   private readonly faults = new Map<string, Fault & { seen: number }>();
   private sdk: WorldSdk;
   private world: World;
@@ -185,9 +200,16 @@ export class AwsEmulator {
   }
 
   /** Authorizes a call as AWS would and records it. */
-  authorize(principal: Principal, service: string, action: string, resource: string): void {
+  authorize(
+    principal: Principal,
+    service: string,
+    action: string,
+    resource: string,
+    context: RequestContext = {}
+  ): void {
     const decision = this.options.authorizer.authorize(principal, action, resource, {
       'aws:SourceAccount': this.options.account.id,
+      ...context,
     });
     this.calls.push({
       principal: principal.kind === 'role' ? principal.roleLogicalId : principal.service,
@@ -297,6 +319,11 @@ export class AwsEmulator {
           return;
         case 'dynamodb':
           return await this.dynamodb(principal, req, body, res);
+        case 'securityhub':
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(this.securityHubCall(principal, req, body, scope?.region ?? '')));
+          return;
         default:
           throw new AwsError('UnknownService', 400, `service ${service} is not emulated`);
       }
@@ -556,6 +583,97 @@ export class AwsEmulator {
       return { association: { clusterName: name, associationId: item, ...entry } };
     }
     throw new AwsError('NotFound', 404, url.pathname);
+  }
+
+  /**
+   * Security Hub (REST JSON): BatchImportFindings authorizes each finding's product ARN, which must
+   * be this account's default product in the request's region; a finding that is not valid ASFF
+   * fails as `InvalidInput`. BatchUpdateFindings authorizes with the `ASFFSyntaxPath` condition key
+   * of the workflow it sets. Reopening (ARCHIVED → ACTIVE, or PASSED → anything else) resets a
+   * NOTIFIED or RESOLVED workflow to NEW, as Security Hub does.
+   */
+  private securityHubCall(
+    principal: Principal,
+    req: IncomingMessage,
+    body: Buffer,
+    region: string
+  ): unknown {
+    const { id, partition } = this.options.account;
+    const input = JSON.parse(body.toString() || '{}') as Record<string, unknown>;
+    const caller = principal.kind === 'role' ? principal.roleLogicalId : principal.service;
+    if (req.method === 'POST' && req.url?.startsWith('/findings/import')) {
+      const findings = (input.Findings ?? []) as SecurityHubRecord['finding'][];
+      const product = `arn:${partition}:securityhub:${region}:${id}:product/${id}/default`;
+      for (const arn of new Set(findings.map((finding) => String(finding.ProductArn)))) {
+        this.authorize(principal, 'securityhub', 'securityhub:BatchImportFindings', arn);
+      }
+      const failed: { Id: string; ErrorCode: string; ErrorMessage: string }[] = [];
+      for (const finding of findings) {
+        const problems = asffErrors([finding]);
+        if (finding.ProductArn !== product || finding.AwsAccountId !== id) {
+          problems.push(`ProductArn/AwsAccountId must be ${product} / ${id}`);
+        }
+        if (problems.length > 0) {
+          failed.push({
+            Id: finding.Id,
+            ErrorCode: 'InvalidInput',
+            ErrorMessage: problems[0] ?? '',
+          });
+          continue;
+        }
+        const previous = this.securityHub.get(finding.Id);
+        const reopened =
+          previous !== undefined &&
+          ((previous.finding.RecordState === 'ARCHIVED' && finding.RecordState === 'ACTIVE') ||
+            (previous.finding.Compliance?.Status === 'PASSED' &&
+              finding.Compliance?.Status !== 'PASSED'));
+        const workflow = previous?.workflowStatus ?? 'NEW';
+        this.securityHub.set(finding.Id, {
+          finding,
+          workflowStatus:
+            reopened && (workflow === 'NOTIFIED' || workflow === 'RESOLVED') ? 'NEW' : workflow,
+          history: [
+            ...(previous?.history ?? []),
+            `import ${finding.RecordState} ${finding.Compliance?.Status} by ${caller}`,
+          ],
+        });
+      }
+      return {
+        FailedCount: failed.length,
+        SuccessCount: findings.length - failed.length,
+        FailedFindings: failed,
+      };
+    }
+    if (req.method === 'PATCH' && req.url?.startsWith('/findings/batchupdate')) {
+      const identifiers = (input.FindingIdentifiers ?? []) as { Id: string; ProductArn: string }[];
+      const status = (
+        input.Workflow as { Status?: SecurityHubRecord['workflowStatus'] } | undefined
+      )?.Status;
+      this.authorize(principal, 'securityhub', 'securityhub:BatchUpdateFindings', '*', {
+        ...(status === undefined ? {} : { 'securityhub:ASFFSyntaxPath/Workflow.Status': status }),
+      });
+      const processed: { Id: string; ProductArn: string }[] = [];
+      const unprocessed: unknown[] = [];
+      for (const identifier of identifiers) {
+        const record = this.securityHub.get(identifier.Id);
+        if (record === undefined) {
+          unprocessed.push({
+            FindingIdentifier: identifier,
+            ErrorCode: 'FindingNotFound',
+            ErrorMessage: 'Finding Not Found',
+          });
+          continue;
+        }
+        this.securityHub.set(identifier.Id, {
+          ...record,
+          workflowStatus: status ?? record.workflowStatus,
+          history: [...record.history, `workflow ${status} by ${caller}`],
+        });
+        processed.push(identifier);
+      }
+      return { ProcessedFindings: processed, UnprocessedFindings: unprocessed };
+    }
+    throw new AwsError('UnsupportedOperation', 400, `securityhub ${req.method} ${req.url}`);
   }
 
   /** Authorizes, then hands the signed request to dynalite unchanged. */
