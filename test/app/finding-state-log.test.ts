@@ -229,9 +229,6 @@ describe('AWS calls per cluster', () => {
     ).rejects.toThrow('EKS unreachable');
     calls += 1;
     meter.rest();
-    expect(recorded).toEqual([
-      [4, 'prod'],
-      [1],
-    ]);
+    expect(recorded).toEqual([[4, 'prod'], [1]]);
   });
 });
