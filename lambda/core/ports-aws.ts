@@ -1,6 +1,5 @@
 import type {
   CapacityReservation,
-  Ec2Filter,
   Image,
   InstanceProfile,
   InstanceTypeOffering,
@@ -8,20 +7,9 @@ import type {
   SecurityGroup,
   Subnet,
 } from './facts/aws.js';
+import type { FilterQuery, ImageQuery } from './facts/queries.js';
 
-/** A DescribeImages query exactly as Karpenter builds it (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go). */
-export interface ImageQuery {
-  readonly filters: readonly Ec2Filter[];
-  readonly owners?: readonly string[];
-  readonly includeDeprecated: boolean;
-}
-
-/** A DescribeSubnets / DescribeSecurityGroups / DescribeCapacityReservations query. */
-export interface FilterQuery {
-  readonly filters: readonly Ec2Filter[];
-  /** Id list (`CapacityReservationIds`) where the API takes ids rather than an id filter. */
-  readonly ids?: readonly string[];
-}
+export type { FilterQuery, ImageQuery } from './facts/queries.js';
 
 /**
  * Port: the AWS facts the scanner reads. Implemented by the live SDK adapter and by the offline

@@ -1,6 +1,6 @@
 // AWS facts as core types. Adapters (live SDK or world file) translate SDK shapes into these;
 // checks never see SDK types. Tags are plain maps.
-import type { FilterQuery, ImageQuery } from '../ports-aws.js';
+import type { FilterQuery, ImageQuery } from './queries.js';
 import type { Slice } from './slice.js';
 
 export type Tags = Readonly<Record<string, string>>;
