@@ -7,7 +7,7 @@ import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { SsmParameterScope } from '../core/ami/ssm-scope.js';
-import type { InventoryEnricher } from '../core/ports.js';
+import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { KarpenterVersion } from '../core/version.js';
 import { createLiveAwsFacts } from './aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from './aws/clients.js';

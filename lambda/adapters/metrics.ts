@@ -7,7 +7,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { MetricsOptions, MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
 import { SEVERITIES } from '../core/model.js';
-import type { ServiceMetrics } from '../core/service-ports.js';
+import type { ServiceMetrics } from '../core/ports/service.js';
 
 import { metricsNamespaceOf, SERVICE_NAME } from '../shared/telemetry.js';
 

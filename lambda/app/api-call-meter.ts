@@ -2,7 +2,7 @@
 // cluster spends the API budget shared with Karpenter. Clusters are scanned one after another, so
 // the counter's difference across one scan is that scan's calls (verdicts cached by an earlier
 // cluster's scan are not counted again). What no cluster scan made is reported without a cluster.
-import type { ServiceMetrics } from '../core/service-ports.js';
+import type { ServiceMetrics } from '../core/ports/service.js';
 
 export interface ApiCallMeter {
   /** Runs one cluster's scan and reports the calls it made, whether it returns or throws. */

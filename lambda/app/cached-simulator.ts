@@ -2,7 +2,7 @@
 // up in one go (`prefetch`), simulates the misses, and writes their verdicts back (`flush`). The
 // cache is an optimisation: when it cannot be read or written, the scan simulates as without it.
 import type { SimulationRequest, SimulationResult } from '../core/facts/permissions.js';
-import type { PolicySimulatorPort } from '../core/iam/ports.js';
+import type { PolicySimulatorPort } from '../core/ports/permissions.js';
 import {
   cacheKeyId,
   type RolePolicySet,

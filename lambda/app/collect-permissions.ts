@@ -28,7 +28,7 @@ import type {
   DryRunPort,
   PolicySimulatorPort,
   RolePolicyPort,
-} from '../core/iam/ports.js';
+} from '../core/ports/permissions.js';
 import {
   buildSimulations,
   karpenterEc2Tags,
@@ -42,7 +42,7 @@ import {
 } from '../core/iam/simulation-batches.js';
 import type { RolePolicySet } from '../core/iam/simulation-cache.js';
 import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
-import type { InventoryEnricher } from '../core/ports.js';
+import type { InventoryEnricher } from '../core/ports/objects.js';
 import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
 import { createCachingSimulator, type SimulationCacheOptions } from './cached-simulator.js';

@@ -1,6 +1,6 @@
 // The schedule's fan-out: one queue message per target cluster, so each cluster is scanned by its
 // own worker invocation (bounded concurrency, its own retries and DLQ).
-import type { AppLogger, ClusterScanRequest, ScanQueue } from '../core/service-ports.js';
+import type { AppLogger, ClusterScanRequest, ScanQueue } from '../core/ports/service.js';
 import { PublishError } from '../shared/errors.js';
 
 export interface DispatchDeps {

@@ -4,7 +4,7 @@
 // resolved finding leave the table without waiting for it to age out of the time range.
 import type { FindingState } from '../core/lifecycle.js';
 import { severityRank } from '../core/model.js';
-import type { AppLogger } from '../core/service-ports.js';
+import type { AppLogger } from '../core/ports/service.js';
 import { FINDING_STATE_LOG_MESSAGE } from '../shared/telemetry.js';
 
 export interface FindingStateLogScan {

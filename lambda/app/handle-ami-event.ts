@@ -9,8 +9,8 @@ import {
 } from '../core/event-index.js';
 import { parseAmiStateChange } from '../core/events.js';
 import type { Image } from '../core/facts/aws.js';
-import type { AwsFactsPort } from '../core/ports-aws.js';
-import type { AppLogger, FindingStore, ServiceMetrics } from '../core/service-ports.js';
+import type { AwsFactsPort } from '../core/ports/aws-facts.js';
+import type { AppLogger, FindingStore, ServiceMetrics } from '../core/ports/service.js';
 import { ScannerError } from '../shared/errors.js';
 import type { ScanRequest, ScanResult } from './scan-and-publish.js';
 

@@ -3,7 +3,7 @@
 // controller role is affected → a scan restricted to those NodeClasses.
 import { affectedByIam } from '../core/event-index.js';
 import { parseIamChange } from '../core/events.js';
-import type { IamEntityReader } from '../core/service-ports.js';
+import type { IamEntityReader } from '../core/ports/service.js';
 import {
   type EventDeps,
   type EventOutcome,

@@ -4,7 +4,7 @@
 // at most `concurrency` calls run at a time so a scan never bursts through the account's shared
 // EC2/IAM rate buckets.
 import type { SecurityGroup, Subnet } from '../core/facts/aws.js';
-import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports-aws.js';
+import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports/aws-facts.js';
 import { securityGroupMatchesQuery } from '../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../core/selectors/subnets.js';
 import { createLimiter } from '../shared/concurrency.js';

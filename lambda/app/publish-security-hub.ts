@@ -20,7 +20,7 @@ import {
   toAsffFinding,
 } from '../core/asff.js';
 import type { FindingState, LifecycleChange, ScanStamp, SilentClose } from '../core/lifecycle.js';
-import type { AppLogger } from '../core/service-ports.js';
+import type { AppLogger } from '../core/ports/service.js';
 
 export interface SecurityHubSink {
   readonly port: SecurityHubPort;

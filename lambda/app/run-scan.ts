@@ -3,7 +3,7 @@ import { CHECKS } from '../core/checks/index.js';
 import { runChecks } from '../core/evaluate.js';
 import type { IgnoreRule } from '../core/ignore-rules.js';
 import { emptyInventory, type Inventory } from '../core/inventory.js';
-import type { InventoryEnricher, ObjectSource } from '../core/ports.js';
+import type { InventoryEnricher, ObjectSource } from '../core/ports/objects.js';
 import { redactEvaluation, redactSecrets } from '../core/redact.js';
 import { buildReport, type InputError, type ScanReport } from '../core/report.js';
 import { annotatedObjectsOf, applySuppressions } from '../core/suppress.js';

@@ -46,13 +46,13 @@ import {
   renderChangeMessage,
 } from '../core/notify/message.js';
 import { renderSummary } from '../core/notify/summary.js';
-import type { LoadedObjects, ObjectSource } from '../core/ports.js';
+import type { LoadedObjects, ObjectSource } from '../core/ports/objects.js';
 import type {
   AppLogger,
   FindingStore,
   NotificationPublisher,
   ServiceMetrics,
-} from '../core/service-ports.js';
+} from '../core/ports/service.js';
 import { mapLimited } from '../shared/concurrency.js';
 import { apiCallMeter } from './api-call-meter.js';
 import { logFindingStates } from './finding-state-log.js';

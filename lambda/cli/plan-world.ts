@@ -14,7 +14,7 @@ import {
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
-import type { LoadedObjects, ObjectSource } from '../core/ports.js';
+import type { LoadedObjects, ObjectSource } from '../core/ports/objects.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
 

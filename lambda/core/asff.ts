@@ -5,7 +5,7 @@
 import type { FindingStatus, ResourceRef, Severity, Suppression } from './model.js';
 import { originLabel } from './model.js';
 
-export const ASFF_SCHEMA_VERSION = '2018-10-08';
+const ASFF_SCHEMA_VERSION = '2018-10-08';
 /** BatchImportFindings and BatchUpdateFindings take at most this many findings per call. */
 export const ASFF_BATCH_LIMIT = 100;
 /** Security Hub rejects a finding larger than 240 KB. */
@@ -23,7 +23,7 @@ export const ASFF_LIMITS = {
 } as const;
 
 /** Namespace/category/classifier: configuration checks, in the only taxonomy category that fits. */
-export const ASFF_FINDING_TYPE =
+const ASFF_FINDING_TYPE =
   'Software and Configuration Checks/AWS Security Best Practices/Karpenter EC2NodeClass';
 
 /** Where a check has no public reference: Karpenter's own NodeClass documentation. */
@@ -31,7 +31,7 @@ export const DEFAULT_REMEDIATION_URL = 'https://karpenter.sh/docs/concepts/nodec
 
 const PROVIDER_NAME = 'nodeclass-scanner';
 
-export type AsffSeverityLabel = 'INFORMATIONAL' | 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+type AsffSeverityLabel = 'INFORMATIONAL' | 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 export type AsffComplianceStatus = 'PASSED' | 'WARNING' | 'FAILED' | 'NOT_AVAILABLE';
 export type AsffRecordState = 'ACTIVE' | 'ARCHIVED';
 
@@ -77,7 +77,7 @@ export interface AsffCheck {
   readonly references: readonly string[];
 }
 
-export interface AsffTimes {
+interface AsffTimes {
   /** When the scanner first saw the finding open (the scan time when it has no history). */
   readonly firstObservedAt: string;
   readonly lastObservedAt: string;
@@ -85,7 +85,7 @@ export interface AsffTimes {
   readonly updatedAt: string;
 }
 
-export interface AsffResource {
+interface AsffResource {
   readonly Type: string;
   readonly Id: string;
   readonly Partition?: string;
@@ -140,7 +140,7 @@ export function asffFindingId(findingId: string, target: AsffTarget): string {
   return `${PROVIDER_NAME}/${target.resourceRegion ?? target.region}/${findingId}`;
 }
 
-export function asffGeneratorId(checkId: string): string {
+function asffGeneratorId(checkId: string): string {
   return truncate(`${PROVIDER_NAME}/${checkId}`, ASFF_LIMITS.generatorId);
 }
 

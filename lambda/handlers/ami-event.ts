@@ -2,7 +2,7 @@
 // start imports only the middleware; the event's parsing, the EC2 lookup and the scanner load on
 // first use (service.ts).
 import type { EventOutcome } from '../app/handle-ami-event.js';
-import type { AwsFactsPort } from '../core/ports-aws.js';
+import type { AwsFactsPort } from '../core/ports/aws-facts.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
 import { deferredPort } from './deferred.js';
 import { eventIdOf, type ServiceOverrides, serviceHandler } from './service.js';

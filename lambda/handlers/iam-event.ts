@@ -2,7 +2,7 @@
 // start imports only the middleware; the event's parsing, the IAM lookups and the scanner load on
 // first use (service.ts).
 import type { EventOutcome } from '../app/handle-ami-event.js';
-import type { IamEntityReader } from '../core/service-ports.js';
+import type { IamEntityReader } from '../core/ports/service.js';
 import { appLogger, setCorrelationId } from '../shared/logger.js';
 import { eventIdOf, type ServiceOverrides, serviceHandler } from './service.js';
 

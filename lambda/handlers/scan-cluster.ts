@@ -19,7 +19,7 @@ function parseBody(body: string): unknown {
 /** Scans the record's cluster; throws (a batch item failure) when the scan did not complete. */
 async function scanRecord({ scan, metrics }: Service, record: SQSRecord): Promise<void> {
   setCorrelationId(record.messageId);
-  const { ClusterScanRequestSchema } = await import('../core/service-ports.js');
+  const { ClusterScanRequestSchema } = await import('../core/ports/service.js');
   const request = ClusterScanRequestSchema.safeParse(parseBody(record.body));
   if (!request.success) {
     logger.warn('Scan request ignored', {

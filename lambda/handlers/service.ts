@@ -11,7 +11,7 @@ import { ApiCallCounter } from '../adapters/aws/api-call-counter.js';
 import { type ApiRateLimiter, realTimeRateLimiter } from '../adapters/aws/rate-limit.js';
 import { createMetrics, createPowertoolsMetrics } from '../adapters/metrics.js';
 import type { PlanFactory, ScanRequest, ScanResult } from '../app/scan-and-publish.js';
-import type { FindingStore, NotificationPublisher, ServiceMetrics } from '../core/service-ports.js';
+import type { FindingStore, NotificationPublisher, ServiceMetrics } from '../core/ports/service.js';
 import type { Config, HandlerName } from '../shared/env-config.js';
 import { logger } from '../shared/logger.js';
 import { deferredPort, once } from './deferred.js';

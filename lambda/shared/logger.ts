@@ -2,7 +2,7 @@
 // so a token or credential passed by mistake (an EKS bearer token, SDK credentials) never reaches
 // CloudWatch Logs.
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { AppLogger } from '../core/service-ports.js';
+import type { AppLogger } from '../core/ports/service.js';
 import { SERVICE_NAME } from './telemetry.js';
 
 const SECRET_KEY =

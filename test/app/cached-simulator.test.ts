@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
-import type { PolicySimulatorPort, RolePolicyPort } from '../../lambda/core/iam/ports.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../lambda/core/ports/permissions.js';
 import {
   cacheKeyId,
   type RolePolicySet,

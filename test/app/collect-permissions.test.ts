@@ -8,7 +8,7 @@ import type {
   DryRunLaunch,
   PolicySimulatorPort,
   RolePolicyPort,
-} from '../../lambda/core/iam/ports.js';
+} from '../../lambda/core/ports/permissions.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
 import { SourceUnavailableError } from '../../lambda/shared/errors.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ClusterLister, discoverTargets, dispatchScans } from '../../lambda/app/dispatch.js';
-import type { ClusterScanRequest, ScanQueue } from '../../lambda/core/service-ports.js';
+import type { ClusterScanRequest, ScanQueue } from '../../lambda/core/ports/service.js';
 import { PublishError } from '../../lambda/shared/errors.js';
 import { silentLogger } from '../support/service-fakes.js';
 

@@ -8,7 +8,7 @@ import {
   type ScanAndPublishDeps,
   scanAndPublish,
 } from '../../lambda/app/scan-and-publish.js';
-import type { AppLogger } from '../../lambda/core/service-ports.js';
+import type { AppLogger } from '../../lambda/core/ports/service.js';
 import { FINDING_STATE_LOG_MESSAGE } from '../../lambda/shared/telemetry.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
 import {

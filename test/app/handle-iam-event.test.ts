@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handleIamEvent } from '../../lambda/app/handle-iam-event.js';
 import type { ScanRequest } from '../../lambda/app/scan-and-publish.js';
-import type { IamEntityReader } from '../../lambda/core/service-ports.js';
+import type { IamEntityReader } from '../../lambda/core/ports/service.js';
 import { InMemoryFindingStore, RecordingMetrics, silentLogger } from '../support/service-fakes.js';
 
 const event = (name: string) =>

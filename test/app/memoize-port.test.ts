@@ -6,7 +6,7 @@ import {
   queryKey,
 } from '../../lambda/app/memoize-port.js';
 import type { SecurityGroup, Subnet } from '../../lambda/core/facts/aws.js';
-import type { AwsFactsPort, FilterQuery } from '../../lambda/core/ports-aws.js';
+import type { AwsFactsPort, FilterQuery } from '../../lambda/core/ports/aws-facts.js';
 import type { SecurityGroupSelectorTerm, SubnetSelectorTerm } from '../../lambda/core/schema.js';
 import { securityGroupQueries } from '../../lambda/core/selectors/security-groups.js';
 import { subnetQueries } from '../../lambda/core/selectors/subnets.js';

@@ -15,7 +15,7 @@ import { type ScanAndPublishDeps, scanAndPublish } from '../../lambda/app/scan-a
 import { imageMatchesTerm } from '../../lambda/core/ami/queries.js';
 import type { LifecycleChange } from '../../lambda/core/lifecycle.js';
 import type { OutgoingMessage } from '../../lambda/core/notify/message.js';
-import type { NotificationPublisher } from '../../lambda/core/service-ports.js';
+import type { NotificationPublisher } from '../../lambda/core/ports/service.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,

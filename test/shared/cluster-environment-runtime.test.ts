@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiCallCounter } from '../../lambda/adapters/aws/api-call-counter.js';
 import { realTimeRateLimiter } from '../../lambda/adapters/aws/rate-limit.js';
-import type { FindingStore, ServiceMetrics } from '../../lambda/core/service-ports.js';
+import type { FindingStore, ServiceMetrics } from '../../lambda/core/ports/service.js';
 import { createScanner } from '../../lambda/handlers/phases/scan.js';
 import { loadConfig } from '../../lambda/shared/config.js';
 

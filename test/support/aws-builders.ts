@@ -17,7 +17,7 @@ import type {
 import { ok, type Slice, unavailable } from '../../lambda/core/facts/slice.js';
 import type { ClusterContext, Inventory } from '../../lambda/core/inventory.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
-import type { AwsFactsPort, FilterQuery, ImageQuery } from '../../lambda/core/ports-aws.js';
+import type { AwsFactsPort, FilterQuery, ImageQuery } from '../../lambda/core/ports/aws-facts.js';
 import { capacityReservationMatchesQuery } from '../../lambda/core/selectors/capacity-reservations.js';
 import { securityGroupMatchesQuery } from '../../lambda/core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../../lambda/core/selectors/subnets.js';

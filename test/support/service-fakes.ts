@@ -15,7 +15,7 @@ import type {
   FindingStore,
   NotificationPublisher,
   ServiceMetrics,
-} from '../../lambda/core/service-ports.js';
+} from '../../lambda/core/ports/service.js';
 
 /**
  * The DynamoDB store's conditions, in memory. Every store request (one per item written, as

@@ -1,5 +1,5 @@
 // Live implementation of the AwsFactsPort: EC2, SSM and IAM through injected SDK clients.
-import type { AwsFactsPort } from '../../core/ports-aws.js';
+import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { createEc2Reader, type Ec2Sender, ec2ReaderActions } from './ec2-reader.js';
 import { createIamReader, type IamSender, iamReaderActions } from './iam-reader.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';

@@ -1,7 +1,7 @@
 // SQS SendMessageBatch and SNS PublishBatch answer alike: per-entry Successful/Failed lists keyed
 // by entry Id. One policy for both: an entry that failed for a reason other than bad input is
 // retried once; what still fails is returned, never thrown, so the caller can act on exactly those.
-import type { PublishFailure } from '../../core/service-ports.js';
+import type { PublishFailure } from '../../core/ports/service.js';
 
 export interface BatchEntry {
   readonly Id?: string | undefined;

@@ -15,7 +15,7 @@ import {
   type STSClient,
 } from '@aws-sdk/client-sts';
 import type { DryRunOutcome } from '../../core/facts/permissions.js';
-import type { DryRunLaunch, DryRunPort } from '../../core/iam/ports.js';
+import type { DryRunLaunch, DryRunPort } from '../../core/ports/permissions.js';
 import { TokenBucket } from '../../shared/token-bucket.js';
 
 export { TokenBucket };

@@ -17,7 +17,7 @@ import type {
   SecurityGroup,
   Subnet,
 } from '../../core/facts/aws.js';
-import type { FilterQuery, ImageQuery } from '../../core/ports-aws.js';
+import type { FilterQuery, ImageQuery } from '../../core/ports/aws-facts.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import {

@@ -26,7 +26,7 @@ import {
 } from '../../core/lifecycle.js';
 import { SEVERITIES } from '../../core/model.js';
 import type { OutgoingMessage } from '../../core/notify/message.js';
-import type { FindingStore } from '../../core/service-ports.js';
+import type { FindingStore } from '../../core/ports/service.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { batchWriteItems, type DocumentSender } from './dynamodb-batch.js';

@@ -6,7 +6,7 @@ import {
   ListEntitiesForPolicyCommand,
   ListInstanceProfilesForRoleCommand,
 } from '@aws-sdk/client-iam';
-import type { IamEntityReader } from '../../core/service-ports.js';
+import type { IamEntityReader } from '../../core/ports/service.js';
 import { isNotFound, toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 

@@ -21,7 +21,7 @@ import type {
   SimulationResult,
 } from '../../core/facts/permissions.js';
 import { bareIamName } from '../../core/iam/arns.js';
-import type { PolicySimulatorPort, RolePolicyPort } from '../../core/iam/ports.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';

@@ -6,7 +6,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { ClusterScanRequest, ScanQueue } from '../../core/service-ports.js';
+import type { ClusterScanRequest, ScanQueue } from '../../core/ports/service.js';
 import { type BatchSender, sendBatches } from './batch-send.js';
 
 export const scanQueueActions = ['sqs:SendMessage'] as const;

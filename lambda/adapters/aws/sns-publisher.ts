@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-sns';
 import type { OutgoingMessage } from '../../core/notify/message.js';
 import { utf8Length } from '../../core/notify/sanitize.js';
-import type { NotificationPublisher } from '../../core/service-ports.js';
+import type { NotificationPublisher } from '../../core/ports/service.js';
 import { classifyAwsError } from './aws-errors.js';
 import { type BatchSender, sendBatches } from './batch-send.js';
 

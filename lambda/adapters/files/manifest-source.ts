@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
 import type { ObjectOrigin } from '../../core/model.js';
-import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
+import type { LoadedObjects, ObjectSource } from '../../core/ports/objects.js';
 import type { InputError } from '../../core/report.js';
 import {
   DEFAULT_INPUT_LIMITS,

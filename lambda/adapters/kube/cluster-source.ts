@@ -10,7 +10,7 @@ import type {
 } from '../../core/facts/cluster.js';
 import { ok, type Slice, unavailable } from '../../core/facts/slice.js';
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
-import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
+import type { LoadedObjects, ObjectSource } from '../../core/ports/objects.js';
 import { redactSecrets } from '../../core/redact.js';
 import { partitionOf } from '../../core/region.js';
 import type { InputError } from '../../core/report.js';

@@ -1,7 +1,7 @@
 // Builds a world file from what a scan read: the recorded AWS responses plus the clusters and
 // Kubernetes objects the object source loaded. Never includes credentials, tokens or user data.
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
-import type { LoadedObjects } from '../../core/ports.js';
+import type { LoadedObjects } from '../../core/ports/objects.js';
 import type { Partition } from '../../core/region.js';
 import type { RecordedAws } from './recorder.js';
 import { type World, type WorldPermission, WorldSchema } from './schema.js';

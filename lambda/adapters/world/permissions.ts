@@ -1,6 +1,6 @@
 // Offline PolicySimulatorPort: answers simulations from the world file's `iam.permissions` table.
 import type { SimulationRequest, SimulationResult } from '../../core/facts/permissions.js';
-import type { PolicySimulatorPort } from '../../core/iam/ports.js';
+import type { PolicySimulatorPort } from '../../core/ports/permissions.js';
 import { IAM_ACTION, IAM_ARN, wildcardMatches as matchWildcard } from '../../core/wildcard.js';
 import type { World, WorldPermission } from './schema.js';
 

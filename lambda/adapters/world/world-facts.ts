@@ -11,7 +11,7 @@ import type {
   SecurityGroup,
   Subnet,
 } from '../../core/facts/aws.js';
-import type { AwsFactsPort, FilterQuery, ImageQuery } from '../../core/ports-aws.js';
+import type { AwsFactsPort, FilterQuery, ImageQuery } from '../../core/ports/aws-facts.js';
 import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
 import { UnsupportedFilterError } from '../../core/selectors/ec2-filter.js';
 import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';

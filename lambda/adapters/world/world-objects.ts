@@ -10,7 +10,7 @@ import type {
 } from '../../core/facts/cluster.js';
 import { ok, type UnavailableReason, unavailable } from '../../core/facts/slice.js';
 import type { ClusterContext } from '../../core/inventory.js';
-import type { LoadedObjects, ObjectSource } from '../../core/ports.js';
+import type { LoadedObjects, ObjectSource } from '../../core/ports/objects.js';
 import { type Partition, partitionOf } from '../../core/region.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../../core/version.js';
 import { InputError } from '../../shared/errors.js';

@@ -1,7 +1,7 @@
 // AMI selector terms → DescribeImages queries exactly as Karpenter builds them
 // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/amifamily/ami.go), and the matching semantics of those queries for one image.
 import type { AmiVariant, Ec2Filter, Image } from '../facts/aws.js';
-import type { ImageQuery } from '../ports-aws.js';
+import type { ImageQuery } from '../ports/aws-facts.js';
 import type { AmiSelectorTerm } from '../schema.js';
 import {
   ec2WildcardMatches,

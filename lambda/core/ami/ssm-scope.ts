@@ -4,7 +4,7 @@
 // unless it is the id of an image the account can describe.
 import type { AmiFacts, SsmParameterLookup } from '../facts/aws.js';
 import { ssmParameterPath } from '../iam/arns.js';
-import type { ImageQuery } from '../ports-aws.js';
+import type { ImageQuery } from '../ports/aws-facts.js';
 
 /** AWS's public parameters (aliases resolve through these); nobody else can create names here. */
 export const PUBLIC_PARAMETER_PREFIX = '/aws/service/';

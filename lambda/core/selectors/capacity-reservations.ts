@@ -3,7 +3,7 @@
 // `CapacityReservationIds`; a term with tags or match criteria adds `owner-id`, tag and
 // `instance-match-criteria` filters.
 import type { CapacityReservation } from '../facts/aws.js';
-import type { FilterQuery } from '../ports-aws.js';
+import type { FilterQuery } from '../ports/aws-facts.js';
 import type { CapacityReservationSelectorTerm } from '../schema.js';
 import { ec2WildcardMatches, matchesFilters, tagFilters, tagsMatchTerm } from './ec2-filter.js';
 

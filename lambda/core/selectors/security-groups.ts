@@ -2,7 +2,7 @@
 // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/securitygroup/securitygroup.go): one query per tag term, ids batched into one `group-id` filter,
 // names into one `group-name` filter, and no VPC filter (#8175).
 import type { SecurityGroup } from '../facts/aws.js';
-import type { FilterQuery } from '../ports-aws.js';
+import type { FilterQuery } from '../ports/aws-facts.js';
 import type { SecurityGroupSelectorTerm } from '../schema.js';
 import { ec2WildcardMatches, matchesFilters, tagFilters, tagsMatchTerm } from './ec2-filter.js';
 

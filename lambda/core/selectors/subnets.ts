@@ -2,7 +2,7 @@
 // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/subnet/subnet.go): one query per tag term, id terms batched into one `subnet-id`
 // filter, no VPC or state filter.
 import type { Ec2Filter, Subnet } from '../facts/aws.js';
-import type { FilterQuery } from '../ports-aws.js';
+import type { FilterQuery } from '../ports/aws-facts.js';
 import type { SubnetSelectorTerm } from '../schema.js';
 import { ec2WildcardMatches, matchesFilters, tagFilters, tagsMatchTerm } from './ec2-filter.js';
 

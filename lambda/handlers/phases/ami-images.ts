@@ -4,7 +4,7 @@ import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
 import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
 import { createEc2Reader } from '../../adapters/aws/ec2-reader.js';
 import type { ApiRateLimiter } from '../../adapters/aws/rate-limit.js';
-import type { AwsFactsPort } from '../../core/ports-aws.js';
+import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 
 export function createImageLookup(input: {
   readonly region: string;

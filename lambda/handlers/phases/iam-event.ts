@@ -5,7 +5,7 @@ import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
 import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
 import { createIamEntityReader } from '../../adapters/aws/iam-entities.js';
 import type { ApiRateLimiter } from '../../adapters/aws/rate-limit.js';
-import type { IamEntityReader } from '../../core/service-ports.js';
+import type { IamEntityReader } from '../../core/ports/service.js';
 
 export { handleIamEvent } from '../../app/handle-iam-event.js';
 

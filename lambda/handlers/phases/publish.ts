@@ -3,7 +3,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
 import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
 import { createSnsPublisher } from '../../adapters/aws/sns-publisher.js';
-import type { NotificationPublisher } from '../../core/service-ports.js';
+import type { NotificationPublisher } from '../../core/ports/service.js';
 import type { Config } from '../../shared/config.js';
 
 export function createPublisher(config: Config, counter: ApiCallCounter): NotificationPublisher {

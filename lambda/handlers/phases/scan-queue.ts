@@ -2,7 +2,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
 import { createScanQueue } from '../../adapters/aws/queue.js';
-import type { ScanQueue } from '../../core/service-ports.js';
+import type { ScanQueue } from '../../core/ports/service.js';
 
 export function createQueue(region: string, queueUrl: string): ScanQueue {
   return createScanQueue(new SQSClient({ ...STANDARD_RETRIES, region }), queueUrl);

@@ -18,7 +18,7 @@ import type {
   FindingStore,
   NotificationPublisher,
   ServiceMetrics,
-} from '../../core/service-ports.js';
+} from '../../core/ports/service.js';
 import {
   type Config,
   type HandlerName,

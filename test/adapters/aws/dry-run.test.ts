@@ -18,7 +18,7 @@ import {
   createDryRunProbe,
   TokenBucket,
 } from '../../../lambda/adapters/aws/dry-run.js';
-import type { DryRunLaunch } from '../../../lambda/core/iam/ports.js';
+import type { DryRunLaunch } from '../../../lambda/core/ports/permissions.js';
 import { SourceUnavailableError } from '../../../lambda/shared/errors.js';
 import { fakeClock } from '../../support/fake-clock.js';
 

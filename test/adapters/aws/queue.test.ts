@@ -2,7 +2,7 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createScanQueue } from '../../../lambda/adapters/aws/queue.js';
-import type { ClusterScanRequest } from '../../../lambda/core/service-ports.js';
+import type { ClusterScanRequest } from '../../../lambda/core/ports/service.js';
 
 const sqs = mockClient(SQSClient);
 const URL = 'https://sqs.eu-west-1.amazonaws.com/111122223333/scan';

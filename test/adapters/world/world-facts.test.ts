@@ -17,7 +17,7 @@ import {
   createWorldAwsFacts,
   parameterNamesOf,
 } from '../../../lambda/adapters/world/world-facts.js';
-import type { ImageQuery } from '../../../lambda/core/ports-aws.js';
+import type { ImageQuery } from '../../../lambda/core/ports/aws-facts.js';
 
 const ACCOUNT = '111122223333';
 const NOW = new Date('2026-11-22T12:00:00Z');

@@ -6,10 +6,10 @@ import type {
   Role,
   SecurityGroup,
   Subnet,
-} from './facts/aws.js';
-import type { FilterQuery, ImageQuery } from './facts/queries.js';
+} from '../facts/aws.js';
+import type { FilterQuery, ImageQuery } from '../facts/queries.js';
 
-export type { FilterQuery, ImageQuery } from './facts/queries.js';
+export type { FilterQuery, ImageQuery } from '../facts/queries.js';
 
 /**
  * Port: the AWS facts the scanner reads. Implemented by the live SDK adapter and by the offline

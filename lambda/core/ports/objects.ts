@@ -4,8 +4,8 @@ import type {
   Inventory,
   NodeClassEntry,
   NodePoolEntry,
-} from './inventory.js';
-import type { InputError } from './report.js';
+} from '../inventory.js';
+import type { InputError } from '../report.js';
 
 /** Karpenter objects and the clusters they belong to, from files, a world file or live clusters. */
 export interface LoadedObjects {

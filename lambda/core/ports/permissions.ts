@@ -2,7 +2,7 @@
 // offline world-file adapter.
 import type { Role, Tags } from '../facts/aws.js';
 import type { DryRunOutcome, SimulationRequest, SimulationResult } from '../facts/permissions.js';
-import type { RolePolicySet } from './simulation-cache.js';
+import type { RolePolicySet } from '../iam/simulation-cache.js';
 
 export interface PolicySimulatorPort {
   /**

@@ -1,7 +1,7 @@
 // Ports of the running service (Lambdas): finding state, publishing, the scan queue, metrics and
 // the IAM lookups the IAM-event path needs. Adapters implement them; the app layer uses only these.
 import { z } from 'zod';
-import type { NodeClassIndexEntry } from './event-index.js';
+import type { NodeClassIndexEntry } from '../event-index.js';
 import type {
   FindingState,
   LifecycleChange,
@@ -9,9 +9,9 @@ import type {
   ScanStamp,
   SilentClose,
   StoredFindings,
-} from './lifecycle.js';
-import type { Severity } from './model.js';
-import type { OutgoingMessage } from './notify/message.js';
+} from '../lifecycle.js';
+import type { Severity } from '../model.js';
+import type { OutgoingMessage } from '../notify/message.js';
 
 /**
  * Per-finding state, a per-cluster scan counter and the NodeClass index (DynamoDB in production).
