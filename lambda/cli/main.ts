@@ -7,6 +7,7 @@ import { SEVERITIES, type Severity } from '../core/model.js';
 import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
+import type { CliIo, CommandContext } from './command-context.js';
 import { expiredRuleWarnings, loadCliConfig } from './config-file.js';
 import { asffTargetFor } from './formats/asff.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
@@ -19,25 +20,7 @@ export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
-/** Where the CLI writes; injected so tests run the real CLI in-process. */
-export interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** Reads standard input, rejecting as soon as more than `maxBytes` bytes arrive. */
-  readonly readStdin: (maxBytes?: number) => Promise<string>;
-  readonly stdoutIsTty: boolean;
-  readonly stderrIsTty: boolean;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly now: () => Date;
-  /** Base for relative file references in reports (SARIF); defaults to the process' directory. */
-  readonly cwd?: string;
-}
-
-/** What a subcommand gets: the io and a way to set the process exit code. */
-export interface CommandContext {
-  readonly io: CliIo;
-  readonly setExitCode: (code: number) => void;
-}
+export type { CliIo, CommandContext } from './command-context.js';
 
 function splitList(value: string, previous: string[] = []): string[] {
   return [

@@ -21,7 +21,7 @@ import type { ObjectSource } from '../core/ports/objects.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
 import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
-import type { CommandContext } from './main.js';
+import type { CommandContext } from './command-context.js';
 import { terminalOutput, terminalSafe } from './terminal.js';
 
 export interface SnapshotInput {

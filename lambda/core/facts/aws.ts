@@ -5,11 +5,7 @@ import type { Slice } from './slice.js';
 
 export type Tags = Readonly<Record<string, string>>;
 
-/** An EC2 filter, as DescribeImages/DescribeSubnets/… take it. */
-export interface Ec2Filter {
-  readonly name: string;
-  readonly values: readonly string[];
-}
+export type { Ec2Filter } from './queries.js';
 
 export interface Image {
   readonly id: string;
