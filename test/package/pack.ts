@@ -30,6 +30,13 @@ export function packedTarball(): Promise<string> {
   return packing;
 }
 
+/** Deletes this process' tarball and its directory (vitest may end a worker without `exit`). */
+export function removePackedTarball(): void {
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+  packing = undefined;
+}
+
 /** Runs a command, failing with its output (the build's errors) rather than a bare exit code. */
 export async function runCommand(
   file: string,
@@ -53,9 +60,7 @@ export async function runCommand(
 
 async function pack(): Promise<string> {
   scratch = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-pack-'));
-  process.once('exit', () => {
-    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-  });
+  process.once('exit', removePackedTarball);
   const checkout = join(scratch, 'checkout');
   const { stdout: listed } = await runCommand(
     'git',
@@ -75,6 +80,8 @@ async function pack(): Promise<string> {
     cwd: checkout,
     env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
   });
+  // Only the tarball is kept: a worker ended without an exit event leaves 3 MB, not 50.
+  rmSync(checkout, { recursive: true, force: true });
   const tarballs = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
   const [tarball] = tarballs;
   if (tarball === undefined || tarballs.length !== 1) {

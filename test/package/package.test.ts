@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lambda/cli/main.js';
 import { addCdkLibraries, type Consumer, consumerEnv, installConsumer } from './consumer.js';
-import { packedTarball, REPO_ROOT, runCommand } from './pack.js';
+import { packedTarball, REPO_ROOT, removePackedTarball, runCommand } from './pack.js';
 
 const execFileAsync = promisify(execFile);
 const EXAMPLES = join(REPO_ROOT, 'examples');
@@ -102,6 +102,8 @@ async function tarballListing(tarball: string): Promise<string[]> {
     .filter((line) => line !== '' && !line.endsWith('/'))
     .map((line) => line.replace(/^package\//, ''));
 }
+
+afterAll(removePackedTarball);
 
 describe('the files npm packs', () => {
   it('are the launcher, the build output and the package metadata: no tests, benchmarks or sources', async () => {
