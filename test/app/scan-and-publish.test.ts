@@ -254,8 +254,19 @@ describe('scanAndPublish', () => {
 
   it('records scan metrics, open findings and the AWS calls made during the scan', async () => {
     const world: World = new Map([['prod', [broken()]]]);
+    // The scan itself makes 7 calls (counted while the cluster is planned); nothing else does.
     let calls = 100;
-    await scanAndPublish(deps(world, { apiCallCount: () => (calls += 7) }), request(['prod']));
+    const plan = planFactory(world);
+    await scanAndPublish(
+      deps(world, {
+        apiCallCount: () => calls,
+        planFor: (target) => {
+          calls += 7;
+          return plan(target);
+        },
+      }),
+      request(['prod'])
+    );
     expect(metrics.total('ClustersScanned')).toBe(1);
     expect(metrics.records).toContainEqual({
       name: 'NodeClassesScanned',
