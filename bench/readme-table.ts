@@ -1,7 +1,7 @@
 // The README's Benchmarks section, rendered from the results and spliced between its markers.
 
-export const BENCH_START = '<!-- bench:start -->';
-export const BENCH_END = '<!-- bench:end -->';
+const BENCH_START = '<!-- bench:start -->';
+const BENCH_END = '<!-- bench:end -->';
 
 interface PhaseResult {
   readonly simulatedMs: number;
@@ -82,9 +82,14 @@ export interface BenchResults {
     readonly handlers: readonly {
       readonly name: string;
       readonly bytes: number;
+      readonly initBytes?: number;
       readonly importMs: number;
       readonly ratioToFloor: number;
       readonly sourceMapsEnabledMs?: number;
+      readonly firstInvocationImportMs?: number;
+      readonly initPlusFirstInvocationMs?: number;
+      readonly eagerImportMs?: number;
+      readonly phases?: readonly { readonly phase: string; readonly importMs: number }[];
       readonly largestPackages?: readonly { readonly name: string; readonly bytes: number }[];
     }[];
   };
@@ -124,20 +129,7 @@ function totalCalls(result: SizeResult): number {
   return Object.values(result.operations).reduce((sum, operation) => sum + operation.calls, 0);
 }
 
-/** The cold-start part of the README's section (from its heading to the end marker), if any. */
-export function coldStartBlock(readme: string): string | undefined {
-  const start = readme.indexOf(BENCH_START);
-  const end = readme.indexOf(BENCH_END);
-  if (start < 0 || end < start) return undefined;
-  const heading = readme.indexOf('**Cold start**', start);
-  return heading >= 0 && heading < end ? readme.slice(heading, end).trimEnd() : undefined;
-}
-
-/**
- * `keepColdStart`: the cold-start part as the README has it, kept verbatim (it is written with the
- * cold-start measurement, bench/cold-start.ts); otherwise rendered from `results.coldStart`.
- */
-export function renderBenchTable(results: BenchResults, keepColdStart?: string): string {
+export function renderBenchTable(results: BenchResults): string {
   const { environment, scans, events, coldStart } = results;
   const lines: string[] = [];
   lines.push(
@@ -329,18 +321,23 @@ export function renderBenchTable(results: BenchResults, keepColdStart?: string):
       ])
     );
   }
-  if (keepColdStart !== undefined) {
-    lines.push('', keepColdStart);
-    return lines.join('\n');
-  }
   lines.push(
     '',
-    `**Cold start**: the synthesized assets (\`cdk synth\`), imported with the template's NODE_OPTIONS (${(coldStart as { nodeOptions?: string }).nodeOptions || 'none'}); median of ${coldStart.runs} fresh Node processes. The source maps ship in each asset; the last column is the import with \`--enable-source-maps\`.`,
+    `**Cold start**: the bundles \`npm run build:lambdas\` builds, as synthesized (\`cdk synth\` assets, checked byte for byte against the build), imported with the template's NODE_OPTIONS (${(coldStart as { nodeOptions?: string }).nodeOptions || 'none'}); median of ${coldStart.runs} fresh Node processes, interleaved. *Init* is \`import()\` of the entry \`index.mjs\`: what the Lambda init phase parses. *First invocation* is the extra import of the chunks a handler loads with \`import()\` on first use, every phase included (a full scan, Security Hub on). *Eager* is the same code as one file importing every phase statically: everything parsed and run at init. The source maps ship in each asset; the last column is the init import with \`--enable-source-maps\`. Compare ratios rather than milliseconds: the machine's load moves both.`,
     ''
   );
   lines.push(
-    row(['Bundle', 'Size', 'Import', 'Ratio to floor', 'With source maps enabled']),
-    row(['---', '---:', '---:', '---:', '---:'])
+    row([
+      'Bundle',
+      'Size: at init / all',
+      'Init',
+      'Ratio to floor',
+      'First invocation',
+      'Init + first invocation',
+      'Eager',
+      'Init with source maps',
+    ]),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
   );
   lines.push(
     row([
@@ -348,6 +345,9 @@ export function renderBenchTable(results: BenchResults, keepColdStart?: string):
       kib(coldStart.floor.bytes),
       `${coldStart.floor.importMs} ms`,
       '1.00',
+      '–',
+      '–',
+      '–',
       optionalMs((coldStart.floor as { sourceMapsEnabledMs?: number }).sourceMapsEnabledMs),
     ])
   );
@@ -355,22 +355,26 @@ export function renderBenchTable(results: BenchResults, keepColdStart?: string):
     lines.push(
       row([
         handler.name,
-        kib(handler.bytes),
+        handler.initBytes === undefined
+          ? kib(handler.bytes)
+          : `${kib(handler.initBytes)} / ${kib(handler.bytes)}`,
         `${handler.importMs} ms`,
         ratio(handler.ratioToFloor),
+        optionalMs(handler.firstInvocationImportMs),
+        optionalMs(handler.initPlusFirstInvocationMs),
+        optionalMs(handler.eagerImportMs),
         optionalMs(handler.sourceMapsEnabledMs),
       ])
     );
   }
-  const sample = coldStart.handlers.find((handler) => handler.name === 'scan-cluster');
-  if (sample?.largestPackages) {
-    lines.push(
-      '',
-      `Largest parts of the scan-cluster bundle: ${sample.largestPackages
-        .slice(0, 6)
-        .map((part) => `${part.name} ${kib(part.bytes)}`)
-        .join(', ')}.`
+  const phaseLines = coldStart.handlers
+    .filter((handler) => (handler.phases?.length ?? 0) > 0)
+    .map(
+      (handler) =>
+        `${handler.name}: ${(handler.phases ?? []).map((p) => `${p.phase} ${Math.round(p.importMs)}`).join(', ')}`
     );
+  if (phaseLines.length > 0) {
+    lines.push('', `First invocation by phase (ms, in load order): ${phaseLines.join('. ')}.`);
   }
   return lines.join('\n');
 }

@@ -11,12 +11,7 @@ import { build } from 'esbuild';
 import { DEFAULT_LATENCY_MS, RATE_LIMITS } from './aws-model.js';
 import { measureColdStart } from './cold-start.js';
 import { buildFleetWorld } from './fleet.js';
-import {
-  type BenchResults,
-  coldStartBlock,
-  renderBenchTable,
-  replaceBenchSection,
-} from './readme-table.js';
+import { type BenchResults, renderBenchTable, replaceBenchSection } from './readme-table.js';
 
 const ROOT = process.cwd();
 const SIZES = [
@@ -79,9 +74,7 @@ function runWorker(worker: string, args: readonly string[]): unknown {
 function renderReadme(results: BenchResults): void {
   const readmePath = join(ROOT, 'README.md');
   const readme = readFileSync(readmePath, 'utf8');
-  // The cold-start rows are written with their own measurement: kept as the README has them.
-  const coldStart = coldStartBlock(readme);
-  writeFileSync(readmePath, replaceBenchSection(readme, renderBenchTable(results, coldStart)));
+  writeFileSync(readmePath, replaceBenchSection(readme, renderBenchTable(results)));
 }
 
 function storedResults(): BenchResults {
