@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { OUTPUT_FORMATS } from '../../lambda/cli/formats/index.js';
 import type { ScanReport } from '../../lambda/core/report.js';
+import { asffErrors } from './support/asff-schema.js';
 import { ReportContract } from './support/report-contract.js';
 import { runCliCaptured, tempTree } from './support/run-cli.js';
 import { sarifErrors } from './support/sarif-schema.js';
@@ -254,6 +255,10 @@ function assertWellFormed(format: (typeof OUTPUT_FORMATS)[number], stdout: strin
     case 'junit':
       expect(parseXml(stdout).name).toBe('testsuites');
       return;
+    case 'asff':
+      // Without a region (manifests only) there is no ASFF to write: a usage error, no output.
+      if (stdout !== '') expect(asffErrors(JSON.parse(stdout))).toEqual([]);
+      return;
     case 'table':
       expect(stdout).toMatch(/\nSummary: [^\n]*\n$/);
       // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting none reach the terminal.
@@ -277,8 +282,12 @@ describe('CLI fuzzing', () => {
         ];
         let jsonReport: ScanReport | undefined;
         for (const format of OUTPUT_FORMATS) {
-          const run = await runCliCaptured([...argv, '--format', format], { stdin: text });
+          const account = format === 'asff' ? ['--aws-account-id', '123456789012'] : [];
+          const run = await runCliCaptured([...argv, ...account, '--format', format], {
+            stdin: text,
+          });
           expect([0, 1, 2]).toContain(run.code);
+          if (format === 'asff' && flags.region) expect(run.stdout).not.toBe('');
           expect(run.stderr).not.toContain('internal error');
           assertWellFormed(format, run.stdout);
           if (format === 'json') jsonReport = JSON.parse(run.stdout);

@@ -161,10 +161,14 @@ describe('hostile terminal escapes in input files', () => {
     expect(unsafeBytes(coloured.stdout.replace(SGR, ''))).toEqual([]);
     expect(coloured.stdout).toContain('web\\u001B[2J');
 
-    for (const format of ['json', 'sarif', 'junit']) {
-      const run = await runCliCaptured(['scan', dir, '--fail-on', 'none', '--format', format], {
-        tty: true,
-      });
+    const asffTarget = ['--region', 'eu-west-1', '--aws-account-id', '123456789012'];
+    for (const format of ['json', 'sarif', 'junit', 'asff']) {
+      const target = format === 'asff' ? asffTarget : [];
+      const run = await runCliCaptured(
+        ['scan', dir, '--fail-on', 'none', '--format', format, ...target],
+        { tty: true }
+      );
+      expect(run.stdout, format).not.toBe('');
       expect(run.code, format).toBe(0);
       expectClean(run);
     }
