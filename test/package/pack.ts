@@ -76,12 +76,15 @@ async function pack(): Promise<string> {
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
   const destination = join(scratch, 'packed');
   mkdirSync(destination);
-  await runCommand('npm', ['pack', '--loglevel=error', '--pack-destination', destination], {
-    cwd: checkout,
-    env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
-  });
-  // Only the tarball is kept: a worker ended without an exit event leaves 3 MB, not 50.
-  rmSync(checkout, { recursive: true, force: true });
+  try {
+    await runCommand('npm', ['pack', '--loglevel=error', '--pack-destination', destination], {
+      cwd: checkout,
+      env: { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' },
+    });
+  } finally {
+    // Only the tarball is kept: a worker ended without an exit event leaves 3 MB, not 50.
+    rmSync(checkout, { recursive: true, force: true });
+  }
   const tarballs = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
   const [tarball] = tarballs;
   if (tarball === undefined || tarballs.length !== 1) {
