@@ -252,14 +252,13 @@ export const scannerConfigSchema = z
   });
 
 /** Cluster entries (`name@region`) that are not in `homeRegion`. */
-export function clustersOutside(clusters: readonly string[], homeRegion: string): string[] {
+function clustersOutside(clusters: readonly string[], homeRegion: string): string[] {
   return clusters.filter((entry) => {
     const region = entry.split('@')[1];
     return region !== undefined && region !== homeRegion;
   });
 }
 
-export type ScannerConfigInput = z.input<typeof scannerConfigSchema>;
 export type ScannerConfig = z.output<typeof scannerConfigSchema>;
 
 export const CONFIG_KEYS = Object.keys(scannerConfigSchema.shape) as readonly string[];

@@ -11,7 +11,7 @@ import type { ServiceMetrics } from '../core/ports/service.js';
 
 import { metricsNamespaceOf, SERVICE_NAME } from '../shared/telemetry.js';
 
-export { METRIC_NAMES, METRICS_NAMESPACE } from '../shared/telemetry.js';
+export { METRICS_NAMESPACE } from '../shared/telemetry.js';
 
 /** The Powertools instance the handlers' `logMetrics` middleware flushes. */
 export function createPowertoolsMetrics(logger?: MetricsOptions['logger']): Metrics {

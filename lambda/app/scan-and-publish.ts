@@ -66,7 +66,7 @@ export type PlanFactory = (target: {
 }) => ScanPlan | Promise<ScanPlan>;
 
 /** More changes than this in one cluster scan are sent as one summary message. */
-export const DEFAULT_ALERT_BATCH_THRESHOLD = 5;
+const DEFAULT_ALERT_BATCH_THRESHOLD = 5;
 
 export interface ScanSettings {
   readonly reminderIntervalMs: number;
@@ -135,7 +135,7 @@ const CLEAR_ATTEMPTS = 3;
  * NodePools to those launching through one of them (a change to a class re-evaluates its
  * NodePools; the others would only miss their class in the narrowed view).
  */
-export function restrictPlan(plan: ScanPlan, names: readonly string[]): ScanPlan {
+function restrictPlan(plan: ScanPlan, names: readonly string[]): ScanPlan {
   const wanted = new Set(names);
   const objects: ObjectSource = {
     async load(): Promise<LoadedObjects> {

@@ -13,7 +13,7 @@ function readReason(error: unknown): string {
 }
 
 /** Parses baseline text; anything but a JSON report is a usage error naming the file. */
-export function parseBaseline(text: string, file: string): Baseline {
+function parseBaseline(text: string, file: string): Baseline {
   const prefix = `--baseline ${file}`;
   let json: unknown;
   try {

@@ -20,7 +20,7 @@ export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
 
-export type { CliIo, CommandContext } from './command-context.js';
+export type { CliIo } from './command-context.js';
 
 function splitList(value: string, previous: string[] = []): string[] {
   return [
@@ -51,7 +51,7 @@ function useColor(io: CliIo): boolean {
 }
 
 /** 2 when an input could not be read (the report is still printed), else the `--fail-on` gate. */
-export function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): number {
+function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): number {
   if (report.summary.inputErrors.length > 0) return EXIT_USAGE;
   return breachesThreshold(report, failOn) ? EXIT_FINDINGS : EXIT_OK;
 }
@@ -77,7 +77,7 @@ interface ScanFlags {
   awsAccountId?: string;
 }
 
-export function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
+function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
   program
     .command('scan')
     .description('Scan EC2NodeClass manifests, a world-state file, or live clusters.')
@@ -204,7 +204,7 @@ export function registerScanCommand(program: Command, { io, setExitCode }: Comma
     });
 }
 
-export function registerChecksCommand(program: Command, { io }: CommandContext): void {
+function registerChecksCommand(program: Command, { io }: CommandContext): void {
   program
     .command('checks')
     .description('List the check catalog.')

@@ -91,7 +91,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
 }
 
 /** `CLUSTER=ROLE_ARN` pairs → cluster → role ARN; anything else is a usage error. */
-export function parseControllerRoles(values: readonly string[] = []): Record<string, string> {
+function parseControllerRoles(values: readonly string[] = []): Record<string, string> {
   const roles: Record<string, string> = {};
   for (const value of values) {
     const separator = value.indexOf('=');
@@ -113,7 +113,7 @@ export type ScanMode = 'manifests' | 'world' | 'live';
  * Where AWS facts come from, explicitly (README, "World-state files and live AWS"): `--world` is offline; `--aws`,
  * `--profile` or `--cluster` is live; otherwise the scan never touches the network.
  */
-export function scanModeOf(options: ScanCliOptions): ScanMode {
+function scanModeOf(options: ScanCliOptions): ScanMode {
   if (options.world !== undefined) {
     if (options.aws || options.profile !== undefined) {
       throw new ConfigError('--world cannot be combined with --aws or --profile');
@@ -124,7 +124,7 @@ export function scanModeOf(options: ScanCliOptions): ScanMode {
   return 'manifests';
 }
 
-export function manifestClusterContext(options: ScanCliOptions): ClusterContext {
+function manifestClusterContext(options: ScanCliOptions): ClusterContext {
   const karpenterVersion = parseKarpenterVersion(options.karpenterVersion);
   if (options.karpenterVersion !== undefined && !karpenterVersion) {
     throw new ConfigError(

@@ -16,8 +16,8 @@ import type { World } from '../adapters/world/schema.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import { createPermissionsEnricher } from '../app/collect-permissions.js';
 import { collectInventory } from '../app/run-scan.js';
-import type { PolicySimulatorPort, RolePolicyPort } from '../core/ports/permissions.js';
 import type { ObjectSource } from '../core/ports/objects.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../core/ports/permissions.js';
 import { partitionOf } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
 import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
@@ -38,7 +38,7 @@ export interface SnapshotInput {
 }
 
 /** Collects what a scan of `objects` reads from AWS and returns it as a world file. */
-export async function recordSnapshot(input: SnapshotInput): Promise<World> {
+async function recordSnapshot(input: SnapshotInput): Promise<World> {
   const recorder = createAwsRecorder(input.aws);
   const simulations = input.simulator ? createRecordingSimulator(input.simulator) : undefined;
   const { inventory } = await collectInventory({
@@ -77,7 +77,7 @@ export interface SnapshotDeps {
   }) => ObjectSource;
 }
 
-export const defaultSnapshotDeps: SnapshotDeps = {
+const defaultSnapshotDeps: SnapshotDeps = {
   clients: (options) => createAwsClients(options),
   liveObjects: ({ region, clusters, clients, now }) =>
     createClusterSource({

@@ -33,7 +33,7 @@ export const ALIAS_AMI_FAMILY: Readonly<Record<AliasFamily, Exclude<AmiFamily, '
   windows2025: 'Windows2025',
 };
 
-export function isAmiFamily(value: string): value is AmiFamily {
+function isAmiFamily(value: string): value is AmiFamily {
   return (AMI_FAMILIES as readonly string[]).includes(value);
 }
 

@@ -6,11 +6,11 @@ import { nodeClassKey } from './inventory.js';
 import { nodePoolRequirements, requirementAdmits } from './nodepool-requirements.js';
 import type { NodePool, NodeSelectorRequirement } from './schema.js';
 
-export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
-export const INSTANCE_FAMILY_LABEL = 'karpenter.k8s.aws/instance-family';
-export const INSTANCE_CATEGORY_LABEL = 'karpenter.k8s.aws/instance-category';
-export const INSTANCE_GENERATION_LABEL = 'karpenter.k8s.aws/instance-generation';
-export const INSTANCE_SIZE_LABEL = 'karpenter.k8s.aws/instance-size';
+const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+const INSTANCE_FAMILY_LABEL = 'karpenter.k8s.aws/instance-family';
+const INSTANCE_CATEGORY_LABEL = 'karpenter.k8s.aws/instance-category';
+const INSTANCE_GENERATION_LABEL = 'karpenter.k8s.aws/instance-generation';
+const INSTANCE_SIZE_LABEL = 'karpenter.k8s.aws/instance-size';
 
 /** The labels derived from the instance type's name alone (no DescribeInstanceTypes needed). */
 export const INSTANCE_TYPE_KEYS: readonly string[] = [

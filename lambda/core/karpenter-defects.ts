@@ -51,7 +51,7 @@ function sameLine(a: KarpenterVersion, b: KarpenterVersion): boolean {
  * True when `running` contains a change released in `releases`: the last is the mainline release
  * (every later version has it), the others are backports that cover only their own minor line.
  */
-export function hasChange(running: KarpenterVersion, releases: readonly string[]): boolean {
+function hasChange(running: KarpenterVersion, releases: readonly string[]): boolean {
   const fixes = releases.map(version);
   const mainline = fixes.at(-1);
   if (mainline && compareVersions(running, mainline) >= 0) return true;

@@ -13,9 +13,9 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /** Finding statuses that are tracked and notified: a failure, or a check that could not look. */
 export type OpenFindingStatus = 'fail' | 'error';
 
-export const DEFAULT_REMINDER_INTERVAL_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_REMINDER_INTERVAL_MS = 24 * 60 * 60 * 1000;
 /** Unchanged open findings get `lastSeen` refreshed at most this often (saves one write per scan). */
-export const DEFAULT_TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+const DEFAULT_TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What the store remembers about one finding id. Times are ISO-8601 strings. */
 export interface FindingState {
@@ -93,12 +93,12 @@ export interface LifecycleDiff {
   readonly silenced: readonly SilentClose[];
 }
 
-export function isOpenStatus(status: Finding['status']): status is OpenFindingStatus {
+function isOpenStatus(status: Finding['status']): status is OpenFindingStatus {
   return status === 'fail' || status === 'error';
 }
 
 /** Suppressed findings and follow-ons of another finding never alert and never count as open. */
-export function isQuiet(finding: Pick<Finding, 'status' | 'causedBy'>): boolean {
+function isQuiet(finding: Pick<Finding, 'status' | 'causedBy'>): boolean {
   return finding.status === 'suppressed' || finding.causedBy !== undefined;
 }
 
@@ -107,7 +107,7 @@ function couldNotLook(finding: Finding): boolean {
   return finding.status === 'error' || finding.suppression?.status === 'error';
 }
 
-export function inScope(scope: DiffScope, resource: ResourceRef): boolean {
+function inScope(scope: DiffScope, resource: ResourceRef): boolean {
   if (!scope.clusters.includes(resource.cluster)) return false;
   if (scope.nodeClasses === undefined) return true;
   const listed =

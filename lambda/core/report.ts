@@ -107,7 +107,7 @@ export function buildReport(input: {
  * is not a pass). Suppressed findings never count; a follow-on counts through its root only; with a
  * baseline, what the baseline already had (`unchanged`) was accepted when the baseline was taken.
  */
-export function countsForGate(finding: ReportFinding): boolean {
+function countsForGate(finding: ReportFinding): boolean {
   return (
     (finding.status === 'fail' || finding.status === 'error') &&
     finding.causedBy === undefined &&

@@ -6,7 +6,7 @@
 export const SCANNER_KUBERNETES_GROUP = 'nodeclass-scanner';
 
 /** The read access the scanner needs: get/list/watch on these resources. */
-export const SCANNER_RBAC_RULES: readonly {
+const SCANNER_RBAC_RULES: readonly {
   readonly apiGroup: string;
   readonly resource: string;
 }[] = [

@@ -35,14 +35,14 @@ export const CapacityReservationSelectorTermSchema = z.looseObject({
   tags: stringMap.optional(),
 });
 
-export const MetadataOptionsSchema = z.looseObject({
+const MetadataOptionsSchema = z.looseObject({
   httpEndpoint: z.string().optional(),
   httpProtocolIPv6: z.string().optional(),
   httpPutResponseHopLimit: z.number().int().optional(),
   httpTokens: z.string().optional(),
 });
 
-export const BlockDeviceSchema = z.looseObject({
+const BlockDeviceSchema = z.looseObject({
   deleteOnTermination: z.boolean().optional(),
   encrypted: z.boolean().optional(),
   iops: z.number().int().optional(),
@@ -60,7 +60,7 @@ export const BlockDeviceMappingSchema = z.looseObject({
   rootVolume: z.boolean().optional(),
 });
 
-export const NetworkInterfaceSchema = z.looseObject({
+const NetworkInterfaceSchema = z.looseObject({
   networkCardIndex: z.number().int().optional(),
   deviceIndex: z.number().int().optional(),
   interfaceType: z.string().optional(),
@@ -101,7 +101,7 @@ export const ConditionSchema = z.looseObject({
   observedGeneration: z.number().int().optional(),
 });
 
-export const EC2NodeClassStatusSchema = z.looseObject({
+const EC2NodeClassStatusSchema = z.looseObject({
   subnets: z
     .array(
       z.looseObject({ id: z.string(), zone: z.string().optional(), zoneID: z.string().optional() })
@@ -125,7 +125,7 @@ export const EC2NodeClassStatusSchema = z.looseObject({
   conditions: z.array(ConditionSchema).optional(),
 });
 
-export const ObjectMetaSchema = z.looseObject({
+const ObjectMetaSchema = z.looseObject({
   name: z.string().min(1),
   namespace: z.string().optional(),
   uid: z.string().optional(),
@@ -154,20 +154,20 @@ export const NodeSelectorRequirementSchema = z.looseObject({
   minValues: z.number().int().optional(),
 });
 
-export const TaintSchema = z.looseObject({
+const TaintSchema = z.looseObject({
   key: z.string(),
   effect: z.string(),
   value: z.string().optional(),
   timeAdded: z.string().optional(),
 });
 
-export const NodeClassReferenceSchema = z.looseObject({
+const NodeClassReferenceSchema = z.looseObject({
   group: z.string(),
   kind: z.string(),
   name: z.string(),
 });
 
-export const DisruptionBudgetSchema = z.looseObject({
+const DisruptionBudgetSchema = z.looseObject({
   // The CRD types `nodes` as a string; a bare YAML number is reported by the CRD rules.
   nodes: z.union([z.string(), z.number()]).optional(),
   schedule: z.string().optional(),
@@ -175,13 +175,13 @@ export const DisruptionBudgetSchema = z.looseObject({
   reasons: z.array(z.string()).optional(),
 });
 
-export const DisruptionSchema = z.looseObject({
+const DisruptionSchema = z.looseObject({
   consolidationPolicy: z.string().optional(),
   consolidateAfter: z.string().optional(),
   budgets: z.array(DisruptionBudgetSchema).optional(),
 });
 
-export const NodePoolSpecSchema = z.looseObject({
+const NodePoolSpecSchema = z.looseObject({
   template: z.looseObject({
     metadata: z
       .looseObject({ labels: stringMap.optional(), annotations: stringMap.optional() })
@@ -220,10 +220,7 @@ export type Condition = z.infer<typeof ConditionSchema>;
 export type EC2NodeClassSpec = z.infer<typeof EC2NodeClassSpecSchema>;
 export type EC2NodeClass = z.infer<typeof EC2NodeClassSchema>;
 export type NodePool = z.infer<typeof NodePoolSchema>;
-export type NodePoolSpec = z.infer<typeof NodePoolSpecSchema>;
 export type NodeSelectorRequirement = z.infer<typeof NodeSelectorRequirementSchema>;
-export type Taint = z.infer<typeof TaintSchema>;
-export type NodeClassReference = z.infer<typeof NodeClassReferenceSchema>;
 
 /** One structural problem, with the dotted JSON path of the offending field. */
 export interface SchemaIssue {

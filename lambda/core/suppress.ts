@@ -11,7 +11,7 @@ import { materialHash } from './material.js';
 import { type Finding, findingId, type ResourceRef, resourceKey } from './model.js';
 import { formatPath } from './schema.js';
 
-export const IGNORE_CHECK_ANNOTATION_PREFIX = 'ignore-check.nodeclass-scanner/';
+const IGNORE_CHECK_ANNOTATION_PREFIX = 'ignore-check.nodeclass-scanner/';
 
 /** An object's annotations, keyed by the resource its findings are reported on. */
 export interface AnnotatedObject {

@@ -10,10 +10,8 @@ import {
 } from './env-config.js';
 
 export {
-  type ClusterTarget,
   CONFIG_ENV_KEYS,
   type Config,
-  type DiscoveryTagFilter,
   type EnvKey,
   HANDLER_ENV_KEYS,
   HANDLER_NAMES,

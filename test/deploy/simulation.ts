@@ -22,8 +22,8 @@ import { type Invocation, invokeFunction } from './lambda-runner.js';
 import { type Account, type DeployedFunction, DeployedTemplate } from './template.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '../..');
-export const SCANNER_STACK = 'NodeClassScanner';
-export const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
+const SCANNER_STACK = 'NodeClassScanner';
+const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
 export const ALERT_EMAIL = 'oncall@example.com';
 
 /**
@@ -36,7 +36,7 @@ const SIMULATED_NODECLASSES: Readonly<Record<string, readonly string[]>> = {
   'staging-use1': ['default'],
 };
 
-export function simulationWorld(): World {
+function simulationWorld(): World {
   const world = parseWorld(readFileSync(WORLD_FILE, 'utf8'), WORLD_FILE);
   for (const cluster of world.eks.clusters) {
     const kept = SIMULATED_NODECLASSES[cluster.name] ?? [];

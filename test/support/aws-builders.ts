@@ -11,7 +11,6 @@ import type {
   InstanceTypeOffering,
   Role,
   SecurityGroup,
-  SelectedImage,
   Subnet,
 } from '../../lambda/core/facts/aws.js';
 import { ok, type Slice, unavailable } from '../../lambda/core/facts/slice.js';
@@ -118,7 +117,7 @@ export function anInstanceProfile(overrides: Partial<InstanceProfile> = {}): Ins
 }
 
 /** A selection as the enricher computes it, from images that all matched one query. */
-export function aSelection(images: readonly Image[], now = SCAN_TIME): ImageSelection {
+function aSelection(images: readonly Image[], now = SCAN_TIME): ImageSelection {
   const selected = selectImages([{ images }], now);
   return {
     queries: [
@@ -131,15 +130,6 @@ export function aSelection(images: readonly Image[], now = SCAN_TIME): ImageSele
     ],
     matchCount: images.length,
     selected,
-  };
-}
-
-export function aSelected(image: Image, overrides: Partial<SelectedImage> = {}): SelectedImage {
-  return {
-    image,
-    architecture: (image.architecture as SelectedImage['architecture']) ?? 'x86_64',
-    deprecated: false,
-    ...overrides,
   };
 }
 

@@ -17,7 +17,7 @@ import { parseNodePool } from '../../lambda/core/schema.js';
 import { parseKarpenterVersion } from '../../lambda/core/version.js';
 import { aNodeClassEntry, aNodeClassObject } from './builders.js';
 
-export const ACCOUNT = '111122223333';
+const ACCOUNT = '111122223333';
 export const CONTROLLER_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterController-demo`;
 export const NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`;
 export const GPU_NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/team/GpuNodeRole`;
@@ -83,7 +83,7 @@ export function aRoleModeNodeClass(): Record<string, unknown> {
 }
 
 /** instanceProfile mode, with an ssmParameter AMI term and a capacity reservation. */
-export function anInstanceProfileNodeClass(): Record<string, unknown> {
+function anInstanceProfileNodeClass(): Record<string, unknown> {
   return aNodeClassObject({
     name: 'gpu',
     spec: {
@@ -101,7 +101,7 @@ export function anInstanceProfileNodeClass(): Record<string, unknown> {
   });
 }
 
-export function aNodePool(name: string, nodeClass: string): unknown {
+function aNodePool(name: string, nodeClass: string): unknown {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',

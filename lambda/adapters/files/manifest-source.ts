@@ -88,7 +88,7 @@ async function readText(path: string, options: ManifestSourceOptions, limits: In
  * document, list item), so its findings get their own ids and locations. Objects with a unique
  * name get none: their finding ids stay independent of how the files are named or ordered.
  */
-export function withOrigins<T extends NodeClassEntry | NodePoolEntry>(
+function withOrigins<T extends NodeClassEntry | NodePoolEntry>(
   entries: readonly T[],
   kind: string
 ): T[] {

@@ -14,12 +14,12 @@ import { formatPath } from '../../core/schema.js';
 import { addObject, isKarpenterObject, kindOf, type ParsedManifests } from './kube-objects.js';
 import { DEFAULT_INPUT_LIMITS, describeLimit, type InputLimits } from './limits.js';
 
-export { addObject, type ParsedManifests };
+export type { ParsedManifests };
 
 type Positions = Record<string, { line: number; column: number }>;
 
 // Bounds keep a hostile or accidental input (deep nesting, huge maps) from exhausting memory.
-export const MAX_POSITION_DEPTH = 64;
+const MAX_POSITION_DEPTH = 64;
 export const MAX_POSITIONS = 20_000;
 /**
  * Deeper documents are refused. Far below the depth where the YAML parser runs out of stack, so

@@ -2,9 +2,9 @@ import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InputError } from '../../core/report.js';
 
-export const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml', '.json'];
 
-export function isManifestName(name: string): boolean {
+function isManifestName(name: string): boolean {
   return MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
 }
 
@@ -17,7 +17,7 @@ export interface DirectoryEntry {
 /** Lists one directory; streamed, so a huge directory is never held whole. */
 export type ListDirectory = (directory: string) => AsyncIterable<DirectoryEntry>;
 
-export async function* listDirectory(directory: string): AsyncIterable<DirectoryEntry> {
+async function* listDirectory(directory: string): AsyncIterable<DirectoryEntry> {
   for await (const entry of await opendir(directory, { bufferSize: 256 })) {
     yield { name: entry.name, isDirectory: entry.isDirectory() };
   }

@@ -33,8 +33,8 @@ import {
 } from './kube-client.js';
 import { KubeApiError } from './kube-errors.js';
 
-export const EC2_NODECLASSES_PATH = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
-export const NODEPOOLS_PATH = '/apis/karpenter.sh/v1/nodepools';
+const EC2_NODECLASSES_PATH = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
+const NODEPOOLS_PATH = '/apis/karpenter.sh/v1/nodepools';
 const DEFAULT_CLUSTER_CONCURRENCY = 4;
 
 export interface ClusterProgress {

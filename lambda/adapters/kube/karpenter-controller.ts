@@ -10,8 +10,8 @@ import {
   ServiceAccountSchema,
 } from './schemas.js';
 
-export const KARPENTER_CHART_SELECTOR = 'app.kubernetes.io/name=karpenter';
-export const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
+const KARPENTER_CHART_SELECTOR = 'app.kubernetes.io/name=karpenter';
+const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
 const DEPLOYMENTS = '/apis/apps/v1/deployments';
 /** `public.ecr.aws/karpenter/controller`, mirrors such as `…/karpenter-controller`. */
 const CONTROLLER_IMAGE = /(^|\/)karpenter[/-]controller$/;
@@ -25,7 +25,7 @@ function repositoryOf(image: string): string {
 }
 
 /** The tag of an image reference (`1.7.0`), or undefined for digest-only or untagged images. */
-export function imageTag(image: string): string | undefined {
+function imageTag(image: string): string | undefined {
   const withoutDigest = image.split('@')[0] ?? image;
   const lastSlash = withoutDigest.lastIndexOf('/');
   const lastColon = withoutDigest.lastIndexOf(':');

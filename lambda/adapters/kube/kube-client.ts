@@ -9,9 +9,9 @@ import { REDACTED, redactSecrets } from '../../core/redact.js';
 import { classifyNetworkError, KubeApiError, reasonForStatus } from './kube-errors.js';
 import { ObjectListSchema, StatusSchema } from './schemas.js';
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-export const DEFAULT_READ_TIMEOUT_MS = 20_000;
-export const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_READ_TIMEOUT_MS = 20_000;
+const DEFAULT_PAGE_SIZE = 100;
 
 /** Budgets that bound what one API server can cost; each breach fails the read with a reason. */
 export interface KubeLimits {

@@ -48,7 +48,5 @@ export const ServiceAccountSchema = z.looseObject({
   }),
 });
 
-export type ObjectList = z.infer<typeof ObjectListSchema>;
 export type Deployment = z.infer<typeof DeploymentSchema>;
 export type Container = z.infer<typeof ContainerSchema>;
-export type ServiceAccount = z.infer<typeof ServiceAccountSchema>;

@@ -33,11 +33,7 @@ function asffTargetOf(options: FormatOptions): AsffTarget {
   return options.asffTarget;
 }
 
-export function formatReport(
-  report: ScanReport,
-  format: OutputFormat,
-  options: FormatOptions
-): string {
+function formatReport(report: ScanReport, format: OutputFormat, options: FormatOptions): string {
   switch (format) {
     case 'json':
       return formatJson(report);

@@ -11,10 +11,10 @@ import {
 } from '../selectors/ec2-filter.js';
 
 /** Every Karpenter DescribeImages query carries this filter since v1.2.2/v1.3.0 (#7672). */
-export const AVAILABLE_STATE_FILTER: Ec2Filter = { name: 'state', values: ['available'] };
+const AVAILABLE_STATE_FILTER: Ec2Filter = { name: 'state', values: ['available'] };
 
 /** Owners Karpenter sends for a `name` term without `owner`. */
-export const DEFAULT_NAME_OWNERS: readonly string[] = ['self', 'amazon'];
+const DEFAULT_NAME_OWNERS: readonly string[] = ['self', 'amazon'];
 
 /** Owner aliases EC2 accepts in `Owners`, matched against `ImageOwnerAlias`. */
 const OWNER_ALIASES: readonly string[] = ['amazon', 'aws-marketplace', 'aws-backup-vault'];
@@ -129,7 +129,7 @@ export interface ImageMatchContext {
 }
 
 /** EC2 `Owners` semantics: an account id, `self`, or an owner alias. */
-export function ownerMatches(image: Image, owner: string, accountId: string | undefined): boolean {
+function ownerMatches(image: Image, owner: string, accountId: string | undefined): boolean {
   if (owner === 'self') return accountId !== undefined && image.ownerId === accountId;
   if (OWNER_ALIASES.includes(owner)) return image.ownerAlias === owner;
   return image.ownerId === owner;

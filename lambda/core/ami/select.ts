@@ -19,7 +19,7 @@ export function isDeprecated(image: Image, now: Date): boolean {
 }
 
 /** Negative when `a` wins over `b`, 0 when Karpenter cannot tell them apart. */
-export function compareImages(a: SelectedImage, b: SelectedImage): number {
+function compareImages(a: SelectedImage, b: SelectedImage): number {
   if (a.deprecated !== b.deprecated) return a.deprecated ? 1 : -1;
   const aCreated = seconds(a.image.creationDate, Number.NEGATIVE_INFINITY);
   const bCreated = seconds(b.image.creationDate, Number.NEGATIVE_INFINITY);

@@ -13,7 +13,7 @@ export const PUBLIC_PARAMETER_PREFIX = '/aws/service/';
 const PARAMETER_PATH = /^\/[A-Za-z0-9_.\-/]+$/;
 
 /** Longest prefix accepted (SSM names may be longer, but a prefix this long is a mistake). */
-export const MAX_PREFIX_CHARS = 256;
+const MAX_PREFIX_CHARS = 256;
 
 /**
  * The path IAM matches a parameter by: its ARN's resource after `parameter` (`/team/ami`). A bare

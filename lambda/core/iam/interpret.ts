@@ -50,7 +50,7 @@ export interface GroupVerdict {
   readonly evaluated: number;
 }
 
-export function denialSource(result: SimulationResult): DenialSource | undefined {
+function denialSource(result: SimulationResult): DenialSource | undefined {
   if (result.decision === 'allowed') return undefined;
   if (result.allowedByOrganizations === false) return 'scp';
   if (result.allowedByPermissionsBoundary === false) return 'permissions-boundary';

@@ -136,7 +136,7 @@ export function nodeRoleRootCheck(facts: AwsNodeClassFacts | undefined): string 
 }
 
 /** ARN of the role EC2 instances get: `spec.role`, or the role inside `spec.instanceProfile`. */
-export function nodeRoleArnOf(
+function nodeRoleArnOf(
   scope: PermissionScope,
   facts: AwsNodeClassFacts | undefined,
   nodeClass: EC2NodeClass
@@ -169,7 +169,7 @@ const ALIAS_PARAMETER_PREFIX: Readonly<Record<string, string>> = {
 };
 
 /** SSM parameters the controller reads for this class: alias paths and custom parameter terms. */
-export function ssmParameterNamesOf(
+function ssmParameterNamesOf(
   facts: AwsNodeClassFacts | undefined,
   nodeClass: EC2NodeClass
 ): string[] {
@@ -192,7 +192,7 @@ export function ssmParameterNamesOf(
  * Names of the NodePools in the class' cluster whose `nodeClassRef` points at it; unavailable when
  * the cluster's NodePools could not be listed (then which NodePools launch with it is unknown).
  */
-export function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): Slice<string[]> {
+function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): Slice<string[]> {
   const read = clusterOf(inventory, entry.cluster)?.state?.nodePools;
   if (read?.status === 'unavailable') {
     return unavailable(

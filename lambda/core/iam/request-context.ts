@@ -63,11 +63,11 @@ export interface SimulationPlan {
   readonly gaps: readonly SimulationGap[];
 }
 
-export const LAUNCH_TEMPLATE_ACTIONS = ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'] as const;
-export const CREATE_FLEET_ACTIONS = ['ec2:CreateFleet', 'ec2:CreateTags'] as const;
-export const RUN_INSTANCES_ACTIONS = ['ec2:RunInstances', 'ec2:CreateTags'] as const;
-export const LAUNCH_ACTIONS = ['ec2:RunInstances', 'ec2:CreateFleet'] as const;
-export const INSTANCE_PROFILE_ACTIONS = [
+const LAUNCH_TEMPLATE_ACTIONS = ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'] as const;
+const CREATE_FLEET_ACTIONS = ['ec2:CreateFleet', 'ec2:CreateTags'] as const;
+const RUN_INSTANCES_ACTIONS = ['ec2:RunInstances', 'ec2:CreateTags'] as const;
+const LAUNCH_ACTIONS = ['ec2:RunInstances', 'ec2:CreateFleet'] as const;
+const INSTANCE_PROFILE_ACTIONS = [
   'iam:GetInstanceProfile',
   'iam:CreateInstanceProfile',
   'iam:TagInstanceProfile',
@@ -126,7 +126,7 @@ export function karpenterEc2Tags(
 }
 
 /** Tags Karpenter puts on the instance profiles it creates in role mode (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/instanceprofile/instanceprofile.go). */
-export function karpenterInstanceProfileTags(
+function karpenterInstanceProfileTags(
   scope: PermissionScope,
   nodeClassName: string,
   specTags: Tags | undefined
@@ -148,14 +148,14 @@ function tagEntries(prefix: string, tags: Tags): ContextEntry[] {
 }
 
 /** `aws:RequestTag/<key>` for each tag, and `aws:TagKeys` listing them all. */
-export function requestTagContext(tags: Tags): ContextEntry[] {
+function requestTagContext(tags: Tags): ContextEntry[] {
   return [
     ...tagEntries('aws:RequestTag/', tags),
     { key: 'aws:TagKeys', type: 'stringList', values: Object.keys(tags).sort() },
   ];
 }
 
-export function resourceTagContext(tags: Tags): ContextEntry[] {
+function resourceTagContext(tags: Tags): ContextEntry[] {
   return tagEntries('aws:ResourceTag/', tags);
 }
 

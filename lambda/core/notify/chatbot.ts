@@ -23,7 +23,7 @@ export interface ChatbotNotification {
   };
 }
 
-export const CHATBOT_LIMITS = {
+const CHATBOT_LIMITS = {
   title: 250,
   description: 3_500,
   nextStep: 500,

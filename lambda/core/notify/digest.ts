@@ -15,7 +15,7 @@ import {
 } from './message.js';
 import { fittingSubject } from './sanitize.js';
 
-export const DIGEST_MAX_ITEMS = 50;
+const DIGEST_MAX_ITEMS = 50;
 
 export interface DigestInput {
   /** Unique per scan (the batch entry id is derived from it). */

@@ -26,8 +26,8 @@ import {
 
 /** SNS allows 256 KiB per message including attributes; stay clear of it. */
 export const MAX_MESSAGE_BYTES = 240 * 1024;
-export const MAX_MESSAGE_CHARS = 4_000;
-export const MAX_REMEDIATION_CHARS = 2_000;
+const MAX_MESSAGE_CHARS = 4_000;
+const MAX_REMEDIATION_CHARS = 2_000;
 const INITIAL_EVIDENCE_CHARS = 60_000;
 /** Follow-on findings listed under their root in one message. */
 const MAX_FOLLOW_ONS = 20;
@@ -137,14 +137,6 @@ function findingOf(change: LifecycleChange): Finding {
     evidence: change.finding?.evidence ?? {},
     materialHash: change.finding?.materialHash ?? state.materialHash ?? '',
   };
-}
-
-/** Evidence bounded to `maxChars` of JSON; beyond that, a truncated preview marks the cut. */
-export function boundEvidence(
-  evidence: unknown,
-  maxChars: number
-): { value: unknown; truncated: boolean } {
-  return boundClean(sanitizeDeep(evidence, EVIDENCE_LIMITS), maxChars);
 }
 
 /**

@@ -183,7 +183,7 @@ export function utf8Length(text: string): number {
 }
 
 /** The longest SNS email `Subject` we send (SNS allows fewer than 100 characters). */
-export const MAX_SUBJECT_CHARS = 99;
+const MAX_SUBJECT_CHARS = 99;
 
 function subjectText(value: string): string {
   const ascii = value
@@ -223,7 +223,7 @@ export type TextBlock = string | { readonly code: string };
  * sequences, no invisible characters) except Markdown, which a code block does not render. A
  * backtick becomes `ˋ` so nothing can close the fence; inside JSON strings that keeps it valid.
  */
-export function sanitizeCode(value: string): string {
+function sanitizeCode(value: string): string {
   return stripInvisible(value.replace(/\r\n?/g, '\n').replace(/\t/g, '  '))
     .replace(/</g, '‹')
     .replace(/>/g, '›')

@@ -27,12 +27,12 @@ import { remediationParts } from './remediation.js';
 import { fittingSubject } from './sanitize.js';
 
 /** Changes listed in full; beyond it (or the size limit) they are counted, not listed. */
-export const SUMMARY_MAX_ITEMS = 200;
+const SUMMARY_MAX_ITEMS = 200;
 /**
  * Smaller than one SNS message may be: every claim of the batch stores a copy of the summary
  * until it is published, and a longer email is not read anyway.
  */
-export const MAX_SUMMARY_BYTES = 128 * 1024;
+const MAX_SUMMARY_BYTES = 128 * 1024;
 const CHAT_ITEMS = 25;
 
 export interface SummaryInput {

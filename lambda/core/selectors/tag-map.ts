@@ -18,10 +18,6 @@ export function tagValue(tags: Tags, key: string): string | undefined {
   return Object.hasOwn(tags, key) ? tags[key] : undefined;
 }
 
-export function hasTag(tags: Tags, key: string): boolean {
-  return Object.hasOwn(tags, key);
-}
-
 function isPlainRecord(input: unknown): input is Record<string, unknown> {
   if (typeof input !== 'object' || input === null) return false;
   const prototype = Object.getPrototypeOf(input);

@@ -3,8 +3,6 @@
 import { CHECKS } from '../../core/checks/index.js';
 import { type Config, type HandlerName, loadConfig } from '../../shared/config.js';
 
-export { SSM_PARAMETER_PREFIXES_SETTING } from '../../shared/config.js';
-
 export function loadScanningConfig(
   env: Readonly<Record<string, string | undefined>>,
   handler: HandlerName

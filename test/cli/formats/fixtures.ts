@@ -4,7 +4,7 @@ import { emptyInventory, type Inventory } from '../../../lambda/core/inventory.j
 import { type Finding, findingId, type ResourceRef } from '../../../lambda/core/model.js';
 import { buildReport, type InputError, type ScanReport } from '../../../lambda/core/report.js';
 
-export const NOW = new Date('2026-11-01T12:00:00Z');
+const NOW = new Date('2026-11-01T12:00:00Z');
 
 export function nodeClass(name: string, cluster = ''): ResourceRef {
   return { cluster, kind: 'EC2NodeClass', name };

@@ -21,7 +21,7 @@ const PREDEFINED: Readonly<Record<string, string>> = {
 };
 
 /** XML 1.0 `Char` production. */
-export function isXmlChar(codePoint: number): boolean {
+function isXmlChar(codePoint: number): boolean {
   return (
     codePoint === 0x9 ||
     codePoint === 0xa ||
@@ -32,7 +32,7 @@ export function isXmlChar(codePoint: number): boolean {
   );
 }
 
-export class XmlSyntaxError extends Error {
+class XmlSyntaxError extends Error {
   public constructor(message: string, offset: number) {
     super(`${message} at offset ${offset}`);
     this.name = 'XmlSyntaxError';

@@ -36,7 +36,7 @@ function statusBody(code: number, reason: string, message: string) {
 }
 
 /** The principal a bearer token was presigned for, or why it is not a valid EKS token. */
-export function tokenPrincipal(
+function tokenPrincipal(
   authorization: string | undefined,
   principalsByAccessKey: ReadonlyMap<string, string>
 ): { principalArn: string } | { problem: string } {

@@ -119,7 +119,7 @@ function scalarText(value: unknown): string {
 }
 
 /** The XML the SDK's XML deserializer reads back into `value` (members, lists, maps). */
-export function writeXml(schema: NormalizedSchema, value: unknown): string {
+function writeXml(schema: NormalizedSchema, value: unknown): string {
   if (value === undefined || value === null) return '';
   if (schema.isStructSchema()) {
     let out = '';
