@@ -39,13 +39,13 @@ interface ScopeRule {
 }
 
 /** Actions only DryRun mode uses: granted only when a DryRun role is configured. */
-export const DRY_RUN_ONLY_ACTIONS: readonly string[] = [
+const DRY_RUN_ONLY_ACTIONS: readonly string[] = [
   'sts:AssumeRole',
   'sts:DecodeAuthorizationMessage',
 ];
 
 /** Actions only the opt-in Security Hub delivery uses: granted only when `securityHub` is on. */
-export const SECURITY_HUB_ONLY_ACTIONS: readonly string[] = [
+const SECURITY_HUB_ONLY_ACTIONS: readonly string[] = [
   'securityhub:BatchImportFindings',
   'securityhub:BatchUpdateFindings',
 ];
@@ -189,9 +189,7 @@ function ruleFor(action: string): ScopeRule {
 }
 
 /** Union of the registry's actions, deduplicated and sorted. */
-export function declaredActions(
-  registry: Readonly<Record<string, readonly string[]>>
-): readonly string[] {
+function declaredActions(registry: Readonly<Record<string, readonly string[]>>): readonly string[] {
   return [...new Set(Object.values(registry).flat())].sort();
 }
 

@@ -291,7 +291,7 @@ export class NodeClassScanner extends Construct {
 }
 
 /** Required keys of the handler plus every optional key; AWS_REGION is set by Lambda itself. */
-export function handlerEnvKeys(handler: HandlerName): EnvKey[] {
+function handlerEnvKeys(handler: HandlerName): EnvKey[] {
   const required = new Set(Object.values(HANDLER_ENV_KEYS).flat());
   const optional = CONFIG_ENV_KEYS.filter((key) => !required.has(key));
   return [...HANDLER_ENV_KEYS[handler], ...optional].filter((key) => key !== 'AWS_REGION');

@@ -33,7 +33,7 @@ const DESCRIPTIONS: Readonly<Record<HandlerName, string>> = {
 };
 
 /** Whether the function's declared actions publish to the findings topic. */
-export function publishes(handler: HandlerName): boolean {
+function publishes(handler: HandlerName): boolean {
   return Object.values(HANDLER_ACTIONS[handler]).flat().includes('sns:Publish');
 }
 

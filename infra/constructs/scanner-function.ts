@@ -18,10 +18,10 @@ import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/config.js';
 /** Latest Node.js LTS Lambda supports (cdk-nag AwsSolutions-L1; nodejs20.x is deprecated). */
 export const SCANNER_RUNTIME = Runtime.NODEJS_24_X;
 
-export const PACKAGE_NAME = 'nodeclass-scanner';
+const PACKAGE_NAME = 'nodeclass-scanner';
 
 /** The command that builds the bundles in a checkout of the repository. */
-export const BUILD_LAMBDAS_COMMAND = 'npm run build:lambdas';
+const BUILD_LAMBDAS_COMMAND = 'npm run build:lambdas';
 
 /** Each bundle's entry file, exporting `handler` (Lambda handler `index.handler`). */
 export const BUNDLE_ENTRY_FILE = 'index.mjs';

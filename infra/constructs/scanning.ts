@@ -69,7 +69,7 @@ export interface Scanning {
 
 // Permission simulations run at IAM's conservative 5/s (rate-limit.ts), about six per
 // NodeClass: 15 minutes covers clusters of over 1,000 NodeClasses.
-export const SCAN_TIMEOUT = Duration.minutes(15);
+const SCAN_TIMEOUT = Duration.minutes(15);
 
 export function createScanQueue(scope: Construct, deadLetterQueue: Queue): Queue {
   return new Queue(scope, 'ScanQueue', {

@@ -72,7 +72,7 @@ export interface IamRequestParameters {
   readonly setAsDefault?: boolean;
 }
 
-export const IamApiCallEventSchema = z.looseObject({
+const IamApiCallEventSchema = z.looseObject({
   id: z.string().min(1),
   source: z.literal('aws.iam'),
   'detail-type': z.literal('AWS API Call via CloudTrail'),

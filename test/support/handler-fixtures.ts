@@ -9,7 +9,7 @@ import type { ScanPlan } from '../../lambda/app/run-scan.js';
 import type { PlanFactory } from '../../lambda/app/scan-and-publish.js';
 import { aNodeClassEntry } from './builders.js';
 
-export const TOPIC = 'arn:aws:sns:eu-west-1:111122223333:NodeClassScanner-Findings';
+const TOPIC = 'arn:aws:sns:eu-west-1:111122223333:NodeClassScanner-Findings';
 
 export const SERVICE_ENV = {
   AWS_REGION: 'eu-west-1',
