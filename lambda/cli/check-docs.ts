@@ -5,9 +5,20 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve } from 'node:path';
 import { type CheckMeta, scopeOf } from '../core/check.js';
 
-export const REPOSITORY_ROOT = join(import.meta.dirname, '..', '..');
-export const CHECK_DOCS_DIR = join(REPOSITORY_ROOT, 'docs', 'checks');
+/**
+ * The directory holding docs/checks: the repository from the sources (lambda/cli/), the installed
+ * package from its bundle (dist/lib/…), which ships the pages for SARIF help.
+ */
+function docsRoot(start: string): string {
+  for (let directory = start; ; directory = dirname(directory)) {
+    if (existsSync(join(directory, 'docs', 'checks', CHECK_DOCS_INDEX))) return directory;
+    if (dirname(directory) === directory) return join(start, '..', '..');
+  }
+}
+
 const CHECK_DOCS_INDEX = 'README.md';
+export const REPOSITORY_ROOT = docsRoot(import.meta.dirname);
+export const CHECK_DOCS_DIR = join(REPOSITORY_ROOT, 'docs', 'checks');
 
 export const GENERATED_START =
   '<!-- generated:start (`npm run docs` rewrites this block from the check metadata) -->';

@@ -32,7 +32,8 @@ const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'ut
 };
 
 /** What the package may hold: the launcher, the build output and the package metadata. */
-const PACKED = /^(bin\/nodeclass-scan\.js|dist\/.+|package\.json|README\.md|LICENSE)$/;
+const PACKED =
+  /^(bin\/nodeclass-scan\.js|dist\/.+|docs\/checks\/[a-z0-9-]+\.md|docs\/checks\/README\.md|package\.json|README\.md|LICENSE)$/;
 
 interface Outcome {
   readonly code: number;
@@ -178,6 +179,21 @@ describe('the installed package', { timeout: 180_000 }, () => {
     expect(withoutScanTime(JSON.parse(outcome.stdout))).toEqual(
       withoutScanTime(fromSources.report)
     );
+  });
+
+  it("writes SARIF whose rule help carries each check page's How to fix", async () => {
+    // Prepare
+    const args = ['scan', EXAMPLE_NODECLASSES, '--format', 'sarif'];
+    // Act
+    const outcome = await inConsumer(consumer, 'node_modules/.bin/nodeclass-scan', args);
+    // Assess
+    const rules: { id: string; help: { markdown: string } }[] = JSON.parse(outcome.stdout).runs[0]
+      .tool.driver.rules;
+    const rule = rules.find((candidate) => candidate.id === 'instance-profile-is-name');
+    const page = readFileSync(join(REPO_ROOT, 'docs/checks/instance-profile-is-name.md'), 'utf8');
+    const firstFixLine = page.split('## How to fix')[1]?.trim().split('\n')[0] ?? '';
+    expect(firstFixLine).not.toBe('');
+    expect(rule?.help.markdown).toContain(firstFixLine);
   });
 
   it('scans the example world offline exactly as the sources do', async () => {
