@@ -12,11 +12,11 @@ type ScanEnvironment = (typeof SCAN_ENVIRONMENTS)[number];
 
 export interface ClusterSettings {
   /** Overrides the global scan environment for this cluster. */
-  readonly environment?: ScanEnvironment;
+  readonly environment?: ScanEnvironment | undefined;
   /** Overrides the global least severe finding emailed, for this cluster's findings. */
-  readonly alertMinSeverity?: Severity;
+  readonly alertMinSeverity?: Severity | undefined;
   /** Accepted findings of this cluster: config rules whose `resource` is a `Kind/name` glob. */
-  readonly ignore?: readonly IgnoreRule[];
+  readonly ignore?: readonly IgnoreRule[] | undefined;
 }
 
 export type ClusterSettingsMap = Readonly<Record<string, ClusterSettings>>;

@@ -69,7 +69,7 @@ export interface IamRequestParameters {
   readonly roleName?: string;
   readonly policyArn?: string;
   readonly instanceProfileName?: string;
-  readonly setAsDefault?: boolean;
+  readonly setAsDefault?: boolean | undefined;
 }
 
 const IamApiCallEventSchema = z.looseObject({

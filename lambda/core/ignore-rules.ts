@@ -13,7 +13,7 @@ export interface IgnoreRule {
   readonly resource: string;
   readonly reason: string;
   /** `YYYY-MM-DD` (through that day, UTC) or an ISO date-time with zone (through that instant). */
-  readonly expires?: string;
+  readonly expires?: string | undefined;
 }
 
 const RESOURCE_KINDS: readonly ResourceKind[] = ['EC2NodeClass', 'NodePool', 'Cluster'];

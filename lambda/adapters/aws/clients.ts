@@ -33,7 +33,7 @@ interface ClientConfig {
   credentials?: AwsCredentialIdentityProvider;
   /** Also makes the region come from the profile when not given. */
   profile?: string;
-  requestHandler?: EC2ClientConfig['requestHandler'];
+  requestHandler?: Exclude<EC2ClientConfig['requestHandler'], undefined>;
 }
 
 export interface AwsClients {

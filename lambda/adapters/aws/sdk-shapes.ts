@@ -32,9 +32,16 @@ function isoOf(value: string | Date | undefined): string | undefined {
   return value instanceof Date ? value.toISOString() : value;
 }
 
+/** `T` with every key that may hold `undefined` made optional and `undefined` removed. */
+type Defined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
 /** Copies defined values only: core types use optional fields, never `undefined` values. */
-function defined<T extends Record<string, unknown>>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+function defined<T extends Record<string, unknown>>(record: T): Defined<T> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined)
+  ) as Defined<T>;
 }
 
 export interface SdkImage {

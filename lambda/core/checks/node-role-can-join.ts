@@ -171,9 +171,9 @@ export const nodeRoleCanJoin = defineCheck({
               status: 'fail',
               resource,
               message: `Node role ${role.name} cannot join cluster ${cluster.name} (authentication mode ${mode}): ${problems.join('; ')}. Nodes launch but never register.`,
-              remediation: useEntries
-                ? joinRemediation(cluster.name, role.arn, expectedType, wrongType)
-                : undefined,
+              ...(useEntries
+                ? { remediation: joinRemediation(cluster.name, role.arn, expectedType, wrongType) }
+                : {}),
               evidence: {
                 role: role.arn,
                 authenticationMode: mode,

@@ -21,7 +21,7 @@ interface Contradiction {
     | 'observed-generation'
     | 'ami-state';
   /** What the contradiction is about (profile, role, image); absent when the kind says it all. */
-  readonly subject?: string;
+  readonly subject?: string | undefined;
   readonly message: string;
   readonly evidence?: Readonly<Record<string, unknown>>;
 }

@@ -16,5 +16,5 @@ export interface OutgoingMessage {
    * a batch for a summary; none for a digest). Not sent: it lets a later attempt of the scan tell
    * which of its changes an already claimed summary covers.
    */
-  readonly covers?: readonly string[];
+  readonly covers?: readonly string[] | undefined;
 }
