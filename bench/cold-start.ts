@@ -252,6 +252,12 @@ function jsFiles(directory: string): string[] {
 const bytesOf = (files: readonly string[]) =>
   files.reduce((sum, file) => sum + statSync(file).size, 0);
 
+/** The bundle options without entry points or output directory: for a one-file stdin build. */
+function stdinBuildOptions(options: ReturnType<typeof lambdaBuildOptions>) {
+  const { entryPoints, outdir, ...rest } = options;
+  return rest;
+}
+
 export async function measureColdStart(root: string, runs = 7): Promise<ColdStartResult> {
   const directory = mkdtempSync(join(tmpdir(), 'nodeclass-bench-'));
   try {
@@ -265,10 +271,8 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
 
     const floorDirectory = join(directory, 'floor');
     await build({
-      ...lambdaBuildOptions('floor', floorDirectory),
-      entryPoints: undefined,
+      ...stdinBuildOptions(lambdaBuildOptions('floor', floorDirectory)),
       stdin: { contents: FLOOR_SOURCE, resolveDir: root, loader: 'js', sourcefile: 'index.js' },
-      outdir: undefined,
       outfile: join(floorDirectory, 'index.mjs'),
       splitting: false,
       absWorkingDir: root,
@@ -288,9 +292,7 @@ export async function measureColdStart(root: string, runs = 7): Promise<ColdStar
         assertSameBytes(fn.directory, layout, fn.handler);
         const eager = join(directory, 'eager', fn.handler, 'index.mjs');
         await build({
-          ...lambdaBuildOptions('', dirname(eager)),
-          entryPoints: undefined,
-          outdir: undefined,
+          ...stdinBuildOptions(lambdaBuildOptions('', dirname(eager))),
           stdin: {
             contents: eagerSource(root, handlerEntryPoint(fn.handler), layout.phaseSources),
             resolveDir: root,

@@ -25,7 +25,7 @@ export interface ScannerApp {
   readonly config: ScannerConfig;
   readonly scanner: ScannerStack;
   /** Absent when the home region is us-east-1 or IAM events are off. */
-  readonly forwarder?: IamEventForwardingStack;
+  readonly forwarder?: IamEventForwardingStack | undefined;
 }
 
 /** Reads the context of `app` (all of it: an unknown key is an error), then adds the stacks. */

@@ -11,7 +11,7 @@ export interface PermissionScope {
   readonly tableArn: string;
   readonly queueArn: string;
   /** DryRun mode's role; undefined = DryRun off, and the DryRun-only actions are not granted. */
-  readonly dryRunRoleArn?: string;
+  readonly dryRunRoleArn?: string | undefined;
   /**
    * Custom SSM parameter path prefixes (`/platform/ami/`) the scanner may read; none when absent.
    * Public /aws/service/ parameters are always readable.

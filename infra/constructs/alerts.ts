@@ -21,11 +21,11 @@ export interface SlackChannel {
 }
 
 export interface AlertProps {
-  readonly alertEmails?: readonly string[];
-  readonly alertMinSeverity?: Severity;
-  readonly slack?: SlackChannel;
+  readonly alertEmails?: readonly string[] | undefined;
+  readonly alertMinSeverity?: Severity | undefined;
+  readonly slack?: SlackChannel | undefined;
   /** Clusters with their own `alertMinSeverity` get their own branch of the email filter. */
-  readonly clusterSettings?: ClusterSettingsMap;
+  readonly clusterSettings?: ClusterSettingsMap | undefined;
 }
 
 /** Severities an email subscriber with this minimum receives, most severe first. */

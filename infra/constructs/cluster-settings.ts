@@ -13,8 +13,8 @@ import { issuePath } from '../../lambda/core/ignore-rules.js';
 /** The settings, validated against the check catalog and the configured clusters; throws. */
 export function validClusterSettings(props: {
   readonly clusters: readonly string[];
-  readonly discoverClusters?: string;
-  readonly clusterSettings?: ClusterSettingsMap;
+  readonly discoverClusters?: string | undefined;
+  readonly clusterSettings?: ClusterSettingsMap | undefined;
 }): ClusterSettingsMap {
   const settings = props.clusterSettings ?? {};
   const parsed = clusterSettingsMapSchema(CHECKS.map((check) => check.id)).safeParse(settings);

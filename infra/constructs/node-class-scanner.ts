@@ -46,97 +46,97 @@ export interface NodeClassScannerProps {
    * Also scan clusters discovered on each schedule: `*` for every cluster, or tag filters
    * `key=value,key2` (any value). @default no discovery
    */
-  readonly discoverClusters?: string;
+  readonly discoverClusters?: string | undefined;
   /** Regions to discover clusters in. @default this stack's region */
-  readonly discoveryRegions?: readonly string[];
+  readonly discoveryRegions?: readonly string[] | undefined;
   /** How often the full scan runs (the backstop for events that never fire). @default 15 minutes */
-  readonly schedule?: Duration;
+  readonly schedule?: Duration | undefined;
   /** Email addresses to alert (each confirms its subscription). @default none */
-  readonly alertEmails?: readonly string[];
+  readonly alertEmails?: readonly string[] | undefined;
   /** The least severe finding emailed. @default 'high' */
-  readonly alertMinSeverity?: Severity;
+  readonly alertMinSeverity?: Severity | undefined;
   /** Slack channel through AWS Chatbot. @default none */
-  readonly slack?: SlackChannel;
+  readonly slack?: SlackChannel | undefined;
   /** Re-notify a finding still failing after this long. @default 24 hours */
-  readonly reminderInterval?: Duration;
+  readonly reminderInterval?: Duration | undefined;
   /** How long a resolved finding's state is kept (DynamoDB TTL). @default 30 days */
-  readonly resolvedRetention?: Duration;
+  readonly resolvedRetention?: Duration | undefined;
   /**
    * How long a permission simulation's verdict is reused by later scans while the controller
    * role's policies and the request are unchanged (bounds changes no event shows, such as SCPs).
    * Zero: every scan simulates. @default 24 hours
    */
-  readonly simulationCache?: Duration;
+  readonly simulationCache?: Duration | undefined;
   /** When the per-scan digest is published. @default 'on-change' */
-  readonly digest?: 'on-change' | 'always' | 'never';
+  readonly digest?: 'on-change' | 'always' | 'never' | undefined;
   /**
    * More changes than this in one cluster scan are sent as one summary message instead of one
    * message each (a cluster's first scan always is). @default 5
    */
-  readonly alertBatchThreshold?: number;
+  readonly alertBatchThreshold?: number | undefined;
   /** `non-production` lowers AMI-pinning findings to info. @default 'production' */
-  readonly scanEnvironment?: 'production' | 'non-production';
+  readonly scanEnvironment?: 'production' | 'non-production' | undefined;
   /**
    * Accepted findings: each matching `fail`/`error` finding is reported as `suppressed` and never
    * alerts, until the rule's `expires` date. Validated at synth against the check catalog.
    * @default none
    */
-  readonly ignore?: readonly IgnoreRule[];
+  readonly ignore?: readonly IgnoreRule[] | undefined;
   /**
    * Per-cluster settings, keyed by an entry of `clusters` (or, with discovery, a cluster name):
    * `environment` and `alertMinSeverity` override the global ones for that cluster, and `ignore`
    * rules (`resource` a `Kind/name` glob) apply to that cluster only. @default none
    */
-  readonly clusterSettings?: ClusterSettingsMap;
+  readonly clusterSettings?: ClusterSettingsMap | undefined;
   /**
    * DryRun mode: the role the scanner assumes to dry-run EC2 launches. The scanner's own roles
    * never get EC2 mutation rights. @default DryRun mode off
    */
-  readonly dryRunRoleArn?: string;
+  readonly dryRunRoleArn?: string | undefined;
   /**
    * Also import findings into Security Hub (AWS Security Finding Format) under the account's
    * default product, and mark resolved ones RESOLVED. Security Hub must be enabled in the account
    * and region. @default false
    */
-  readonly securityHub?: boolean;
+  readonly securityHub?: boolean | undefined;
   /**
    * Path prefixes (`/platform/ami/`) of the custom SSM parameters amiSelectorTerms may name. The
    * scanning roles may read public /aws/service/ parameters and these only; a term naming any
    * other is an `error` finding, and SSM is not asked. @default none
    */
-  readonly ssmParameterPrefixes?: readonly string[];
+  readonly ssmParameterPrefixes?: readonly string[] | undefined;
   /** VPC for clusters whose API endpoint is private (needs NAT or VPC endpoints). @default none */
-  readonly vpc?: IVpc;
+  readonly vpc?: IVpc | undefined;
   /** Subnets in `vpc`. @default the VPC's private subnets */
-  readonly vpcSubnets?: SubnetSelection;
+  readonly vpcSubnets?: SubnetSelection | undefined;
   /** @default one month */
-  readonly logRetention?: RetentionDays;
+  readonly logRetention?: RetentionDays | undefined;
   /** Concurrent cluster scans: the scan queue's maximum concurrency (2–1000). @default 4 */
-  readonly scanConcurrency?: number;
+  readonly scanConcurrency?: number | undefined;
   /**
    * Also reserve this much concurrency for the scan worker. Lambda keeps at least 10 executions
    * of the account unreserved, so this fails in accounts with a low quota. @default none
    */
-  readonly reservedScanConcurrency?: number;
+  readonly reservedScanConcurrency?: number | undefined;
   /** Create an EKS access entry for each scanning role in each named cluster. @default false */
-  readonly accessEntries?: boolean;
+  readonly accessEntries?: boolean | undefined;
   /**
    * Also associate `AmazonEKSAdminViewPolicy` (read of everything, Secrets included) instead of
    * relying on the narrow ClusterRole in `infra/cluster-rbac.yaml`. @default false
    */
-  readonly eksAdminViewPolicy?: boolean;
+  readonly eksAdminViewPolicy?: boolean | undefined;
   /**
    * Directory of the prebuilt Lambda bundles: `<handler>/index.mjs` for each handler (built by
    * `npm run build:lambdas`). @default the context key `nodeclass-scanner:lambdaBundlesDirectory`
    * if set, else the bundles shipped in the package (`dist/lambda`)
    */
-  readonly lambdaBundlesDirectory?: string;
+  readonly lambdaBundlesDirectory?: string | undefined;
   /**
    * CloudWatch namespace of this deployment's metrics (letters, digits, underscores). Give each
    * deployment in one account and region its own, so their dashboards and alarms do not mix.
    * @default 'NodeClassScanner'
    */
-  readonly metricsNamespace?: string;
+  readonly metricsNamespace?: string | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface RoleResources {
   readonly topicKey: Key;
   readonly table: Table;
   readonly scanQueue: Queue;
-  readonly dryRunRoleArn?: string;
+  readonly dryRunRoleArn?: string | undefined;
   /** Custom SSM parameter path prefixes the role may read, beyond /aws/service/. */
   readonly ssmParameterPrefixes?: readonly string[];
   /** The securityHub setting: grants the Security Hub actions the scanning functions declare. */

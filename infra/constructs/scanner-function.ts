@@ -115,11 +115,11 @@ export interface ScannerFunctionProps {
   /** @default 5 minutes */
   readonly timeout?: Duration;
   /** Bound on concurrent executions (EC2/IAM rate limits are shared with Karpenter). @default none */
-  readonly reservedConcurrentExecutions?: number;
+  readonly reservedConcurrentExecutions?: number | undefined;
   /** Where failed asynchronous invocations go, after `retryAttempts`. @default none (SQS consumers) */
   readonly onFailure?: IDestination;
   /** Networking for clusters whose API endpoint is private. @default outside any VPC */
-  readonly vpcProps?: Pick<FunctionOptions, 'vpc' | 'vpcSubnets' | 'securityGroups'>;
+  readonly vpcProps?: Pick<FunctionOptions, 'vpc' | 'vpcSubnets' | 'securityGroups'> | undefined;
 }
 
 /**
@@ -152,9 +152,10 @@ export class ScannerFunction extends Construct {
       // No --enable-source-maps: parsing the map at start adds about a fifth to import time
       // (bench/cold-start.ts). The map ships in the asset.
       environment: { ...props.environment },
-      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      onFailure: props.onFailure,
-      retryAttempts: props.onFailure === undefined ? undefined : 2,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
+      ...(props.onFailure === undefined ? {} : { onFailure: props.onFailure, retryAttempts: 2 }),
       ...props.vpcProps,
     });
   }

@@ -40,18 +40,18 @@ export interface ScanningProps {
   readonly environment: (handler: HandlerName) => Record<string, string>;
   readonly logRetention: RetentionDays;
   readonly scanConcurrency: number;
-  readonly reservedScanConcurrency?: number;
-  readonly dryRunRoleArn?: string;
+  readonly reservedScanConcurrency?: number | undefined;
+  readonly dryRunRoleArn?: string | undefined;
   /** Grant the scanning roles the Security Hub import and resolve actions. */
-  readonly securityHub?: boolean;
+  readonly securityHub?: boolean | undefined;
   /** Custom SSM parameter prefixes the scanning roles may read (validated by the caller). */
   readonly ssmParameterPrefixes: readonly string[];
-  readonly vpc?: IVpc;
-  readonly vpcSubnets?: SubnetSelection;
+  readonly vpc?: IVpc | undefined;
+  readonly vpcSubnets?: SubnetSelection | undefined;
   readonly accessEntries: boolean;
   readonly eksAdminViewPolicy: boolean;
   /** Directory of the prebuilt bundles (`<handler>/index.mjs`). @default see NodeClassScanner */
-  readonly lambdaBundlesDirectory?: string;
+  readonly lambdaBundlesDirectory?: string | undefined;
 }
 
 export interface ScanningResources {
@@ -177,7 +177,11 @@ function networking(scope: Construct, vpc: IVpc | undefined, vpcSubnets?: Subnet
     description: 'nodeclass-scanner Lambdas: egress to EKS API endpoints and AWS APIs only',
     allowAllOutbound: true,
   });
-  return { vpc, vpcSubnets, securityGroups: [securityGroup] };
+  return {
+    vpc,
+    ...(vpcSubnets === undefined ? {} : { vpcSubnets }),
+    securityGroups: [securityGroup],
+  };
 }
 
 function createRules(
@@ -238,7 +242,7 @@ function createAccessEntries(
         principalArn: roles[handler].roleArn,
         type: 'STANDARD',
         kubernetesGroups: [SCANNER_KUBERNETES_GROUP],
-        accessPolicies,
+        ...(accessPolicies === undefined ? {} : { accessPolicies }),
       });
     }
   }
