@@ -11,8 +11,7 @@ import {
 import { runChecks } from '../../lambda/core/evaluate.js';
 import type { ClusterContext } from '../../lambda/core/inventory.js';
 import { parseEC2NodeClass } from '../../lambda/core/schema.js';
-import { parseKarpenterVersion } from '../../lambda/core/version.js';
-import { aNodeClassObject, anInventory } from '../support/builders.js';
+import { aKarpenterVersion, aNodeClassObject, anInventory } from '../support/builders.js';
 
 function parsed(annotations?: Record<string, string>) {
   const result = parseEC2NodeClass(aNodeClassObject({ metadata: { annotations } }));
@@ -24,7 +23,7 @@ const cluster: ClusterContext = {
   name: 'prod',
   region: 'us-east-1',
   partition: 'aws',
-  karpenterVersion: parseKarpenterVersion('1.10.0'),
+  karpenterVersion: aKarpenterVersion('1.10.0'),
 };
 
 /** Runs forEachNodeClass and returns what each evaluation saw. */

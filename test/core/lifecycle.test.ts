@@ -418,6 +418,8 @@ describe('diffFindings with root causes', () => {
     message: 'Launching nodes could not be verified: the AMI did not resolve.',
     causedBy: root.id,
   });
+  // The same finding standing on its own (no root cause).
+  const { causedBy, ...uncaused } = followOn;
 
   it('alerts the root only and shows the follow-on under it', () => {
     // Act
@@ -432,10 +434,7 @@ describe('diffFindings with root causes', () => {
 
   it('closes a stored open follow-on silently, so it never counts as open', () => {
     // Prepare: the launch check was alerted on its own before its root failed
-    const stored = [
-      aStoredState(root, T0),
-      aStoredState({ ...followOn, status: 'fail', causedBy: undefined }, T0),
-    ];
+    const stored = [aStoredState(root, T0), aStoredState({ ...uncaused, status: 'fail' }, T0)];
     // Act
     const diff = diffFindings({
       stored,
@@ -472,7 +471,7 @@ describe('diffFindings with root causes', () => {
   it('alerts the follow-on as new once it fails on its own after the root is fixed', () => {
     const first = diffFindings({ stored: [], findings: [root, followOn], scope, now: at(T0) });
     const stored = applyChanges([], first.changes);
-    const standalone = { ...followOn, status: 'fail' as const, causedBy: undefined };
+    const standalone = { ...uncaused, status: 'fail' as const };
     const diff = diffFindings({
       stored,
       findings: [{ ...root, status: 'pass' }, standalone],

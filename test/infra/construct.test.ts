@@ -56,7 +56,7 @@ function consumerStack(
       [LAMBDA_BUNDLES_CONTEXT_KEY]: packagedBundles,
     },
   });
-  const stack = new Stack(app, 'Consumer', { env });
+  const stack = new Stack(app, 'Consumer', env === undefined ? {} : { env });
   const scanner = new NodeClassScanner(stack, 'Scanner', props);
   return { app, stack, scanner };
 }

@@ -37,7 +37,7 @@ export const FULL_CONTEXT: Readonly<Record<string, unknown>> = {
 export interface Built extends ScannerApp {
   readonly app: App;
   readonly template: Template;
-  readonly forwarderTemplate?: Template;
+  readonly forwarderTemplate?: Template | undefined;
 }
 
 export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_CONTEXT): Built {

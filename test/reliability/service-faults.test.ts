@@ -146,8 +146,8 @@ describe('idempotency', () => {
           imageMatchesTerm(
             {
               id: candidate.ImageId,
-              name: candidate.Name,
-              ownerId: candidate.OwnerId,
+              ...(candidate.Name === undefined ? {} : { name: candidate.Name }),
+              ...(candidate.OwnerId === undefined ? {} : { ownerId: candidate.OwnerId }),
               state: 'available',
               tags: {},
             },

@@ -6,6 +6,7 @@ import type {
 } from '../../lambda/core/inventory.js';
 import { emptyInventory } from '../../lambda/core/inventory.js';
 import { parseEC2NodeClass } from '../../lambda/core/schema.js';
+import { type KarpenterVersion, parseKarpenterVersion } from '../../lambda/core/version.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> | T[K] : T[K] };
 
@@ -37,6 +38,13 @@ export function aNodeClassObject(
     },
     ...(overrides.status ? { status: overrides.status } : {}),
   };
+}
+
+/** The version `raw` names; throws on a malformed literal, so a typo cannot test "no version". */
+export function aKarpenterVersion(raw: string): KarpenterVersion {
+  const version = parseKarpenterVersion(raw);
+  if (!version) throw new Error(`not a Karpenter version: ${raw}`);
+  return version;
 }
 
 export function aNodeClassEntry(raw: unknown, cluster = ''): NodeClassEntry {

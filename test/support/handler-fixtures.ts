@@ -72,7 +72,7 @@ export function earlierFindingItem(cluster: string): Record<string, unknown> {
 }
 
 export interface PublishedMessage {
-  readonly subject?: string;
+  readonly subject?: string | undefined;
   readonly attributes: Record<string, string | undefined>;
   readonly bodies: { default: string; email: string; https: string };
 }

@@ -3,7 +3,11 @@
 import { ParameterNotFound } from '@aws-sdk/client-ssm';
 
 interface ParameterAnswer {
-  readonly Parameter?: { Name?: string; Type?: string; Value?: string };
+  readonly Parameter?: {
+    Name?: string | undefined;
+    Type?: string | undefined;
+    Value?: string | undefined;
+  };
 }
 
 export function getParametersFrom(

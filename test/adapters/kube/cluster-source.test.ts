@@ -16,8 +16,7 @@ import {
 } from '../../../lambda/adapters/kube/cluster-source.js';
 import { collectInventory, evaluateInventory } from '../../../lambda/app/run-scan.js';
 import { scannerCanReadCluster } from '../../../lambda/core/checks/scanner-can-read-cluster.js';
-import { parseKarpenterVersion } from '../../../lambda/core/version.js';
-import { aNodeClassObject } from '../../support/builders.js';
+import { aKarpenterVersion, aNodeClassObject } from '../../support/builders.js';
 import {
   generatePki,
   sendJson,
@@ -304,7 +303,7 @@ describe('cluster-source', () => {
 
     // Act
     const [cluster] = (
-      await source(['good'], { fallbackKarpenterVersion: parseKarpenterVersion('1.5.0') }).load()
+      await source(['good'], { fallbackKarpenterVersion: aKarpenterVersion('1.5.0') }).load()
     ).clusters;
 
     // Assess

@@ -3,7 +3,9 @@ import { formatJunit, junitClassName } from '../../../lambda/cli/formats/junit.j
 import { findAll, parseXml, type XmlNode } from '../support/strict-xml.js';
 import { aFinding, aReport, nodeClass } from './fixtures.js';
 
-function testcases(root: XmlNode): { classname?: string; name?: string; outcome: string }[] {
+function testcases(
+  root: XmlNode
+): { classname?: string | undefined; name?: string | undefined; outcome: string }[] {
   return findAll(root, 'testcase').map((testcase) => ({
     classname: testcase.attributes.classname,
     name: testcase.attributes.name,

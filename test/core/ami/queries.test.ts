@@ -182,6 +182,20 @@ describe('imageMatchesTerm agrees with the query semantics', () => {
     tags: fc.dictionary(tagKey, text, { maxKeys: 3 }),
     id: fc.constantFrom('ami-0a', 'ami-0b', 'ami-1a'),
   });
+  // anImage() with the generated fields; a generated undefined name or alias leaves it absent.
+  const candidateOf = ({
+    name,
+    ownerAlias,
+    ...generated
+  }: typeof image extends fc.Arbitrary<infer T> ? T : never): Image => {
+    const { name: _name, ownerAlias: _ownerAlias, ...base } = anImage();
+    return {
+      ...base,
+      ...generated,
+      ...(name === undefined ? {} : { name }),
+      ...(ownerAlias === undefined ? {} : { ownerAlias }),
+    };
+  };
   const term: fc.Arbitrary<AmiSelectorTerm> = fc.oneof(
     fc.record({ id: fc.constantFrom('ami-0a', 'ami-0?', 'ami-*', 'ami-1a') }),
     fc
@@ -209,12 +223,7 @@ describe('imageMatchesTerm agrees with the query semantics', () => {
   it('for every image DescribeImages lists, with and without the state filter', () => {
     fc.assert(
       fc.property(image, term, (raw, selector) => {
-        const candidate: Image = {
-          ...anImage(),
-          ...raw,
-          name: raw.name,
-          ownerAlias: raw.ownerAlias,
-        };
+        const candidate = candidateOf(raw);
         const [plan] = imageQueriesForTerms([selector]);
         if (!plan) return false;
         const listed = candidate.state !== 'disabled';
@@ -234,7 +243,7 @@ describe('imageMatchesTerm agrees with the query semantics', () => {
   it('the state filter applied locally to the unfiltered answer equals the filtered answer', () => {
     fc.assert(
       fc.property(fc.array(image, { maxLength: 6 }), term, (raws, selector) => {
-        const candidates: Image[] = raws.map((raw) => ({ ...anImage(), ...raw }));
+        const candidates = raws.map(candidateOf);
         const [plan] = imageQueriesForTerms([selector]);
         if (!plan) return false;
         const unfiltered = candidates.filter((candidate) =>

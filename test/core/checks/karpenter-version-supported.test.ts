@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { karpenterVersionSupported } from '../../../lambda/core/checks/karpenter-version-supported.js';
 import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
 import type { ClusterContext } from '../../../lambda/core/inventory.js';
-import { parseKarpenterVersion } from '../../../lambda/core/version.js';
-import { aNodeClassObject, anInventory } from '../../support/builders.js';
+import { aKarpenterVersion, aNodeClassObject, anInventory } from '../../support/builders.js';
 
 const now = new Date('2026-11-01T12:00:00Z');
 
@@ -19,7 +18,7 @@ function evaluate(
   return karpenterVersionSupported.evaluate(inventory, { now });
 }
 
-const v = (raw: string) => parseKarpenterVersion(raw);
+const v = aKarpenterVersion;
 const nameTerm = { amiSelectorTerms: [{ name: 'my-ami-*', owner: 'self' }] };
 
 describe('karpenter-version-supported', () => {

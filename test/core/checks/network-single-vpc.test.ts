@@ -68,8 +68,9 @@ describe('network-single-vpc', () => {
 
   it('does not count a resource whose VPC was not reported as a second VPC', () => {
     // Prepare: the group's VpcId is missing from the response; everything known is in one VPC.
+    const { vpcId, ...withoutVpc } = aSecurityGroup();
     const facts = someAwsFacts({
-      securityGroups: ok({ queries: [], securityGroups: [aSecurityGroup({ vpcId: undefined })] }),
+      securityGroups: ok({ queries: [], securityGroups: [withoutVpc] }),
     });
     // Act
     const [finding] = networkSingleVpc.evaluate(anAwsInventory([nodeClass], facts), { now });
