@@ -149,12 +149,7 @@ export function buildWorld(input: BuildWorldInput): World {
     region: input.region,
     partition: input.partition,
     recordedAt: input.recordedAt.toISOString(),
-    ec2: {
-      images: recorded.images,
-      subnets: recorded.subnets,
-      securityGroups: recorded.securityGroups,
-      capacityReservations: recorded.capacityReservations,
-    },
+    ec2: recorded.ec2,
     // Only when the scan asked: a replay then answers exactly what the live scan read.
     ...(recorded.instanceTypeOfferings === undefined
       ? {}

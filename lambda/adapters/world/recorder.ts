@@ -2,16 +2,8 @@
 // file that replays the scan exactly. Wraps the senders the live adapter uses: what the scan asked
 // for is what gets recorded, nothing more. Secrets are never recorded (see `recordedParameterValue`).
 import {
-  DescribeCapacityReservationsCommand,
-  type DescribeCapacityReservationsCommandOutput,
-  DescribeImagesCommand,
-  type DescribeImagesCommandOutput,
   DescribeInstanceTypeOfferingsCommand,
   type DescribeInstanceTypeOfferingsCommandOutput,
-  DescribeSecurityGroupsCommand,
-  type DescribeSecurityGroupsCommandOutput,
-  DescribeSubnetsCommand,
-  type DescribeSubnetsCommandOutput,
   type EC2Client,
 } from '@aws-sdk/client-ec2';
 import {
@@ -31,6 +23,7 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
+import { EC2_LIST_FACTS, EC2_LIST_KEYS, type Ec2ListKey } from '../aws/fact-descriptors.js';
 import { instanceTypeOfferingFromSdk } from '../aws/sdk-shapes.js';
 import { parameterNamesOf } from './world-facts.js';
 
@@ -59,10 +52,8 @@ function plain<T>(value: T): Json {
 }
 
 export interface RecordedAws {
-  readonly images: Json[];
-  readonly subnets: Json[];
-  readonly securityGroups: Json[];
-  readonly capacityReservations: Json[];
+  /** Each EC2 list fact's items, by id, under its world-file key. */
+  readonly ec2: Record<Ec2ListKey, Json[]>;
   /** Zone offerings of the scanned region; undefined when the scan never asked for them. */
   readonly instanceTypeOfferings?: { instanceType: string; zone: string }[];
   readonly parameters: Record<string, string>;
@@ -81,10 +72,9 @@ function byKey(items: Map<string, Json>): Json[] {
 }
 
 export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
-  const images = new Map<string, Json>();
-  const subnets = new Map<string, Json>();
-  const securityGroups = new Map<string, Json>();
-  const reservations = new Map<string, Json>();
+  const lists = Object.fromEntries(
+    EC2_LIST_KEYS.map((key) => [key, new Map<string, Json>()])
+  ) as Record<Ec2ListKey, Map<string, Json>>;
   let offerings: Map<string, { instanceType: string; zone: string }> | undefined;
   const parameters = new Map<string, string>();
   const profiles = new Map<string, Json>();
@@ -96,20 +86,13 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   }
 
   function recordEc2(command: unknown, output: unknown): void {
-    if (command instanceof DescribeImagesCommand) {
-      for (const image of (output as DescribeImagesCommandOutput).Images ?? [])
-        keep(images, image.ImageId, image);
-    } else if (command instanceof DescribeSubnetsCommand) {
-      for (const subnet of (output as DescribeSubnetsCommandOutput).Subnets ?? [])
-        keep(subnets, subnet.SubnetId, subnet);
-    } else if (command instanceof DescribeSecurityGroupsCommand) {
-      for (const group of (output as DescribeSecurityGroupsCommandOutput).SecurityGroups ?? [])
-        keep(securityGroups, group.GroupId, group);
-    } else if (command instanceof DescribeCapacityReservationsCommand) {
-      const items = (output as DescribeCapacityReservationsCommandOutput).CapacityReservations;
-      for (const reservation of items ?? [])
-        keep(reservations, reservation.CapacityReservationId, reservation);
-    } else if (command instanceof DescribeInstanceTypeOfferingsCommand) {
+    for (const key of EC2_LIST_KEYS) {
+      const fact = EC2_LIST_FACTS[key];
+      if (!fact.isCommand(command)) continue;
+      for (const item of fact.page(output).items) keep(lists[key], fact.recordId(item), item);
+      return;
+    }
+    if (command instanceof DescribeInstanceTypeOfferingsCommand) {
       offerings ??= new Map();
       const items = (output as DescribeInstanceTypeOfferingsCommandOutput).InstanceTypeOfferings;
       for (const item of items ?? []) {
@@ -176,10 +159,10 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
         AttachedPolicies: byKey(attached.get(String(role.RoleName)) ?? new Map()),
       }));
       return {
-        images: byKey(images),
-        subnets: byKey(subnets),
-        securityGroups: byKey(securityGroups),
-        capacityReservations: byKey(reservations),
+        ec2: Object.fromEntries(EC2_LIST_KEYS.map((key) => [key, byKey(lists[key])])) as Record<
+          Ec2ListKey,
+          Json[]
+        >,
         ...(offerings === undefined
           ? {}
           : {

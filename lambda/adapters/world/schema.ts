@@ -1,74 +1,14 @@
 import { z } from 'zod';
 import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
+import { ec2WorldSection, emptyEc2Section } from '../aws/fact-descriptors.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
-// typed; everything else is kept as recorded. Untrusted input: parsed, never assumed.
+// typed; everything else is kept as recorded. Untrusted input: parsed, never assumed. The `ec2`
+// lists' item schemas live with their facts (aws/fact-descriptors.ts).
 
 const tag = z.looseObject({ Key: z.string().optional(), Value: z.string().optional() });
 const tags = z.array(tag).optional();
-const isoDate = z.union([z.string(), z.date()]).optional();
-
-export const WorldImageSchema = z.looseObject({
-  ImageId: z.string(),
-  Name: z.string().optional(),
-  OwnerId: z.string().optional(),
-  ImageOwnerAlias: z.string().optional(),
-  State: z.string().optional(),
-  Architecture: z.string().optional(),
-  CreationDate: z.string().optional(),
-  DeprecationTime: z.string().optional(),
-  ImageAllowed: z.boolean().optional(),
-  Public: z.boolean().optional(),
-  RootDeviceName: z.string().optional(),
-  BlockDeviceMappings: z
-    .array(
-      z.looseObject({
-        DeviceName: z.string().optional(),
-        Ebs: z
-          .looseObject({
-            SnapshotId: z.string().optional(),
-            VolumeSize: z.number().optional(),
-            Encrypted: z.boolean().optional(),
-          })
-          .optional(),
-      })
-    )
-    .optional(),
-  Tags: tags,
-});
-
-export const WorldSubnetSchema = z.looseObject({
-  SubnetId: z.string(),
-  VpcId: z.string().optional(),
-  AvailabilityZone: z.string().optional(),
-  AvailabilityZoneId: z.string().optional(),
-  AvailableIpAddressCount: z.number().optional(),
-  CidrBlock: z.string().optional(),
-  State: z.string().optional(),
-  Tags: tags,
-});
-
-export const WorldSecurityGroupSchema = z.looseObject({
-  GroupId: z.string(),
-  GroupName: z.string().optional(),
-  VpcId: z.string().optional(),
-  OwnerId: z.string().optional(),
-  Tags: tags,
-});
-
-export const WorldCapacityReservationSchema = z.looseObject({
-  CapacityReservationId: z.string(),
-  OwnerId: z.string().optional(),
-  State: z.string().optional(),
-  InstanceType: z.string().optional(),
-  AvailabilityZone: z.string().optional(),
-  InstanceMatchCriteria: z.string().optional(),
-  EndDate: isoDate,
-  EndDateType: z.string().optional(),
-  ReservationType: z.string().optional(),
-  Tags: tags,
-});
 
 export const WorldRoleSchema = z.looseObject({
   RoleName: z.string(),
@@ -188,14 +128,8 @@ export const WorldSchema = z.looseObject({
   account: z.string().regex(/^\d{12}$/, 'account must be a 12-digit AWS account id'),
   region: z.string(),
   partition: z.string().optional(),
-  ec2: z
-    .looseObject({
-      images: z.array(WorldImageSchema).default([]),
-      subnets: z.array(WorldSubnetSchema).default([]),
-      securityGroups: z.array(WorldSecurityGroupSchema).default([]),
-      capacityReservations: z.array(WorldCapacityReservationSchema).default([]),
-    })
-    .default({ images: [], subnets: [], securityGroups: [], capacityReservations: [] }),
+  /** One list per EC2 list fact (images, subnets, …), as its descriptor records it. */
+  ec2: ec2WorldSection().default(() => emptyEc2Section()),
   /**
    * Instance types offered per zone, by region (`{"us-east-1": [{instanceType, zone}]}`). Absent,
    * or no entry for the world's region: offerings were not recorded, and checks that need them
@@ -220,10 +154,6 @@ export const WorldSchema = z.looseObject({
 
 export type World = z.infer<typeof WorldSchema>;
 export type WorldCluster = z.infer<typeof WorldClusterSchema>;
-export type WorldImage = z.infer<typeof WorldImageSchema>;
-export type WorldSubnet = z.infer<typeof WorldSubnetSchema>;
-export type WorldSecurityGroup = z.infer<typeof WorldSecurityGroupSchema>;
-export type WorldCapacityReservation = z.infer<typeof WorldCapacityReservationSchema>;
 export type WorldInstanceTypeOffering = z.infer<typeof WorldInstanceTypeOfferingSchema>;
 export type WorldRole = z.infer<typeof WorldRoleSchema>;
 export type WorldInstanceProfile = z.infer<typeof WorldInstanceProfileSchema>;

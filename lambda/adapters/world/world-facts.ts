@@ -1,30 +1,12 @@
 // AwsFactsPort over a world file: the recorded lists, filtered with the same EC2 filter semantics
 // the live API applies (core's matcher, not a second copy), so a snapshot replays the live scan.
 
-import { imageMatchesQuery } from '../../core/ami/queries.js';
-import type {
-  CapacityReservation,
-  Image,
-  InstanceProfile,
-  InstanceTypeOffering,
-  Role,
-  SecurityGroup,
-  Subnet,
-} from '../../core/facts/aws.js';
-import type { AwsFactsPort, FilterQuery, ImageQuery } from '../../core/ports/aws-facts.js';
-import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
+import type { InstanceProfile, InstanceTypeOffering, Role } from '../../core/facts/aws.js';
+import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { UnsupportedFilterError } from '../../core/selectors/ec2-filter.js';
-import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
-import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
-import {
-  capacityReservationFromSdk,
-  imageFromSdk,
-  instanceProfileFromSdk,
-  roleFromSdk,
-  securityGroupFromSdk,
-  subnetFromSdk,
-} from '../aws/sdk-shapes.js';
+import { ec2ListMethods } from '../aws/fact-descriptors.js';
+import { instanceProfileFromSdk, roleFromSdk } from '../aws/sdk-shapes.js';
 import type { World } from './schema.js';
 
 export interface WorldFactsOptions {
@@ -58,10 +40,7 @@ function filtered<T>(source: string, items: readonly T[], accept: (item: T) => b
 
 export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
   const { world, now } = options;
-  const images = world.ec2.images.map(imageFromSdk);
-  const subnets = world.ec2.subnets.map(subnetFromSdk);
-  const securityGroups = world.ec2.securityGroups.map(securityGroupFromSdk);
-  const reservations = world.ec2.capacityReservations.map(capacityReservationFromSdk);
+  const context = { accountId: world.account, now };
   const instanceProfiles = new Map(
     world.iam.instanceProfiles.map((profile) => [profile.InstanceProfileName, profile])
   );
@@ -81,31 +60,13 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
   }
 
   return {
-    async describeImages(query: ImageQuery): Promise<readonly Image[]> {
-      return filtered('ec2:DescribeImages', images, (image) =>
-        imageMatchesQuery(image, query, { accountId: world.account, now })
-      );
-    },
-
-    async describeSubnets(query: FilterQuery): Promise<readonly Subnet[]> {
-      return filtered('ec2:DescribeSubnets', subnets, (subnet) =>
-        subnetMatchesQuery(subnet, query)
-      );
-    },
-
-    async describeSecurityGroups(query: FilterQuery): Promise<readonly SecurityGroup[]> {
-      return filtered('ec2:DescribeSecurityGroups', securityGroups, (group) =>
-        securityGroupMatchesQuery(group, query)
-      );
-    },
-
-    async describeCapacityReservations(
-      query: FilterQuery
-    ): Promise<readonly CapacityReservation[]> {
-      return filtered('ec2:DescribeCapacityReservations', reservations, (reservation) =>
-        capacityReservationMatchesQuery(reservation, query)
-      );
-    },
+    // Each EC2 list: its recorded section, matched with the descriptor's filter semantics.
+    ...ec2ListMethods((fact, key) => {
+      const section: readonly object[] = world.ec2[key];
+      const items = section.map((item) => fact.fromSdk(item));
+      return async (query) =>
+        filtered(fact.action, items, (item) => fact.matches(item, query, context));
+    }),
 
     async describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined> {
       // Own keys only, like SSM parameters: a region named `constructor` is not a prototype's.

@@ -1,0 +1,310 @@
+// One descriptor per AWS fact: the SDK command and its paging, the SDK→core translation, the IAM
+// action, the world-file section and its replay matcher. The live reader, the declared actions,
+// the snapshot recorder, the world schema and the world replay are all built from this table, so
+// a new EC2 list fact is one entry here (plus its core type, port method and checks).
+import {
+  DescribeCapacityReservationsCommand,
+  type DescribeCapacityReservationsCommandInput,
+  type DescribeCapacityReservationsCommandOutput,
+  DescribeImagesCommand,
+  type DescribeImagesCommandInput,
+  type DescribeImagesCommandOutput,
+  DescribeSecurityGroupsCommand,
+  type DescribeSecurityGroupsCommandInput,
+  type DescribeSecurityGroupsCommandOutput,
+  DescribeSubnetsCommand,
+  type DescribeSubnetsCommandInput,
+  type DescribeSubnetsCommandOutput,
+  type Filter,
+} from '@aws-sdk/client-ec2';
+import { z } from 'zod';
+import { imageMatchesQuery } from '../../core/ami/queries.js';
+import type { Ec2Filter, FilterQuery, ImageQuery } from '../../core/facts/queries.js';
+import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
+import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
+import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
+import {
+  capacityReservationFromSdk,
+  imageFromSdk,
+  securityGroupFromSdk,
+  subnetFromSdk,
+} from './sdk-shapes.js';
+
+/** Page sizes Karpenter uses (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/). */
+const IMAGES_PAGE_SIZE = 1000;
+const SUBNETS_PAGE_SIZE = 500;
+const SECURITY_GROUPS_PAGE_SIZE = 500;
+const CAPACITY_RESERVATIONS_PAGE_SIZE = 1000;
+
+/** What a replayed query is matched with: the world's account (`self` owner) and the scan clock. */
+export interface ReplayContext {
+  readonly accountId: string;
+  readonly now: Date;
+}
+
+/**
+ * A filtered EC2 Describe* list, read page by page (`NextToken`). Method syntax on purpose: any
+ * entry is then an `AnyEc2ListFact`, so the builders below can walk the table.
+ */
+export interface Ec2ListFact<Method extends string, Query, Item, WorldItem extends z.ZodType> {
+  /** The AwsFactsPort method that answers it. */
+  readonly method: Method;
+  /** The IAM action the read needs (also the source named by `SourceUnavailableError`). */
+  readonly action: string;
+  /** The SDK command of one page; `token` is undefined for the first. */
+  command(query: Query, token: string | undefined): object;
+  /** True for this fact's SDK commands (the recorder sees every command a sender passes). */
+  isCommand(command: unknown): boolean;
+  /** One page's SDK items (as the SDK returns them: what a world file records) and next token. */
+  page(output: unknown): { readonly items: readonly object[]; readonly nextToken?: string };
+  /** The id a recorded item is kept under (one record per resource). */
+  recordId(item: object): string | undefined;
+  /** An item of `page` or of the world section → core fact. */
+  fromSdk(item: object): Item;
+  /** Schema of one recorded item in the world file's `ec2` section. */
+  readonly worldItem: WorldItem;
+  /** The live API's filter semantics, for replay (core's matcher, not a second copy). */
+  matches(item: Item, query: Query, context: ReplayContext): boolean;
+}
+
+/** Any entry of the table, as the generic builders see it. */
+export type AnyEc2ListFact = Ec2ListFact<string, never, unknown, z.ZodType>;
+
+/**
+ * Types one entry: the SDK input and output of the command tie `request` to `items`, and the
+ * world item schema to `fromSdk`. The descriptor keeps only what its builders need.
+ */
+function ec2ListFact<
+  const Method extends string,
+  Query,
+  Input,
+  Output extends { readonly NextToken?: string | undefined },
+  Shape extends object,
+  SdkItem extends Shape,
+  Item,
+  WorldItem extends z.ZodType<Shape>,
+>(spec: {
+  readonly method: Method;
+  readonly action: string;
+  readonly Command: new (input: NoInfer<Input>) => object;
+  readonly request: (query: Query, token: string | undefined) => Input;
+  readonly items: (output: Output) => readonly SdkItem[] | undefined;
+  readonly recordId: (item: SdkItem) => string | undefined;
+  /** Takes what both the SDK and the world schema give (sdk-shapes.ts). */
+  readonly fromSdk: (item: Shape) => Item;
+  readonly worldItem: WorldItem;
+  readonly matches: (item: Item, query: Query, context: ReplayContext) => boolean;
+}): Ec2ListFact<Method, Query, Item, WorldItem> {
+  const { Command } = spec;
+  return {
+    method: spec.method,
+    action: spec.action,
+    command: (query, token) => new Command(spec.request(query, token)),
+    isCommand: (command) => command instanceof Command,
+    page(output) {
+      const typed = output as Output;
+      const nextToken = typed.NextToken;
+      return { items: spec.items(typed) ?? [], ...(nextToken === undefined ? {} : { nextToken }) };
+    },
+    recordId: (item) => spec.recordId(item as SdkItem),
+    fromSdk: (item) => spec.fromSdk(item as Shape),
+    worldItem: spec.worldItem,
+    matches: spec.matches,
+  };
+}
+
+function sdkFilters(filters: readonly Ec2Filter[]): Filter[] {
+  return filters.map((filter) => ({ Name: filter.name, Values: [...filter.values] }));
+}
+
+function nextToken(token: string | undefined): { NextToken?: string } {
+  return token === undefined ? {} : { NextToken: token };
+}
+
+// World-file items: the SDK's own response shapes (PascalCase). Only the fields the scanner reads
+// are typed; everything else is kept as recorded. Untrusted input: parsed, never assumed.
+const tag = z.looseObject({ Key: z.string().optional(), Value: z.string().optional() });
+const tags = z.array(tag).optional();
+const isoDate = z.union([z.string(), z.date()]).optional();
+
+export const EC2_LIST_FACTS = {
+  images: ec2ListFact({
+    method: 'describeImages',
+    action: 'ec2:DescribeImages',
+    Command: DescribeImagesCommand,
+    request: (query: ImageQuery, token: string | undefined): DescribeImagesCommandInput => ({
+      Filters: sdkFilters(query.filters),
+      ...(query.owners === undefined ? {} : { Owners: [...query.owners] }),
+      IncludeDeprecated: query.includeDeprecated,
+      MaxResults: IMAGES_PAGE_SIZE,
+      ...nextToken(token),
+    }),
+    items: (output: DescribeImagesCommandOutput) => output.Images,
+    recordId: (image) => image.ImageId,
+    fromSdk: imageFromSdk,
+    worldItem: z.looseObject({
+      ImageId: z.string(),
+      Name: z.string().optional(),
+      OwnerId: z.string().optional(),
+      ImageOwnerAlias: z.string().optional(),
+      State: z.string().optional(),
+      Architecture: z.string().optional(),
+      CreationDate: z.string().optional(),
+      DeprecationTime: z.string().optional(),
+      ImageAllowed: z.boolean().optional(),
+      Public: z.boolean().optional(),
+      RootDeviceName: z.string().optional(),
+      BlockDeviceMappings: z
+        .array(
+          z.looseObject({
+            DeviceName: z.string().optional(),
+            Ebs: z
+              .looseObject({
+                SnapshotId: z.string().optional(),
+                VolumeSize: z.number().optional(),
+                Encrypted: z.boolean().optional(),
+              })
+              .optional(),
+          })
+        )
+        .optional(),
+      Tags: tags,
+    }),
+    matches: (image, query, context) => imageMatchesQuery(image, query, context),
+  }),
+
+  subnets: ec2ListFact({
+    method: 'describeSubnets',
+    action: 'ec2:DescribeSubnets',
+    Command: DescribeSubnetsCommand,
+    request: (query: FilterQuery, token: string | undefined): DescribeSubnetsCommandInput => ({
+      Filters: sdkFilters(query.filters),
+      MaxResults: SUBNETS_PAGE_SIZE,
+      ...nextToken(token),
+    }),
+    items: (output: DescribeSubnetsCommandOutput) => output.Subnets,
+    recordId: (subnet) => subnet.SubnetId,
+    fromSdk: subnetFromSdk,
+    worldItem: z.looseObject({
+      SubnetId: z.string(),
+      VpcId: z.string().optional(),
+      AvailabilityZone: z.string().optional(),
+      AvailabilityZoneId: z.string().optional(),
+      AvailableIpAddressCount: z.number().optional(),
+      CidrBlock: z.string().optional(),
+      State: z.string().optional(),
+      Tags: tags,
+    }),
+    matches: (subnet, query) => subnetMatchesQuery(subnet, query),
+  }),
+
+  securityGroups: ec2ListFact({
+    method: 'describeSecurityGroups',
+    action: 'ec2:DescribeSecurityGroups',
+    Command: DescribeSecurityGroupsCommand,
+    request: (
+      query: FilterQuery,
+      token: string | undefined
+    ): DescribeSecurityGroupsCommandInput => ({
+      Filters: sdkFilters(query.filters),
+      MaxResults: SECURITY_GROUPS_PAGE_SIZE,
+      ...nextToken(token),
+    }),
+    items: (output: DescribeSecurityGroupsCommandOutput) => output.SecurityGroups,
+    recordId: (group) => group.GroupId,
+    fromSdk: securityGroupFromSdk,
+    worldItem: z.looseObject({
+      GroupId: z.string(),
+      GroupName: z.string().optional(),
+      VpcId: z.string().optional(),
+      OwnerId: z.string().optional(),
+      Tags: tags,
+    }),
+    matches: (group, query) => securityGroupMatchesQuery(group, query),
+  }),
+
+  capacityReservations: ec2ListFact({
+    method: 'describeCapacityReservations',
+    action: 'ec2:DescribeCapacityReservations',
+    Command: DescribeCapacityReservationsCommand,
+    // By id Karpenter sends CapacityReservationIds without MaxResults
+    // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/capacityreservation/).
+    request: (
+      query: FilterQuery,
+      token: string | undefined
+    ): DescribeCapacityReservationsCommandInput => ({
+      Filters: sdkFilters(query.filters),
+      ...(query.ids === undefined
+        ? { MaxResults: CAPACITY_RESERVATIONS_PAGE_SIZE }
+        : { CapacityReservationIds: [...query.ids] }),
+      ...nextToken(token),
+    }),
+    items: (output: DescribeCapacityReservationsCommandOutput) => output.CapacityReservations,
+    recordId: (reservation) => reservation.CapacityReservationId,
+    fromSdk: capacityReservationFromSdk,
+    worldItem: z.looseObject({
+      CapacityReservationId: z.string(),
+      OwnerId: z.string().optional(),
+      State: z.string().optional(),
+      InstanceType: z.string().optional(),
+      AvailabilityZone: z.string().optional(),
+      InstanceMatchCriteria: z.string().optional(),
+      EndDate: isoDate,
+      EndDateType: z.string().optional(),
+      ReservationType: z.string().optional(),
+      Tags: tags,
+    }),
+    matches: (reservation, query) => capacityReservationMatchesQuery(reservation, query),
+  }),
+};
+
+export type Ec2ListFacts = typeof EC2_LIST_FACTS;
+export type Ec2ListKey = keyof Ec2ListFacts;
+
+/** The table's keys, in its order (the order actions are declared in). */
+export const EC2_LIST_KEYS = Object.keys(EC2_LIST_FACTS) as Ec2ListKey[];
+
+type QueryOf<F> = F extends Ec2ListFact<string, infer Query, unknown, z.ZodType> ? Query : never;
+type ItemOf<F> = F extends Ec2ListFact<string, never, infer Item, z.ZodType> ? Item : never;
+
+/** The port methods the table answers, by method name. */
+export type Ec2ListMethods = {
+  readonly [K in Ec2ListKey as Ec2ListFacts[K]['method']]: (
+    query: QueryOf<Ec2ListFacts[K]>
+  ) => Promise<ItemOf<Ec2ListFacts[K]>[]>;
+};
+
+/** One port method per entry, each built by `build` from its descriptor and table key. */
+export function ec2ListMethods(
+  build: (fact: AnyEc2ListFact, key: Ec2ListKey) => (query: never) => Promise<unknown[]>
+): Ec2ListMethods {
+  // The mapped type cannot be checked entry by entry; `build` keeps each method's query and item.
+  return Object.fromEntries(
+    EC2_LIST_KEYS.map((key) => {
+      const fact: AnyEc2ListFact = EC2_LIST_FACTS[key];
+      return [fact.method, build(fact, key)];
+    })
+  ) as unknown as Ec2ListMethods;
+}
+
+/** The world file's `ec2` section: one list per entry, empty when absent. */
+export function ec2WorldSection() {
+  const lists = Object.fromEntries(
+    EC2_LIST_KEYS.map((key) => [key, z.array(EC2_LIST_FACTS[key].worldItem).default([])])
+  ) as unknown as {
+    readonly [K in Ec2ListKey]: z.ZodDefault<z.ZodArray<Ec2ListFacts[K]['worldItem']>>;
+  };
+  return z.looseObject(lists);
+}
+
+/** An `ec2` section with every list empty (a world file without one). */
+export function emptyEc2Section(): { [K in Ec2ListKey]: [] } {
+  return Object.fromEntries(EC2_LIST_KEYS.map((key) => [key, []])) as unknown as {
+    [K in Ec2ListKey]: [];
+  };
+}
+
+/** The IAM actions of the EC2 list facts, in table order. */
+export const ec2ListActions: readonly string[] = EC2_LIST_KEYS.map(
+  (key) => EC2_LIST_FACTS[key].action
+);
