@@ -38,7 +38,7 @@ export const handler = async () => new EC2Client({}).send(new DescribeImagesComm
  */
 const PHASE_ORDER = [
   'config',
-  'service-ports',
+  'service',
   'ami-event',
   'iam-event',
   'ami-images',

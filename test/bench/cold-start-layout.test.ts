@@ -94,7 +94,7 @@ describe('phases', () => {
       publish: 'lambda/handlers/phases/publish.ts',
     };
     expect(phasesOf(layouts.get('scan-cluster') as Layout)).toEqual(
-      expect.arrayContaining([...Object.values(scanning), 'lambda/core/service-ports.ts'])
+      expect.arrayContaining([...Object.values(scanning), 'lambda/core/ports/service.ts'])
     );
     expect(phasesOf(layouts.get('ami-event') as Layout)).toEqual(
       expect.arrayContaining([
