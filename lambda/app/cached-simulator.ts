@@ -2,7 +2,6 @@
 // up in one go (`prefetch`), simulates the misses, and writes their verdicts back (`flush`). The
 // cache is an optimisation: when it cannot be read or written, the scan simulates as without it.
 import type { SimulationRequest, SimulationResult } from '../core/facts/permissions.js';
-import type { PolicySimulatorPort } from '../core/ports/permissions.js';
 import {
   cacheKeyId,
   type RolePolicySet,
@@ -11,6 +10,7 @@ import {
   type SimulationCachePort,
   simulationCacheKey,
 } from '../core/iam/simulation-cache.js';
+import type { PolicySimulatorPort } from '../core/ports/permissions.js';
 
 export interface SimulationCacheOptions {
   readonly port: SimulationCachePort;

@@ -40,8 +40,8 @@ import {
   type Inventory,
   nodeClassKey,
 } from '../core/inventory.js';
-import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { AwsFactsPort } from '../core/ports/aws-facts.js';
+import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { EC2NodeClassSpec } from '../core/schema.js';
 import { capacityReservationQueries } from '../core/selectors/capacity-reservations.js';
 import { securityGroupQueries } from '../core/selectors/security-groups.js';

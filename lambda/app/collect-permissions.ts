@@ -23,12 +23,6 @@ import {
   contextKeyUsage,
   UNKNOWN_USAGE,
 } from '../core/iam/policy-conditions.js';
-import type {
-  DryRunLaunch,
-  DryRunPort,
-  PolicySimulatorPort,
-  RolePolicyPort,
-} from '../core/ports/permissions.js';
 import {
   buildSimulations,
   karpenterEc2Tags,
@@ -43,6 +37,12 @@ import {
 import type { RolePolicySet } from '../core/iam/simulation-cache.js';
 import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
+import type {
+  DryRunLaunch,
+  DryRunPort,
+  PolicySimulatorPort,
+  RolePolicyPort,
+} from '../core/ports/permissions.js';
 import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
 import { createCachingSimulator, type SimulationCacheOptions } from './cached-simulator.js';

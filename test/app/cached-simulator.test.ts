@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPermissionsEnricher } from '../../lambda/app/collect-permissions.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
-import type { PolicySimulatorPort, RolePolicyPort } from '../../lambda/core/ports/permissions.js';
 import {
   cacheKeyId,
   type RolePolicySet,
@@ -9,6 +8,7 @@ import {
   type SimulationCachePort,
 } from '../../lambda/core/iam/simulation-cache.js';
 import { nodeClassKey } from '../../lambda/core/inventory.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../lambda/core/ports/permissions.js';
 import { aPermissionsInventory } from '../support/permission-builders.js';
 
 const POLICY = JSON.stringify({

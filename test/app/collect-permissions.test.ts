@@ -4,12 +4,12 @@ import { controllerCanLaunch } from '../../lambda/core/checks/controller-can-lau
 import { controllerCanPassNodeRole } from '../../lambda/core/checks/controller-can-pass-node-role.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
 import { ok, unavailable } from '../../lambda/core/facts/slice.js';
+import { nodeClassKey } from '../../lambda/core/inventory.js';
 import type {
   DryRunLaunch,
   PolicySimulatorPort,
   RolePolicyPort,
 } from '../../lambda/core/ports/permissions.js';
-import { nodeClassKey } from '../../lambda/core/inventory.js';
 import { SourceUnavailableError } from '../../lambda/shared/errors.js';
 import {
   aCluster,

@@ -21,8 +21,8 @@ import type {
   SimulationResult,
 } from '../../core/facts/permissions.js';
 import { bareIamName } from '../../core/iam/arns.js';
-import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';

@@ -13,12 +13,12 @@ import {
 } from '../../app/scan-and-publish.js';
 import { CHECKS } from '../../core/checks/index.js';
 import type { SimulationCachePort } from '../../core/iam/simulation-cache.js';
-import { partitionOf } from '../../core/region.js';
 import type {
   FindingStore,
   NotificationPublisher,
   ServiceMetrics,
 } from '../../core/ports/service.js';
+import { partitionOf } from '../../core/region.js';
 import {
   type Config,
   type HandlerName,
