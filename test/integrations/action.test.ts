@@ -1,7 +1,15 @@
 // The repository's GitHub Action (action.yml), run step by step as a runner would: the package
 // installed from the packed tarball (offline, from the npm cache), the repository's examples
 // scanned in a temporary workspace, the SARIF report validated, the exit status following fail-on.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Log } from 'sarif';
@@ -64,8 +72,48 @@ function sarifAt(path: string): Log {
 }
 
 describe('action.yml', () => {
-  it('installs the release matching the package version by default', () => {
-    expect(action.inputs.package?.default).toBe(`nodeclass-scanner@${packageVersion}`);
+  it('builds the package from its own checkout by default, fetching nothing by name', () => {
+    // Prepare: an npm that records its calls; `pack` leaves a tarball, `install` a scanner.
+    const actionPath = temporaryDirectory('action-path-');
+    const bin = temporaryDirectory('fake-npm-');
+    const calls = join(bin, 'calls.jsonl');
+    writeFileSync(
+      join(bin, 'npm'),
+      [
+        '#!/usr/bin/env node',
+        "const { appendFileSync, mkdirSync, writeFileSync, chmodSync } = require('node:fs');",
+        "const { join } = require('node:path');",
+        'const args = process.argv.slice(2);',
+        `appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ cwd: process.cwd(), args }) + '\\n');`,
+        "if (args[0] === 'pack') writeFileSync(join(args[args.indexOf('--pack-destination') + 1], 'nodeclass-scanner-9.9.9.tgz'), '');",
+        "if (args[0] === 'install') {",
+        "  const dir = join(args[args.indexOf('--prefix') + 1], 'node_modules', '.bin');",
+        '  mkdirSync(dir, { recursive: true });',
+        "  writeFileSync(join(dir, 'nodeclass-scan'), '#!/bin/sh\\necho 9.9.9\\n');",
+        "  chmodSync(join(dir, 'nodeclass-scan'), 0o755);",
+        '}',
+      ].join('\n')
+    );
+    chmodSync(join(bin, 'npm'), 0o755);
+    const env = runnerEnv();
+    // Act
+    const run = runCompositeAction(action, {
+      workspace: workspace(),
+      env: { ...env, PATH: `${bin}:${env.PATH ?? ''}`, GITHUB_ACTION_PATH: actionPath },
+      with: {},
+    });
+    // Assess
+    expect(action.inputs.package?.default).toBe('');
+    expect(step(run, INSTALL).outcome, step(run, INSTALL).stderr).toBe('success');
+    const recorded = readFileSync(calls, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { cwd: string; args: string[] });
+    expect(recorded.map((call) => call.args[0])).toEqual(['ci', 'pack', 'install']);
+    expect(recorded[0]?.cwd).toBe(realpathSync(actionPath));
+    expect(recorded[2]?.args.at(-1)).toMatch(
+      /\/nodeclass-scanner\/nodeclass-scanner-9\.9\.9\.tgz$/
+    );
   });
 
   it('passes every input through the environment, never spliced into a script', () => {
