@@ -3,11 +3,19 @@
 import { DescribeInstanceTypeOfferingsCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import { toSourceUnavailable } from './aws-errors.js';
-import { type AnyEc2ListFact, ec2ListActions, ec2ListMethods } from './fact-descriptors.js';
+import {
+  type AnyEc2ListFact,
+  AWS_FACT_ACTIONS,
+  ec2ListActions,
+  ec2ListMethods,
+} from './fact-descriptors.js';
 import { collectPages } from './paginate.js';
 import { instanceTypeOfferingFromSdk } from './sdk-shapes.js';
 
-export const ec2ReaderActions = [...ec2ListActions, 'ec2:DescribeInstanceTypeOfferings'] as const;
+export const ec2ReaderActions = [
+  ...ec2ListActions,
+  ...AWS_FACT_ACTIONS.describeInstanceTypeOfferings,
+] as const;
 
 /** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
 const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;

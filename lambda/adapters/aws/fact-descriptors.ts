@@ -1,7 +1,8 @@
-// One descriptor per AWS fact: the SDK command and its paging, the SDK→core translation, the IAM
-// action, the world-file section and its replay matcher. The live reader, the declared actions,
-// the snapshot recorder, the world schema and the world replay are all built from this table, so
-// a new EC2 list fact is one entry here (plus its core type, port method and checks).
+// One descriptor per EC2 list fact: the SDK command and its paging, the SDK→core translation, the
+// IAM action, the world-file item schema and its replay matcher. The live reader, the declared
+// actions, the snapshot recorder, the world schema and the world replay are built from the table,
+// so a new list fact is one entry here plus its core type, port method, memo line
+// (app/memoize-port.ts), collection and checks. `AWS_FACT_ACTIONS` covers every port method.
 import {
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,
@@ -20,6 +21,7 @@ import {
 import { z } from 'zod';
 import { imageMatchesQuery } from '../../core/ami/queries.js';
 import type { Ec2Filter, FilterQuery, ImageQuery } from '../../core/facts/queries.js';
+import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
 import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
@@ -308,3 +310,21 @@ export function emptyEc2Section(): { [K in Ec2ListKey]: [] } {
 export const ec2ListActions: readonly string[] = EC2_LIST_KEYS.map(
   (key) => EC2_LIST_FACTS[key].action
 );
+
+/**
+ * Every AwsFactsPort method and the IAM actions its read needs: the EC2 lists' from their
+ * descriptors, the others' for their hand-written readers (offerings in ec2-reader.ts,
+ * ssm-reader.ts, iam-reader.ts). Keyed by method, so a new method does not compile without its
+ * actions; the readers' declared actions are taken from here.
+ */
+export const AWS_FACT_ACTIONS = {
+  ...(Object.fromEntries(
+    EC2_LIST_KEYS.map((key) => [EC2_LIST_FACTS[key].method, [EC2_LIST_FACTS[key].action]])
+  ) as unknown as Record<Ec2ListFacts[Ec2ListKey]['method'], readonly string[]>),
+  describeInstanceTypeOfferings: ['ec2:DescribeInstanceTypeOfferings'],
+  getParameter: ['ssm:GetParameter'],
+  // Names GetParameters leaves unanswered, or all of a denied batch, are read one by one.
+  getParameters: ['ssm:GetParameters', 'ssm:GetParameter'],
+  getInstanceProfile: ['iam:GetInstanceProfile'],
+  getRole: ['iam:GetRole', 'iam:ListAttachedRolePolicies'],
+} as const satisfies Record<keyof AwsFactsPort, readonly string[]>;

@@ -7,13 +7,13 @@ import {
 } from '@aws-sdk/client-iam';
 import type { InstanceProfile, Role } from '../../core/facts/aws.js';
 import { isNotFound, toSourceUnavailable } from './aws-errors.js';
+import { AWS_FACT_ACTIONS } from './fact-descriptors.js';
 import { collectPages } from './paginate.js';
 import { instanceProfileFromSdk, roleFromSdk } from './sdk-shapes.js';
 
 export const iamReaderActions = [
-  'iam:GetInstanceProfile',
-  'iam:GetRole',
-  'iam:ListAttachedRolePolicies',
+  ...AWS_FACT_ACTIONS.getInstanceProfile,
+  ...AWS_FACT_ACTIONS.getRole,
 ] as const;
 
 export type IamSender = Pick<IAMClient, 'send'>;

@@ -5,8 +5,11 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import { isAccessDenied, isNotFound, toSourceUnavailable } from './aws-errors.js';
+import { AWS_FACT_ACTIONS } from './fact-descriptors.js';
 
-export const ssmReaderActions = ['ssm:GetParameter', 'ssm:GetParameters'] as const;
+export const ssmReaderActions = [
+  ...new Set([...AWS_FACT_ACTIONS.getParameter, ...AWS_FACT_ACTIONS.getParameters]),
+];
 
 /** GetParameters accepts at most 10 names per request. */
 export const GET_PARAMETERS_BATCH_SIZE = 10;

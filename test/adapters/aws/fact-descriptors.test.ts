@@ -10,6 +10,7 @@ import {
 } from '../../../lambda/adapters/aws/declared-actions.js';
 import { createEc2Reader } from '../../../lambda/adapters/aws/ec2-reader.js';
 import {
+  AWS_FACT_ACTIONS,
   EC2_LIST_FACTS,
   EC2_LIST_KEYS,
   type Ec2ListKey,
@@ -19,6 +20,7 @@ import { createAwsRecorder } from '../../../lambda/adapters/world/recorder.js';
 import { WorldSchema } from '../../../lambda/adapters/world/schema.js';
 import { createWorldAwsFacts } from '../../../lambda/adapters/world/world-facts.js';
 import type { FilterQuery, ImageQuery } from '../../../lambda/core/facts/queries.js';
+import type { AwsFactsPort } from '../../../lambda/core/ports/aws-facts.js';
 import { SCAN_TIME } from '../../support/aws-builders.js';
 
 const ACCOUNT = '111122223333';
@@ -186,5 +188,54 @@ describe('the EC2 list table', () => {
 
     // Assess
     expect(parsed.success).toBe(false);
+  });
+});
+
+describe('the IAM actions of every port method', () => {
+  /** Senders that note `service:Operation` of each command and answer a role for GetRole. */
+  function recordingClients() {
+    const called: string[] = [];
+    const sender = (service: string) => ({
+      send: async (command: object) => {
+        called.push(`${service}:${command.constructor.name.replace(/Command$/, '')}`);
+        return { Role: { RoleName: 'node', Arn: `arn:aws:iam::${ACCOUNT}:role/node` } };
+      },
+    });
+    const clients = { ec2: sender('ec2'), ssm: sender('ssm'), iam: sender('iam') } as never;
+    return { clients, called };
+  }
+
+  const calls: { readonly [M in keyof AwsFactsPort]-?: (port: AwsFactsPort) => Promise<unknown> } =
+    {
+      describeImages: (port) => port.describeImages({ filters: [], includeDeprecated: false }),
+      describeSubnets: (port) => port.describeSubnets({ filters: [] }),
+      describeSecurityGroups: (port) => port.describeSecurityGroups({ filters: [] }),
+      describeCapacityReservations: (port) => port.describeCapacityReservations({ filters: [] }),
+      describeInstanceTypeOfferings: (port) => port.describeInstanceTypeOfferings(),
+      getParameter: (port) => port.getParameter('/aws/service/x'),
+      getParameters: async (port) => port.getParameters?.(['/aws/service/x']),
+      getInstanceProfile: (port) => port.getInstanceProfile('node'),
+      getRole: (port) => port.getRole('node'),
+    };
+
+  it.each(Object.keys(AWS_FACT_ACTIONS) as (keyof typeof AWS_FACT_ACTIONS)[])(
+    '%s calls exactly the actions the table declares for it',
+    async (method) => {
+      // Arrange
+      const { clients, called } = recordingClients();
+
+      // Act
+      await calls[method](createLiveAwsFacts(clients));
+
+      // Assess
+      expect([...new Set(called)].sort()).toEqual([...AWS_FACT_ACTIONS[method]].sort());
+    }
+  );
+
+  it('declares the whole table for the scanning Lambdas', () => {
+    // Assess
+    expect([...(DECLARED_ACTIONS.awsFacts ?? [])].sort()).toEqual(
+      [...new Set(Object.values(AWS_FACT_ACTIONS).flat())].sort()
+    );
   });
 });
