@@ -21,6 +21,7 @@ import {
   IGNORE_RULES_MAX_CHARS,
   SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../lambda/shared/config.js';
+import { LAMBDA_BUNDLES_CONTEXT_KEY } from './constructs/scanner-function.js';
 
 /** `-c key=a,b` arrives as a string; cdk.json gives arrays. Accept both. */
 function listOf<T extends z.ZodType>(item: T) {
@@ -275,6 +276,8 @@ const NESTED_FIELDS = [
  * hold `:`), CLI settings (`cli-…`, `cdk-…`) and acknowledged notices.
  */
 export function isCdkContextKey(key: string): boolean {
+  // The scanner's own `nodeclass-scanner:` keys are checked like its settings, not waved through.
+  if (key.startsWith(SCANNER_CONTEXT_PREFIX)) return false;
   return (
     key.startsWith('@') ||
     key.includes(':') ||
@@ -284,9 +287,16 @@ export function isCdkContextKey(key: string): boolean {
   );
 }
 
+const SCANNER_CONTEXT_PREFIX = 'nodeclass-scanner:';
+/** Context keys the construct reads itself (not app settings). */
+const CONSTRUCT_CONTEXT_KEYS: readonly string[] = [LAMBDA_BUNDLES_CONTEXT_KEY];
+
 /** Context keys that are neither the scanner's nor the CDK's: typos, or settings that do not exist. */
 export function unknownContextKeys(context: Readonly<Record<string, unknown>>): string[] {
-  return Object.keys(context).filter((key) => !CONFIG_KEYS.includes(key) && !isCdkContextKey(key));
+  return Object.keys(context).filter(
+    (key) =>
+      !CONFIG_KEYS.includes(key) && !CONSTRUCT_CONTEXT_KEYS.includes(key) && !isCdkContextKey(key)
+  );
 }
 
 /**
@@ -296,7 +306,7 @@ export function unknownContextKeys(context: Readonly<Record<string, unknown>>): 
 export function parseScannerConfig(context: Readonly<Record<string, unknown>>): ScannerConfig {
   const unknown = unknownContextKeys(context).map(
     (key) =>
-      `  - context key "${key}": not a nodeclass-scanner setting${didYouMean(key, CONFIG_KEYS)}`
+      `  - context key "${key}": not a nodeclass-scanner setting${didYouMean(key, [...CONFIG_KEYS, ...CONSTRUCT_CONTEXT_KEYS])}`
   );
   const known = Object.fromEntries(CONFIG_KEYS.map((key) => [key, context[key]]));
   let result: ReturnType<typeof scannerConfigSchema.safeParse>;

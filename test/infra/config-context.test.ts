@@ -59,6 +59,17 @@ describe('unknown context keys', () => {
     expect(parseScannerConfig({ ...BASE, ...cdkKeys }).clusters).toEqual(['prod', 'dev']);
   });
 
+  it("checks the scanner's own prefixed keys: the bundles key passes, a typo of it fails", () => {
+    expect(
+      unknownContextKeys({ ...BASE, 'nodeclass-scanner:lambdaBundlesDirectory': '/x' })
+    ).toEqual([]);
+    expect(() =>
+      parseScannerConfig({ ...BASE, 'nodeclass-scanner:lambdaBundleDirectory': '/x' })
+    ).toThrow(
+      'context key "nodeclass-scanner:lambdaBundleDirectory": not a nodeclass-scanner setting (did you mean "nodeclass-scanner:lambdaBundlesDirectory"?)'
+    );
+  });
+
   it('counts a swap of two neighbouring letters as one edit', () => {
     expect(editDistance('clustres', 'clusters')).toBe(1);
     expect(editDistance('Digest', 'digest')).toBe(0);
