@@ -1,5 +1,6 @@
 // PolicySimulatorPort over iam:SimulatePrincipalPolicy, and RolePolicyPort over the role's policy
 // documents (so the enricher knows which context values the policies compare).
+
 import {
   type EvaluationResult,
   GetPolicyCommand,
@@ -23,6 +24,7 @@ import type {
 import { bareIamName } from '../../core/iam/arns.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
+import { chunks } from '../../shared/chunks.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
@@ -111,11 +113,10 @@ export function resultsFromSdk(results: readonly EvaluationResult[]): Simulation
   });
 }
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let index = 0; index < items.length; index += size)
-    out.push(items.slice(index, index + size));
-  return out.length > 0 ? out : [[]];
+/** A request with no resources is still one call (IAM then simulates against `*`). */
+function nonEmptyChunks<T>(items: readonly T[], size: number): T[][] {
+  const parts = chunks(items, size);
+  return parts.length > 0 ? parts : [[]];
 }
 
 export function createIamSimulator(
@@ -132,8 +133,11 @@ export function createIamSimulator(
         ContextKeyType: entry.type,
       }));
       const results: SimulationResult[] = [];
-      const calls = chunks(request.actions, ACTION_CHUNK_SIZE).flatMap((actions) =>
-        chunks(request.resourceArns, chunkSize).map((resourceArns) => ({ actions, resourceArns }))
+      const calls = nonEmptyChunks(request.actions, ACTION_CHUNK_SIZE).flatMap((actions) =>
+        nonEmptyChunks(request.resourceArns, chunkSize).map((resourceArns) => ({
+          actions,
+          resourceArns,
+        }))
       );
       for (const { actions, resourceArns } of calls) {
         try {

@@ -4,6 +4,7 @@
 // (aws-errors.ts), never thrown, so the caller can hold back exactly those.
 // https://docs.aws.amazon.com/securityhub/1.0/APIReference/API_BatchImportFindings.html
 // https://docs.aws.amazon.com/securityhub/1.0/APIReference/API_BatchUpdateFindings.html
+
 import {
   type AwsSecurityFinding,
   BatchImportFindingsCommand,
@@ -17,6 +18,7 @@ import {
   type SecurityHubFailure,
   type SecurityHubPort,
 } from '../../core/asff.js';
+import { chunks } from '../../shared/chunks.js';
 import { classifySecurityHubFailure } from './aws-errors.js';
 
 export const securityHubActions = [
@@ -53,13 +55,6 @@ export function planImportBatches(findings: readonly AsffFinding[]): AsffFinding
   }
   if (current.length > 0) batches.push(current);
   return batches;
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size)
-    out.push(items.slice(start, start + size));
-  return out;
 }
 
 type SendOnce<E extends Identified> = (entries: readonly E[]) => Promise<SecurityHubFailure[]>;

@@ -1,6 +1,7 @@
 // DynamoDB implementation of the SimulationCachePort, in the state table:
 //   pk = SIMCACHE#<principal hash>  sk = <fingerprint>  verdicts (gzipped JSON)  expiresAt (TTL)
 // DynamoDB deletes expired items only eventually (typically within days), so reads also skip them.
+
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SimulationResult } from '../../core/facts/permissions.js';
@@ -10,6 +11,7 @@ import {
   type SimulationCacheKey,
   type SimulationCachePort,
 } from '../../core/iam/simulation-cache.js';
+import { chunks } from '../../shared/chunks.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { TABLE_SCHEMA } from '../../shared/telemetry.js';
 import { toSourceUnavailable } from './aws-errors.js';
@@ -49,13 +51,6 @@ function verdictsOf(bytes: unknown): SimulationResult[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let index = 0; index < items.length; index += size)
-    out.push(items.slice(index, index + size));
-  return out;
 }
 
 export function createSimulationCacheStore(
