@@ -1,6 +1,6 @@
 // EC2 Describe* calls exactly as Karpenter issues them (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/).
-// The filtered lists come from their descriptors (fact-descriptors.ts); offerings are region-wide.
-import { DescribeInstanceTypeOfferingsCommand, type EC2Client } from '@aws-sdk/client-ec2';
+// The filtered lists and the region-wide offerings come from their descriptors (fact-descriptors.ts).
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import {
@@ -8,17 +8,14 @@ import {
   AWS_FACT_ACTIONS,
   ec2ListActions,
   ec2ListMethods,
+  INSTANCE_TYPE_OFFERINGS,
 } from './fact-descriptors.js';
 import { collectPages } from './paginate.js';
-import { instanceTypeOfferingFromSdk } from './sdk-shapes.js';
 
 export const ec2ReaderActions = [
   ...ec2ListActions,
   ...AWS_FACT_ACTIONS.describeInstanceTypeOfferings,
 ] as const;
-
-/** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
-const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;
 
 export type Ec2Sender = Pick<EC2Client, 'send'>;
 
@@ -50,22 +47,12 @@ export function createEc2Reader(ec2: Ec2Sender) {
 
     /** Every zone offering of the client's region, unfiltered (one query serves every NodeClass). */
     describeInstanceTypeOfferings(): Promise<InstanceTypeOffering[]> {
-      return guarded('ec2:DescribeInstanceTypeOfferings', () =>
+      const fact = INSTANCE_TYPE_OFFERINGS;
+      return guarded(fact.action, () =>
         collectPages(
-          (token) =>
-            ec2.send(
-              new DescribeInstanceTypeOfferingsCommand({
-                LocationType: 'availability-zone',
-                MaxResults: INSTANCE_TYPE_OFFERINGS_PAGE_SIZE,
-                ...(token === undefined ? {} : { NextToken: token }),
-              })
-            ),
-          (page) =>
-            page.InstanceTypeOfferings?.flatMap((offering) => {
-              const mapped = instanceTypeOfferingFromSdk(offering);
-              return mapped ? [mapped] : [];
-            }),
-          (page) => page.NextToken
+          (token) => ec2.send(fact.command(token)).then((output) => fact.page(output)),
+          (page) => page.items,
+          (page) => page.nextToken
         )
       );
     },

@@ -10,6 +10,8 @@ import {
   DescribeImagesCommand,
   type DescribeImagesCommandInput,
   type DescribeImagesCommandOutput,
+  DescribeInstanceTypeOfferingsCommand,
+  type DescribeInstanceTypeOfferingsCommandOutput,
   DescribeSecurityGroupsCommand,
   type DescribeSecurityGroupsCommandInput,
   type DescribeSecurityGroupsCommandOutput,
@@ -20,6 +22,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { z } from 'zod';
 import { imageMatchesQuery } from '../../core/ami/queries.js';
+import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import type { Ec2Filter, FilterQuery, ImageQuery } from '../../core/facts/queries.js';
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
@@ -28,6 +31,7 @@ import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
 import {
   capacityReservationFromSdk,
   imageFromSdk,
+  instanceTypeOfferingFromSdk,
   securityGroupFromSdk,
   subnetFromSdk,
 } from './sdk-shapes.js';
@@ -311,6 +315,38 @@ export const ec2ListActions: readonly string[] = EC2_LIST_KEYS.map(
   (key) => EC2_LIST_FACTS[key].action
 );
 
+/** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
+const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;
+
+/**
+ * The region-wide fact: every zone offering of the client's region, one unfiltered query serving
+ * every NodeClass. Recorded in core shape under the world file's `instanceTypeOfferings.<region>`.
+ */
+export const INSTANCE_TYPE_OFFERINGS = {
+  method: 'describeInstanceTypeOfferings',
+  action: 'ec2:DescribeInstanceTypeOfferings',
+  command: (token: string | undefined) =>
+    new DescribeInstanceTypeOfferingsCommand({
+      LocationType: 'availability-zone',
+      MaxResults: INSTANCE_TYPE_OFFERINGS_PAGE_SIZE,
+      ...nextToken(token),
+    }),
+  isCommand: (command: unknown) => command instanceof DescribeInstanceTypeOfferingsCommand,
+  /** Zone rows only, translated (rows of another location type are dropped). */
+  page(output: DescribeInstanceTypeOfferingsCommandOutput): {
+    readonly items: InstanceTypeOffering[];
+    readonly nextToken: string | undefined;
+  } {
+    const items = (output.InstanceTypeOfferings ?? []).flatMap((offering) => {
+      const mapped = instanceTypeOfferingFromSdk(offering);
+      return mapped ? [mapped] : [];
+    });
+    return { items, nextToken: output.NextToken };
+  },
+  recordId: (offering: InstanceTypeOffering) => `${offering.zone} ${offering.instanceType}`,
+  worldItem: z.looseObject({ instanceType: z.string().min(1), zone: z.string().min(1) }),
+} as const;
+
 /**
  * Every AwsFactsPort method and the IAM actions its read needs: the EC2 lists' from their
  * descriptors, the others' for their hand-written readers (offerings in ec2-reader.ts,
@@ -321,7 +357,7 @@ export const AWS_FACT_ACTIONS = {
   ...(Object.fromEntries(
     EC2_LIST_KEYS.map((key) => [EC2_LIST_FACTS[key].method, [EC2_LIST_FACTS[key].action]])
   ) as unknown as Record<Ec2ListFacts[Ec2ListKey]['method'], readonly string[]>),
-  describeInstanceTypeOfferings: ['ec2:DescribeInstanceTypeOfferings'],
+  [INSTANCE_TYPE_OFFERINGS.method]: [INSTANCE_TYPE_OFFERINGS.action],
   getParameter: ['ssm:GetParameter'],
   // Names GetParameters leaves unanswered, or all of a denied batch, are read one by one.
   getParameters: ['ssm:GetParameters', 'ssm:GetParameter'],

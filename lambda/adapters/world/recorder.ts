@@ -1,11 +1,7 @@
 // Records the AWS responses a scan reads, in the SDK's own shapes, so `snapshot` can write a world
 // file that replays the scan exactly. Wraps the senders the live adapter uses: what the scan asked
 // for is what gets recorded, nothing more. Secrets are never recorded (see `recordedParameterValue`).
-import {
-  DescribeInstanceTypeOfferingsCommand,
-  type DescribeInstanceTypeOfferingsCommandOutput,
-  type EC2Client,
-} from '@aws-sdk/client-ec2';
+import type { DescribeInstanceTypeOfferingsCommandOutput, EC2Client } from '@aws-sdk/client-ec2';
 import {
   GetInstanceProfileCommand,
   type GetInstanceProfileCommandOutput,
@@ -23,8 +19,12 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
-import { EC2_LIST_FACTS, EC2_LIST_KEYS, type Ec2ListKey } from '../aws/fact-descriptors.js';
-import { instanceTypeOfferingFromSdk } from '../aws/sdk-shapes.js';
+import {
+  EC2_LIST_FACTS,
+  EC2_LIST_KEYS,
+  type Ec2ListKey,
+  INSTANCE_TYPE_OFFERINGS,
+} from '../aws/fact-descriptors.js';
 import { parameterNamesOf } from './world-facts.js';
 
 /** Stands in for any parameter value that is not an AMI id (it could be a secret). */
@@ -92,13 +92,13 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
       for (const item of fact.page(output).items) keep(lists[key], fact.recordId(item), item);
       return;
     }
-    if (command instanceof DescribeInstanceTypeOfferingsCommand) {
+    if (INSTANCE_TYPE_OFFERINGS.isCommand(command)) {
       offerings ??= new Map();
-      const items = (output as DescribeInstanceTypeOfferingsCommandOutput).InstanceTypeOfferings;
-      for (const item of items ?? []) {
-        const offering = instanceTypeOfferingFromSdk(item);
-        if (offering) offerings.set(`${offering.zone} ${offering.instanceType}`, offering);
-      }
+      const { items } = INSTANCE_TYPE_OFFERINGS.page(
+        output as DescribeInstanceTypeOfferingsCommandOutput
+      );
+      for (const offering of items)
+        offerings.set(INSTANCE_TYPE_OFFERINGS.recordId(offering), offering);
     }
   }
 

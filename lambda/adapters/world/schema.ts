@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
-import { ec2WorldSection, emptyEc2Section } from '../aws/fact-descriptors.js';
+import {
+  ec2WorldSection,
+  emptyEc2Section,
+  INSTANCE_TYPE_OFFERINGS,
+} from '../aws/fact-descriptors.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
@@ -117,12 +121,6 @@ export const WorldClusterSchema = z.looseObject({
   kubernetes: WorldKubernetesSchema.optional(),
 });
 
-/** One availability-zone offering (DescribeInstanceTypeOfferings, location type availability-zone). */
-export const WorldInstanceTypeOfferingSchema = z.looseObject({
-  instanceType: z.string().min(1),
-  zone: z.string().min(1),
-});
-
 export const WorldSchema = z.looseObject({
   version: z.literal(1),
   account: z.string().regex(/^\d{12}$/, 'account must be a 12-digit AWS account id'),
@@ -135,7 +133,9 @@ export const WorldSchema = z.looseObject({
    * or no entry for the world's region: offerings were not recorded, and checks that need them
    * are not applicable.
    */
-  instanceTypeOfferings: z.record(z.string(), z.array(WorldInstanceTypeOfferingSchema)).optional(),
+  instanceTypeOfferings: z
+    .record(z.string(), z.array(INSTANCE_TYPE_OFFERINGS.worldItem))
+    .optional(),
   ssm: z
     .looseObject({ parameters: StringMapSchema.default(() => tagMapOf([])) })
     .default(() => ({ parameters: tagMapOf([]) })),
@@ -154,7 +154,6 @@ export const WorldSchema = z.looseObject({
 
 export type World = z.infer<typeof WorldSchema>;
 export type WorldCluster = z.infer<typeof WorldClusterSchema>;
-export type WorldInstanceTypeOffering = z.infer<typeof WorldInstanceTypeOfferingSchema>;
 export type WorldRole = z.infer<typeof WorldRoleSchema>;
 export type WorldInstanceProfile = z.infer<typeof WorldInstanceProfileSchema>;
 export type WorldPermission = z.infer<typeof WorldPermissionSchema>;
