@@ -1,15 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+const INCLUDE = ['test/**/*.test.ts'];
+// The deployment simulation has its own config (vitest.deploy.config.ts, npm run test:deploy).
+const EXCLUDE = [...configDefaults.exclude, 'test/deploy/**'];
+
+// Most files share their worker's module cache (isolate: false): a fresh process per file cost
+// about a second of CPU per file, more than most files' tests. A file that mocks modules or sets
+// the environment before its imports (vi.mock, vi.hoisted) gets its own process, as do the files
+// listed here, which run the real SDK clients that other files stub with aws-sdk-client-mock.
+const NEEDS_OWN_PROCESS = ['test/adapters/aws/clients.test.ts', 'test/cli/credentials.test.ts'];
+const isolated = readdirSync(join(import.meta.dirname, 'test'), {
+  recursive: true,
+  encoding: 'utf8',
+})
+  .map((file) => join('test', file))
+  .filter((file) => file.endsWith('.test.ts') && !file.startsWith('test/deploy/'))
+  .filter(
+    (file) =>
+      NEEDS_OWN_PROCESS.includes(file) ||
+      /\bvi\.(mock|hoisted)\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8'))
+  )
+  .sort();
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The deployment simulation has its own config (vitest.deploy.config.ts, npm run test:deploy).
-    exclude: [...configDefaults.exclude, 'test/deploy/**'],
     setupFiles: ['test/support/setup.ts'],
-    // The package's prebuilt Lambda bundles, for the construct's default (built once, when absent).
-    globalSetup: ['test/infra/lambda-bundles-setup.ts'],
+    globalSetup: [
+      // The package's prebuilt Lambda bundles, for the construct's default (built once, when absent).
+      'test/infra/lambda-bundles-setup.ts',
+      // One `npm pack` per run, shared by the package and action tests (test/package/pack.ts).
+      'test/package/pack-setup.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: INCLUDE,
+          exclude: [...EXCLUDE, ...isolated],
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: isolated, exclude: EXCLUDE } },
+    ],
   },
 });

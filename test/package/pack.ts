@@ -1,7 +1,8 @@
 // The packed package, as `npm pack` makes it (its `prepack` build included), for tests that
 // install it like a user would. Packed from a copy of the working tree (tracked and new files,
 // node_modules linked), never in the checkout itself: `prepack` rebuilds dist/, which other test
-// files, running in parallel, may be reading.
+// files, running in parallel, may be reading. Under the vitest global setup (pack-setup.ts) one
+// pack serves the whole run: the first worker to ask packs, the others wait for its result.
 import { execFile } from 'node:child_process';
 import {
   cpSync,
@@ -9,13 +10,17 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -24,9 +29,10 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let packing: Promise<string> | undefined;
 let scratch: string | undefined;
 
-/** The path of the packed `.tgz`; packs once per process, in a temporary directory. */
+/** The path of the packed `.tgz`: once per run in the shared directory, else once per process. */
 export function packedTarball(): Promise<string> {
-  packing ??= pack();
+  const shared = inject('packDirectory');
+  packing ??= shared === undefined ? packOwn() : packShared(shared);
   return packing;
 }
 
@@ -58,9 +64,47 @@ export async function runCommand(
   }
 }
 
-async function pack(): Promise<string> {
+function packOwn(): Promise<string> {
   scratch = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-pack-'));
   process.once('exit', removePackedTarball);
+  return pack(scratch);
+}
+
+/** The first caller takes the lock and packs; the others poll for its outcome (tarball or error). */
+async function packShared(directory: string): Promise<string> {
+  const outcomeFile = join(directory, 'outcome.json');
+  if (takeLock(join(directory, 'lock'))) {
+    let outcome: { tarball?: string; error?: string };
+    try {
+      outcome = { tarball: await pack(directory) };
+    } catch (error) {
+      outcome = { error: error instanceof Error ? error.message : String(error) };
+    }
+    writeFileSync(`${outcomeFile}.partial`, JSON.stringify(outcome));
+    renameSync(`${outcomeFile}.partial`, outcomeFile);
+  }
+  // Bounded by the caller's hook timeout.
+  while (!existsSync(outcomeFile)) await new Promise((resolve) => setTimeout(resolve, 250));
+  const outcome = JSON.parse(readFileSync(outcomeFile, 'utf8')) as {
+    tarball?: string;
+    error?: string;
+  };
+  if (outcome.tarball === undefined)
+    throw new Error(`npm pack failed in another worker: ${outcome.error}`);
+  return outcome.tarball;
+}
+
+function takeLock(path: string): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+async function pack(scratch: string): Promise<string> {
   const checkout = join(scratch, 'checkout');
   const { stdout: listed } = await runCommand(
     'git',
