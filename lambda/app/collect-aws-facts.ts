@@ -339,7 +339,7 @@ async function collectIdentity(
 }
 
 /** Every AWS fact one NodeClass's checks need. Never throws. */
-export async function collectNodeClassFacts(
+async function collectNodeClassFacts(
   spec: EC2NodeClassSpec,
   cluster: ClusterContext,
   port: AwsFactsPort,

@@ -14,10 +14,10 @@ export interface MemoizeOptions {
   readonly concurrency?: number;
 }
 
-export const DEFAULT_AWS_CONCURRENCY = 8;
+const DEFAULT_AWS_CONCURRENCY = 8;
 
 /** Names per `getParameters` call (GetParameters' limit). */
-export const PARAMETERS_PER_REQUEST = 10;
+const PARAMETERS_PER_REQUEST = 10;
 
 /**
  * Values per merged filter. EC2 refuses more than 200 filter values in one call

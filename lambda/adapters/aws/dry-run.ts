@@ -25,14 +25,6 @@ import { isDryRunSuccess, isThrottling, toSourceUnavailable } from './aws-errors
 /** What the scanner's own role needs to enter DryRun mode. */
 export const dryRunActions = ['sts:AssumeRole'] as const;
 
-/** What the assumed DryRun role needs (it is the role whose launch permissions are tested). */
-export const dryRunAssumedRoleActions = [
-  'ec2:RunInstances',
-  'ec2:CreateFleet',
-  'ec2:DescribeLaunchTemplates',
-  'sts:DecodeAuthorizationMessage',
-] as const;
-
 export type StsSender = Pick<STSClient, 'send'>;
 export type Ec2Sender = Pick<EC2Client, 'send'>;
 

@@ -7,7 +7,7 @@ import { toSourceUnavailable } from './aws-errors.js';
 export type DocumentSender = Pick<DynamoDBDocumentClient, 'send'>;
 
 /** BatchWriteItem's per-request item limit. */
-export const BATCH_WRITE_LIMIT = 25;
+const BATCH_WRITE_LIMIT = 25;
 /** Passes over items DynamoDB returns unprocessed before the write counts as failed. */
 export const MAX_UNPROCESSED_RETRIES = 5;
 

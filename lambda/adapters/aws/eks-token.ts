@@ -5,15 +5,12 @@ import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { partitionDnsSuffix, partitionOf } from '../../core/region.js';
 
-export const TOKEN_PREFIX = 'k8s-aws-v1.';
-export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
+const TOKEN_PREFIX = 'k8s-aws-v1.';
+const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 /** EKS rejects presigned URLs valid for more than 900 s; the signer's default is 3600. */
-export const PRESIGN_EXPIRES_SECONDS = 60;
+const PRESIGN_EXPIRES_SECONDS = 60;
 /** STS honours the URL for 15 minutes after X-Amz-Date; reuse a token for at most 14. */
-export const TOKEN_REUSE_MS = 14 * 60 * 1000;
-
-/** Presigning calls STS locally; no request is sent, so no IAM action is needed. */
-export const eksTokenActions = [] as const;
+const TOKEN_REUSE_MS = 14 * 60 * 1000;
 
 export interface AwsCredentials {
   readonly accessKeyId: string;

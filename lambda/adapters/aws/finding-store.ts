@@ -43,15 +43,15 @@ export const findingStoreActions = [
   'dynamodb:BatchWriteItem',
 ] as const;
 
-export const INDEX_PK = 'NODECLASS';
-export const TTL_ATTRIBUTE = 'expiresAt';
+const INDEX_PK = 'NODECLASS';
+const TTL_ATTRIBUTE = 'expiresAt';
 const WRITE_CONCURRENCY = 10;
 
-export const findingPk = (cluster: string) => `CLUSTER#${cluster}`;
-export const findingSk = (id: string) => `FINDING#${id}`;
-export const indexSk = (cluster: string, name: string) => `${cluster}#${name}`;
+const findingPk = (cluster: string) => `CLUSTER#${cluster}`;
+const findingSk = (id: string) => `FINDING#${id}`;
+const indexSk = (cluster: string, name: string) => `${cluster}#${name}`;
 /** The per-cluster scan counter shares the findings' partition, outside the `FINDING#` range. */
-export const SCAN_SEQ_SK = 'SCAN#SEQ';
+const SCAN_SEQ_SK = 'SCAN#SEQ';
 const PENDING_ATTRIBUTES = [
   'pendingKind',
   'pendingMessage',

@@ -40,13 +40,13 @@ export const iamSimulatorActions = [
 ] as const;
 
 /** PMapper chunks ResourceArns by 20 after hitting throttling with larger calls. */
-export const RESOURCE_ARN_CHUNK_SIZE = 20;
+const RESOURCE_ARN_CHUNK_SIZE = 20;
 
 /**
  * Results come one per action, 100 to a page by default (MaxItems): at most that many actions per
  * call, so a batch never pages.
  */
-export const ACTION_CHUNK_SIZE = 100;
+const ACTION_CHUNK_SIZE = 100;
 
 export type IamSimulatorSender = Pick<IAMClient, 'send'>;
 
@@ -95,7 +95,7 @@ function fromResourceResult(
  * per-resource verdicts in ResourceSpecificResults (the top level is their aggregate); older
  * responses had one result per resource, which the fallback covers.
  */
-export function resultsFromSdk(results: readonly EvaluationResult[]): SimulationResult[] {
+function resultsFromSdk(results: readonly EvaluationResult[]): SimulationResult[] {
   return results.flatMap((result) => {
     const perResource = result.ResourceSpecificResults ?? [];
     if (perResource.length > 0)

@@ -2,7 +2,7 @@
 // paginators insist on a concrete client instance).
 
 /** A misbehaving endpoint that never stops returning tokens must not loop forever. */
-export const MAX_PAGES = 1000;
+const MAX_PAGES = 1000;
 
 export async function collectPages<Page, Item>(
   fetchPage: (token: string | undefined) => Promise<Page>,

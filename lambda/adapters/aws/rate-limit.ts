@@ -18,7 +18,7 @@ export interface RateLimit {
  * Karpenter. IAM and EKS publish no rates: conservative, and IAM's budget is shared by all its
  * APIs. Services not listed are not limited.
  */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimit>> = {
+const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimit>> = {
   ec2: { ratePerSecond: 10, burst: 20, per: 'operation' },
   iam: { ratePerSecond: 5, burst: 10, per: 'service' },
   ssm: { ratePerSecond: 20, burst: 40, per: 'operation' },
@@ -76,7 +76,7 @@ interface Sender {
  * SDK plugin: every command waits for its operation's token once, at `initialize` (before the
  * retry middleware: retries are paced by the SDK's own retry strategy).
  */
-export function rateLimitPlugin<Input extends object, Output extends MetadataBearer>(
+function rateLimitPlugin<Input extends object, Output extends MetadataBearer>(
   limiter: ApiRateLimiter,
   service: string
 ): Pluggable<Input, Output> {

@@ -19,7 +19,7 @@ interface SdkTag {
 }
 
 /** SDK tag list → own-property map (a `__proto__` or `constructor` key is an ordinary tag). */
-export function tagsOf(tags: readonly SdkTag[] | undefined): Tags {
+function tagsOf(tags: readonly SdkTag[] | undefined): Tags {
   return tagMapOf(
     (tags ?? []).flatMap((tag): [string, string][] =>
       tag.Key === undefined ? [] : [[tag.Key, tag.Value ?? '']]
@@ -166,7 +166,7 @@ export function instanceTypeOfferingFromSdk(
 }
 
 /** IAM returns policy documents URL-encoded (RFC 3986); recorded files may hold plain JSON. */
-export function decodePolicyDocument(document: string | undefined): string | undefined {
+function decodePolicyDocument(document: string | undefined): string | undefined {
   if (document === undefined) return undefined;
   if (document.trimStart().startsWith('{')) return document;
   try {

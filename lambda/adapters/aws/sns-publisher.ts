@@ -18,8 +18,8 @@ export const snsPublisherActions = ['sns:Publish'] as const;
 
 export type SnsSender = Pick<SNSClient, 'send'>;
 
-export const MAX_BATCH_ENTRIES = 10;
-export const MAX_BATCH_BYTES = 256 * 1024;
+const MAX_BATCH_ENTRIES = 10;
+const MAX_BATCH_BYTES = 256 * 1024;
 
 export function toBatchEntry(message: OutgoingMessage): PublishBatchRequestEntry {
   return {

@@ -12,7 +12,7 @@ export const ssmReaderActions = [
 ];
 
 /** GetParameters accepts at most 10 names per request. */
-export const GET_PARAMETERS_BATCH_SIZE = 10;
+const GET_PARAMETERS_BATCH_SIZE = 10;
 
 export type SsmSender = Pick<SSMClient, 'send'>;
 

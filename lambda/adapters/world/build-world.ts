@@ -14,7 +14,7 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
  * A NodeClass as recorded: `managedFields` and the last-applied annotation (a second copy of the
  * object) are dropped, and `spec.userData` (bootstrap scripts can hold secrets) is redacted.
  */
-export function sanitizedObject(raw: unknown): unknown {
+function sanitizedObject(raw: unknown): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
   const object = structuredClone(raw) as Record<string, unknown>;
   const metadata = object.metadata as Record<string, unknown> | undefined;

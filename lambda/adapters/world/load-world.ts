@@ -9,9 +9,6 @@ import {
 import { readRegularFile } from '../files/read-input.js';
 import { type World, WorldSchema } from './schema.js';
 
-/** A world file is a recorded account, not a data lake: refuse anything absurdly large. */
-export const MAX_WORLD_BYTES = DEFAULT_INPUT_LIMITS.maxWorldBytes;
-
 type WorldLimits = Pick<InputLimits, 'maxWorldValues'>;
 
 /**

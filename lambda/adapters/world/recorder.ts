@@ -36,10 +36,7 @@ const AMI_ID = /^ami-[0-9a-f]{8,17}$/;
  * Only AMI ids are recorded verbatim. Anything else (SecureString ciphertext, free text) is
  * replaced by a marker that, like the original, is not an `ami-` value, so replay finds the same.
  */
-export function recordedParameterValue(
-  type: string | undefined,
-  value: string | undefined
-): string {
+function recordedParameterValue(type: string | undefined, value: string | undefined): string {
   if (type !== 'SecureString' && value !== undefined && AMI_ID.test(value)) return value;
   return REDACTED_PARAMETER_VALUE;
 }

@@ -14,7 +14,7 @@ import {
 const tag = z.looseObject({ Key: z.string().optional(), Value: z.string().optional() });
 const tags = z.array(tag).optional();
 
-export const WorldRoleSchema = z.looseObject({
+const WorldRoleSchema = z.looseObject({
   RoleName: z.string(),
   Arn: z.string().optional(),
   Path: z.string().optional(),
@@ -34,7 +34,7 @@ export const WorldRoleSchema = z.looseObject({
   Tags: tags,
 });
 
-export const WorldInstanceProfileSchema = z.looseObject({
+const WorldInstanceProfileSchema = z.looseObject({
   InstanceProfileName: z.string(),
   Arn: z.string().optional(),
   Path: z.string().optional(),
@@ -60,14 +60,14 @@ export const WorldPermissionSchema = z.looseObject({
   missingContextValues: z.array(z.string()).optional(),
 });
 
-export const WorldAccessEntrySchema = z.looseObject({
+const WorldAccessEntrySchema = z.looseObject({
   principalArn: z.string(),
   type: z.string().optional(),
   kubernetesGroups: z.array(z.string()).optional(),
   username: z.string().optional(),
 });
 
-export const WorldPodIdentityAssociationSchema = z.looseObject({
+const WorldPodIdentityAssociationSchema = z.looseObject({
   namespace: z.string(),
   serviceAccount: z.string(),
   roleArn: z.string(),
@@ -76,13 +76,13 @@ export const WorldPodIdentityAssociationSchema = z.looseObject({
   disableSessionTags: z.boolean().optional(),
 });
 
-export const WorldServiceAccountSchema = z.looseObject({
+const WorldServiceAccountSchema = z.looseObject({
   namespace: z.string(),
   name: z.string(),
   annotations: StringMapSchema.optional(),
 });
 
-export const WorldKubernetesSchema = z.looseObject({
+const WorldKubernetesSchema = z.looseObject({
   /** Raw Kubernetes objects, validated later like any manifest (a bad one is a finding). */
   ec2NodeClasses: z.array(z.unknown()).default([]),
   nodePools: z.array(z.unknown()).default([]),
@@ -154,6 +154,4 @@ export const WorldSchema = z.looseObject({
 
 export type World = z.infer<typeof WorldSchema>;
 export type WorldCluster = z.infer<typeof WorldClusterSchema>;
-export type WorldRole = z.infer<typeof WorldRoleSchema>;
-export type WorldInstanceProfile = z.infer<typeof WorldInstanceProfileSchema>;
 export type WorldPermission = z.infer<typeof WorldPermissionSchema>;

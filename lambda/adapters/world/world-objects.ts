@@ -17,13 +17,13 @@ import { InputError } from '../../shared/errors.js';
 import { addObject, type ParsedManifests } from '../files/kube-objects.js';
 import type { World, WorldCluster } from './schema.js';
 
-export const DEFAULT_KARPENTER_NAMESPACE = 'kube-system';
-export const DEFAULT_KARPENTER_SERVICE_ACCOUNT = 'karpenter';
+const DEFAULT_KARPENTER_NAMESPACE = 'kube-system';
+const DEFAULT_KARPENTER_SERVICE_ACCOUNT = 'karpenter';
 const IRSA_ANNOTATION = 'eks.amazonaws.com/role-arn';
 const NODECLASSES_PATH = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
 /** The world's partition; a partition that contradicts the region is an input error. */
-export function worldPartition(world: World, file: string): Partition {
+function worldPartition(world: World, file: string): Partition {
   const derived = partitionOf(world.region);
   if (world.partition !== undefined && world.partition !== derived) {
     throw new InputError(
@@ -34,7 +34,7 @@ export function worldPartition(world: World, file: string): Partition {
 }
 
 /** `401`, `403`, `404`, `timeout`… as recorded in `kubernetes.readError` → why the read failed. */
-export function readErrorReason(readError: string): UnavailableReason {
+function readErrorReason(readError: string): UnavailableReason {
   const value = readError.trim().toLowerCase();
   if (value === '401' || value === '403' || value.includes('forbidden') || value.includes('unauth'))
     return 'access-denied';
@@ -48,7 +48,7 @@ export function readErrorReason(readError: string): UnavailableReason {
 }
 
 /** The failure detail a live read would have reported for the recorded `readError`. */
-export function readFailureOf(readError: string): KubeReadFailure {
+function readFailureOf(readError: string): KubeReadFailure {
   const value = readError.trim().toLowerCase();
   if (/^\d{3}$/.test(value)) {
     return { kind: 'http', httpStatus: Number(value), path: NODECLASSES_PATH };
