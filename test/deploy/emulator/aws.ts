@@ -63,6 +63,28 @@ export interface SecurityHubRecord {
 
 export type FaultKind = 'throttle' | 'server-error' | 'reset';
 
+/** One HTTP request as received, before it is authorized or answered (counting, rate limits). */
+export interface ReceivedRequest {
+  readonly service: string;
+  /** Query action or JSON target; `METHOD /path` for REST services (EKS, Security Hub). */
+  readonly operation: string;
+  /** The SDK's `amz-sdk-invocation-id` header: one per command, equal across its retries. */
+  readonly invocationId: string;
+  readonly method: string;
+  /** Path and query string. */
+  readonly url: string;
+  readonly body: string;
+}
+
+/** The error each service throttles with (IAM/STS/SNS `Throttling`, EC2 `RequestLimitExceeded`). */
+function throttlingError(service: string): AwsError {
+  if (service === 'ec2')
+    return new AwsError('RequestLimitExceeded', 503, 'Request limit exceeded.');
+  if (['iam', 'sts', 'sns'].includes(service))
+    return new AwsError('Throttling', 400, 'Rate exceeded');
+  return new AwsError('ThrottlingException', 400, 'Rate exceeded');
+}
+
 /** From the `fromCall`-th request to `service` on (counted since the fault was set), `count` times. */
 export interface Fault {
   readonly kind: FaultKind;
@@ -130,7 +152,8 @@ export class AwsEmulator {
       readonly account: Account;
       readonly world: World;
       readonly now: Date;
-      readonly authorizer: TemplateAuthorizer;
+      /** The template's authorizer (or any policy: the CLI benchmark allows everything). */
+      readonly authorizer: Pick<TemplateAuthorizer, 'authorize'>;
       readonly principalsByAccessKey: ReadonlyMap<string, Principal>;
       readonly topics: ReadonlySet<string>;
       readonly topicKeys: ReadonlyMap<string, string>;
@@ -139,6 +162,8 @@ export class AwsEmulator {
       readonly dynamoEndpoint: string;
       /** The emulator's TLS certificate (clients trust its CA through NODE_EXTRA_CA_CERTS). */
       readonly tls: { readonly key: string; readonly cert: string };
+      /** Sees every request first; false answers it with the service's throttling error. */
+      readonly admit?: (request: ReceivedRequest) => boolean;
     }
   ) {
     this.world = options.world;
@@ -289,6 +314,18 @@ export class AwsEmulator {
       return;
     }
     try {
+      const admitted = this.options.admit?.({
+        service,
+        operation: req.headers['x-amz-target']
+          ? target
+          : new URLSearchParams(body.toString()).get('Action') ||
+            `${req.method} ${(req.url ?? '').split('?')[0]}`,
+        invocationId: String(req.headers['amz-sdk-invocation-id'] ?? ''),
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body: body.toString(),
+      });
+      if (admitted === false) throw throttlingError(service);
       if (!principal) throw new AwsError('InvalidClientTokenId', 403, 'unknown access key');
       if (fault) {
         throw fault.kind === 'throttle'

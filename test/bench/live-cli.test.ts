@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  comparableFindings,
+  type LiveCliRun,
+  runLiveCli,
+  runWorldCli,
+} from '../../bench/live-cli.js';
+
+// The live CLI benchmark's harness on a 2 × 3 fleet: the real CLI as a child process against the
+// local AWS and Kubernetes stand-ins must find what `scan --world` finds on the same world.
+let live: LiveCliRun & { readonly worldFile: string; readonly cleanup: () => void };
+let offline: Awaited<ReturnType<typeof runWorldCli>>;
+
+beforeAll(async () => {
+  live = await runLiveCli({ clusters: 2, nodeClassesPerCluster: 3 });
+  offline = await runWorldCli(live.worldFile);
+}, 120_000);
+
+afterAll(() => live?.cleanup());
+
+describe('bench/live-cli', () => {
+  it('scans the fleet through the stand-ins with the CLI exit code of scan --world', () => {
+    expect(live.stderr).toBe('');
+    expect(live.exitCode).toBe(offline.code);
+    expect(live.nodeClasses).toBe(6);
+  });
+
+  it('reports the findings scan --world reports on the same world', () => {
+    const expected = comparableFindings(offline.report);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(comparableFindings(live.report)).toEqual(expected);
+    expect(live.findings).toBe(expected.length);
+  });
+
+  it('counts every command the CLI sends and finds no identical request', () => {
+    expect(Object.keys(live.operations)).toEqual(
+      expect.arrayContaining([
+        'eks:DescribeCluster',
+        'ec2:DescribeImages',
+        'iam:SimulatePrincipalPolicy',
+        'sts:GetCallerIdentity',
+      ])
+    );
+    // One DescribeCluster per cluster: each command is counted once, whatever its retries.
+    expect(live.operations['eks:DescribeCluster']?.calls).toBe(2);
+    expect(live.totals.calls).toBe(
+      Object.values(live.operations).reduce((sum, count) => sum + count.calls, 0)
+    );
+    expect(live.totals.attempts).toBe(live.totals.calls + live.totals.throttled);
+    expect(live.totals.identical).toBe(0);
+    expect(live.kubeRequests).toBeGreaterThanOrEqual(2);
+  });
+});
