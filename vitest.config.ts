@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -36,6 +37,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default (CPUs - 1) is one worker on a 2-core machine; the deployment simulation and
+    // the package tests spend much of their time waiting on child processes.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       {
         extends: true,
@@ -47,6 +51,10 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'isolated', include: isolated, exclude: EXCLUDE } },
+      // The deployment simulation mostly waits (Lambda processes, SDK retry backoff): in the same
+      // run it overlaps the unit tests (its one file's tests still run in order; fileParallelism
+      // false would hold it back to a group of its own). Its synth runs in global setup, first.
+      { extends: './vitest.deploy.config.ts', test: { name: 'deploy', fileParallelism: true } },
     ],
   },
 });

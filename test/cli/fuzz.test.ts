@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { OUTPUT_FORMATS } from '../../lambda/cli/formats/index.js';
 import type { ScanReport } from '../../lambda/core/report.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { asffErrors } from './support/asff-schema.js';
 import { ReportContract } from './support/report-contract.js';
 import { runCliCaptured, tempTree } from './support/run-cli.js';
@@ -304,7 +305,7 @@ describe('CLI fuzzing', () => {
           }
         }
       }),
-      { numRuns: 150 }
+      { numRuns: propertyRuns(150) }
     );
     // Bounded by numRuns, not by time; the generous timeout only absorbs a loaded CI machine.
   }, 180_000);

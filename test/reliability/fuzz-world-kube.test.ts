@@ -22,6 +22,7 @@ import { ReportContract } from '../cli/support/report-contract.js';
 import { runCliCaptured, SCAN_TIME, tempTree } from '../cli/support/run-cli.js';
 import { aNodeClassObject } from '../support/builders.js';
 import { provisionedEksCluster } from '../support/live-aws-mocks.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { reportProblems } from './support.js';
 
 const WORLD_TEXT = readFileSync(
@@ -130,7 +131,7 @@ describe('world-file fuzzing', () => {
         const report = ReportContract.parse(JSON.parse(run.stdout)) as ScanReport;
         expect(reportProblems(report)).toEqual([]);
       }),
-      { numRuns: 40 }
+      { numRuns: propertyRuns(40) }
     );
     // Bounded by numRuns; the generous timeout only absorbs a loaded CI machine.
   }, 180_000);
@@ -221,7 +222,7 @@ describe('Kubernetes API response fuzzing', () => {
         );
         expect(report.summary.clusters).toEqual(['calm', 'fuzzed']);
       }),
-      { numRuns: 60 }
+      { numRuns: propertyRuns(60) }
     );
   }, 180_000);
 });
