@@ -18,7 +18,7 @@ import {
   type SecurityHubFailure,
   type SecurityHubPort,
 } from '../../core/asff.js';
-import { chunks } from '../../shared/chunks.js';
+import { batchesWithin, chunks } from '../../shared/chunks.js';
 import { classifySecurityHubFailure } from './aws-errors.js';
 
 export const securityHubActions = [
@@ -37,24 +37,11 @@ interface Identified {
 
 /** Groups findings into requests of ≤100 findings and ≤6 MB, in order. */
 export function planImportBatches(findings: readonly AsffFinding[]): AsffFinding[][] {
-  const batches: AsffFinding[][] = [];
-  let current: AsffFinding[] = [];
-  let bytes = 0;
-  for (const finding of findings) {
-    const size = asffSizeBytes(finding);
-    if (
-      current.length > 0 &&
-      (current.length === ASFF_BATCH_LIMIT || bytes + size > MAX_IMPORT_BATCH_BYTES)
-    ) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(finding);
-    bytes += size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return batchesWithin(
+    findings,
+    { maxItems: ASFF_BATCH_LIMIT, maxBytes: MAX_IMPORT_BATCH_BYTES },
+    asffSizeBytes
+  );
 }
 
 type SendOnce<E extends Identified> = (entries: readonly E[]) => Promise<SecurityHubFailure[]>;

@@ -3,6 +3,7 @@
 // Entries that fail for a transient reason are retried once; what still fails is returned (never
 // thrown) so the caller can undo exactly those claims. A message id given twice (a summary carried
 // by several claims) is sent once: SNS rejects a batch with repeated entry ids.
+
 import {
   PublishBatchCommand,
   type PublishBatchRequestEntry,
@@ -11,6 +12,7 @@ import {
 import type { OutgoingMessage } from '../../core/notify/message.js';
 import { utf8Length } from '../../core/notify/sanitize.js';
 import type { NotificationPublisher } from '../../core/ports/service.js';
+import { batchesWithin } from '../../shared/chunks.js';
 import { classifyAwsError } from './aws-errors.js';
 import { type BatchSender, sendBatches } from './batch-send.js';
 
@@ -52,24 +54,11 @@ function entryBytes(entry: PublishBatchRequestEntry): number {
 export function planBatches(
   entries: readonly PublishBatchRequestEntry[]
 ): PublishBatchRequestEntry[][] {
-  const batches: PublishBatchRequestEntry[][] = [];
-  let current: PublishBatchRequestEntry[] = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const size = entryBytes(entry);
-    if (
-      current.length > 0 &&
-      (current.length === MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)
-    ) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(entry);
-    bytes += size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return batchesWithin(
+    entries,
+    { maxItems: MAX_BATCH_ENTRIES, maxBytes: MAX_BATCH_BYTES },
+    entryBytes
+  );
 }
 
 export function createSnsPublisher(sns: SnsSender, topicArn: string): NotificationPublisher {
