@@ -61,4 +61,25 @@ describe('architecture', () => {
       expect(statSync(join(root, 'test/core/checks', `${id}.test.ts`)).isFile()).toBe(true);
     }
   });
+
+  it('cites nothing outside the repository but public URLs: no internal notes in code, README or docs', () => {
+    // Design notes kept outside the repository cannot be followed by a reader or a user.
+    const internal =
+      /§|karpenter-validations|aws-facts\.md|aws-facts §|scanner-anchors|style-anchors|CHECKS\.md|ARCHITECTURE\.md/;
+    const files = [
+      ...['lambda', 'infra', 'bench', 'scripts'].flatMap((dir) => sourceFiles(join(root, dir))),
+      join(root, 'README.md'),
+      ...readdirSync(join(root, 'docs/checks')).map((name) => join(root, 'docs/checks', name)),
+    ];
+    const cited = files
+      .filter((file) => !file.endsWith('check-docs.ts'))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((line, index) =>
+            internal.test(line) ? [`${relative(root, file)}:${index + 1}: ${line.trim()}`] : []
+          )
+      );
+    expect(cited).toEqual([]);
+  });
 });
