@@ -2,61 +2,23 @@
 // the template's permissions. Each scenario asserts the alerts delivered, exactly. The oracle for
 // "exactly" is the CLI's offline scan of the same world (`scan --world`), so an alert the deployed
 // path loses, doubles or invents shows up as a difference.
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GRANTS_KEPT_WITHOUT_USE } from '../../infra/permissions.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
 import { wildcardMatch } from './authorize.js';
-import type { PublishedMessage, QueuedMessage } from './emulator/aws.js';
-import { ALERT_EMAIL, REPO_ROOT, SIMULATION_CONTEXT, Simulation } from './simulation.js';
+import type { QueuedMessage } from './emulator/aws.js';
+import {
+  alertMessages,
+  alertsOf,
+  dispatchScanFor,
+  event,
+  redeliverScans,
+} from './scenario-support.js';
+import { ALERT_EMAIL, SIMULATION_CONTEXT, Simulation } from './simulation.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;
-const event = (name: string) =>
-  JSON.parse(readFileSync(join(REPO_ROOT, 'examples/events', `${name}.json`), 'utf8'));
-
-interface Alert {
-  readonly change: string;
-  readonly cluster: string;
-  readonly findingId: string;
-}
-
-/** The messages the scanner published (alarms and digests excluded). */
-function alertMessages(messages: readonly PublishedMessage[]): PublishedMessage[] {
-  return messages.filter(
-    (message) =>
-      message.attributes.change !== 'digest' && message.publisher !== 'cloudwatch.amazonaws.com'
-  );
-}
-
-/** `change cluster findingId` for every change notified (summaries expanded), sorted. */
-function alertsOf(messages: readonly PublishedMessage[]): string[] {
-  return alertMessages(messages)
-    .flatMap((message): Alert[] => {
-      const body = JSON.parse(JSON.parse(message.message).default) as
-        | {
-            change: 'summary';
-            omitted: number;
-            changes: { change: string; findingId: string; resource: { cluster: string } }[];
-          }
-        | { change: string; finding: { id: string; resource: { cluster: string } } };
-      if ('changes' in body) {
-        expect(body.omitted).toBe(0);
-        return body.changes.map((item) => ({
-          change: item.change,
-          cluster: item.resource.cluster,
-          findingId: item.findingId,
-        }));
-      }
-      return [
-        { change: body.change, cluster: body.finding.resource.cluster, findingId: body.finding.id },
-      ];
-    })
-    .map((alert) => `${alert.change} ${alert.cluster} ${alert.findingId}`)
-    .sort();
-}
 
 /** What the CLI's offline scan of a world says, per `cluster findingId`. */
 interface Oracle {
@@ -258,77 +220,13 @@ describe('event-driven rescans', () => {
   });
 });
 
-/** Delivers `messages` until none fails (SQS redelivery after the visibility timeout), at most `times`. */
-async function redeliver(messages: readonly QueuedMessage[], times = 3) {
-  let pending = [...messages];
-  for (let attempt = 0; attempt < times && pending.length > 0; attempt++) {
-    pending = (await sim.deliverQueued(pending)).failed;
-  }
-  return pending;
-}
-
-/** Dispatches the schedule and returns the queued message for `cluster` (others stay unsent). */
-async function dispatchFor(cluster: string): Promise<QueuedMessage> {
-  const dispatched = await sim.invoke('Dispatch', event('scheduled-event'));
-  expect(dispatched.error).toBeUndefined();
-  const messages = sim.aws.queued.splice(0);
-  const message = messages.find((entry) => JSON.parse(entry.body).cluster === cluster);
-  if (!message) throw new Error(`no scan request for ${cluster}`);
-  return message;
-}
+/** Redelivers failed scan requests up to `times` more. */
+const redeliver = (messages: readonly QueuedMessage[], times = 3) =>
+  redeliverScans(sim, messages, times);
+const dispatchFor = (cluster: string) => dispatchScanFor(sim, cluster);
 
 describe('failures and redelivery', () => {
   const cluster = 'prod-use1';
-
-  it('DynamoDB failing at each step of a scan: after redelivery every alert arrives once', async () => {
-    // Prepare: a clean scan shows the steps (DynamoDB calls) and the alerts to expect.
-    await sim.resetState();
-    const clean = await dispatchFor(cluster);
-    const firstCall = sim.aws.calls.length;
-    expect(await redeliver([clean], 1)).toEqual([]);
-    const cleanCalls = sim.aws.calls.slice(firstCall);
-    const dynamoCalls = cleanCalls.filter((call) => call.service === 'dynamodb');
-    const expected = alertsOf(sim.aws.published);
-    expect(expected.length).toBeGreaterThan(0);
-    // The first request of every step (a run of one action), and the last request of the scan.
-    const steps = dynamoCalls.flatMap((call, index) =>
-      index === 0 ||
-      dynamoCalls[index - 1]?.action !== call.action ||
-      index === dynamoCalls.length - 1
-        ? [index + 1]
-        : []
-    );
-    const publishedAt = cleanCalls.findIndex((call) => call.action === 'sns:Publish');
-    const dynamoBeforePublish = cleanCalls
-      .slice(0, publishedAt)
-      .filter((call) => call.service === 'dynamodb').length;
-
-    for (const [index, step] of steps.entries()) {
-      // 500s and dropped connections, alternately (both are retried by the SDK, then fatal).
-      const kind = index % 2 === 0 ? 'server-error' : 'reset';
-      {
-        // Act
-        await sim.resetState();
-        const message = { ...clean, messageId: randomUUID() };
-        sim.aws.setFault('dynamodb', { kind, fromCall: step });
-        const { failed } = await sim.deliverQueued([message]);
-        sim.aws.setFault('dynamodb', undefined);
-        const left = await redeliver(failed);
-
-        // Assess
-        const label = `${kind} from DynamoDB request ${step} (${dynamoCalls[step - 1]?.action})`;
-        expect(left, label).toEqual([]);
-        const delivered = alertsOf(sim.aws.published);
-        expect([...new Set(delivered)], `${label}: none lost`).toEqual(expected);
-        // SNS accepted the messages but marking them published failed (on a first scan, the
-        // UpdateItems after the publish are exactly those): the one window in which a
-        // redelivery sends them again (at-least-once). Everywhere else: exactly once.
-        const failedCall = dynamoCalls[step - 1]?.action;
-        const clearingPending = step > dynamoBeforePublish && failedCall === 'dynamodb:UpdateItem';
-        if (!clearingPending) expect(delivered, `${label}: none doubled`).toEqual(expected);
-      }
-    }
-  });
 
   it('SNS refusing the publish: the redelivery alerts once', async () => {
     // Prepare
