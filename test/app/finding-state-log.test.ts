@@ -2,50 +2,31 @@
 // AWS call counts, through the real scan path (scanAndPublish with in-memory ports).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { apiCallMeter } from '../../lambda/app/api-call-meter.js';
-import type { ScanPlan } from '../../lambda/app/run-scan.js';
-import {
-  type PlanFactory,
-  type ScanAndPublishDeps,
-  scanAndPublish,
-} from '../../lambda/app/scan-and-publish.js';
+import { type ScanAndPublishDeps, scanAndPublish } from '../../lambda/app/scan-and-publish.js';
 import type { AppLogger } from '../../lambda/core/ports/service.js';
 import { FINDING_STATE_LOG_MESSAGE } from '../../lambda/shared/telemetry.js';
-import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
+import {
+  brokenNodeClass as broken,
+  fixedNodeClass as fixed,
+  planFactoryOf,
+  type ScanWorld as World,
+} from '../support/scan-world.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,
   RecordingPublisher,
 } from '../support/service-fakes.js';
 
-const ARN_PROFILE = 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile';
 const CHECK = 'instance-profile-is-name';
 
-type World = Map<string, Record<string, unknown>[]>;
 type Line = { message: string } & Record<string, unknown>;
 
-const broken = (name: string) =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: ARN_PROFILE } });
-const fixed = (name: string) =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' } });
-
-/** A plan per cluster; `onLoad` runs when the cluster's objects are read (to count AWS calls). */
-function planFactory(world: World, onLoad: (cluster: string) => void = () => {}): PlanFactory {
-  return ({ cluster }): ScanPlan => ({
-    objects: {
-      load: async () => {
-        onLoad(cluster);
-        if (!world.has(cluster)) throw new Error(`cluster ${cluster} unreachable`);
-        return {
-          clusters: [{ name: cluster, partition: 'aws' }],
-          nodeClasses: (world.get(cluster) ?? []).map((raw) => aNodeClassEntry(raw, cluster)),
-          nodePools: [],
-          inputs: [],
-          inputErrors: [],
-        };
-      },
-    },
+/** A plan per cluster (a cluster not in the world is unreachable); `onLoad` counts AWS calls. */
+const planFactory = (world: World, onLoad?: (cluster: string) => void) =>
+  planFactoryOf(world, {
+    unreachable: (cluster) => !world.has(cluster),
+    ...(onLoad === undefined ? {} : { onLoad }),
   });
-}
 
 let lines: Line[];
 let metrics: RecordingMetrics;

@@ -3,12 +3,7 @@ import {
   deliverToSecurityHub,
   type SecurityHubSink,
 } from '../../lambda/app/publish-security-hub.js';
-import type { ScanPlan } from '../../lambda/app/run-scan.js';
-import {
-  type PlanFactory,
-  type ScanAndPublishDeps,
-  scanAndPublish,
-} from '../../lambda/app/scan-and-publish.js';
+import { type ScanAndPublishDeps, scanAndPublish } from '../../lambda/app/scan-and-publish.js';
 import type {
   AsffFinding,
   SecurityHubFailure,
@@ -18,8 +13,15 @@ import type {
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import type { LifecycleChange } from '../../lambda/core/lifecycle.js';
 import { asffErrors } from '../cli/support/asff-schema.js';
-import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
+import { aNodeClassObject } from '../support/builders.js';
 import { aFinding, aStoredState } from '../support/findings.js';
+import {
+  ARN_PROFILE,
+  brokenNodeClass as broken,
+  fixedNodeClass as fixed,
+  planFactoryOf,
+  type ScanWorld as World,
+} from '../support/scan-world.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,
@@ -27,7 +29,6 @@ import {
   silentLogger,
 } from '../support/service-fakes.js';
 
-const ARN_PROFILE = 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile';
 const CHECK = 'instance-profile-is-name';
 
 /** Security Hub as a map of the records it holds, with failures to inject. */
@@ -79,27 +80,6 @@ const sinkOf = (port: SecurityHubPort): SecurityHubSink => ({
   checks: new Map(CHECKS.map((check) => [check.id, check])),
 });
 
-type World = Map<string, Record<string, unknown>[]>;
-
-function planFactory(world: World): PlanFactory {
-  return ({ cluster }): ScanPlan => ({
-    objects: {
-      load: async () => ({
-        clusters: [{ name: cluster, partition: 'aws' }],
-        nodeClasses: (world.get(cluster) ?? []).map((raw) => aNodeClassEntry(raw, cluster)),
-        nodePools: [],
-        inputs: [],
-        inputErrors: [],
-      }),
-    },
-  });
-}
-
-const broken = (name = 'default') =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: ARN_PROFILE } });
-const fixed = (name = 'default') =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' } });
-
 let store: InMemoryFindingStore;
 let publisher: RecordingPublisher;
 let hub: FakeSecurityHub;
@@ -107,7 +87,7 @@ let now: Date;
 
 function deps(world: World): ScanAndPublishDeps {
   return {
-    planFor: planFactory(world),
+    planFor: planFactoryOf(world),
     store,
     publisher,
     metrics: new RecordingMetrics(),

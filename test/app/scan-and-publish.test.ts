@@ -7,8 +7,15 @@ import {
 } from '../../lambda/app/scan-and-publish.js';
 import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
 import { type SummaryBody, summaryMessageId } from '../../lambda/core/notify/summary.js';
-import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
-import { aNodePoolEntry, aNodePoolObject } from '../support/nodepool-builders.js';
+import { aNodeClassObject } from '../support/builders.js';
+import { aNodePoolObject } from '../support/nodepool-builders.js';
+import {
+  ARN_PROFILE,
+  brokenNodeClass as broken,
+  fixedNodeClass as fixed,
+  planFactoryOf,
+  type ScanWorld as World,
+} from '../support/scan-world.js';
 import {
   InMemoryFindingStore,
   RecordingMetrics,
@@ -16,37 +23,7 @@ import {
   silentLogger,
 } from '../support/service-fakes.js';
 
-const ARN_PROFILE = 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile';
 const CHECK = 'instance-profile-is-name';
-
-/** Clusters and their NodeClass objects, editable between scans. */
-type World = Map<string, Record<string, unknown>[]>;
-
-function planFactory(world: World, failing = new Set<string>()): PlanFactory {
-  return ({ cluster }): ScanPlan => {
-    if (failing.has(cluster)) throw new Error(`cluster ${cluster} unreachable`);
-    return {
-      objects: {
-        load: async () => ({
-          clusters: [{ name: cluster, partition: 'aws' }],
-          nodeClasses: (world.get(cluster) ?? [])
-            .filter((raw) => raw.kind !== 'NodePool')
-            .map((raw) => aNodeClassEntry(raw, cluster)),
-          nodePools: (world.get(cluster) ?? [])
-            .filter((raw) => raw.kind === 'NodePool')
-            .map((raw) => aNodePoolEntry(raw, cluster)),
-          inputs: [],
-          inputErrors: [],
-        }),
-      },
-    };
-  };
-}
-
-const broken = (name = 'default') =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: ARN_PROFILE } });
-const fixed = (name = 'default') =>
-  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' } });
 
 let store: InMemoryFindingStore;
 let publisher: RecordingPublisher;
@@ -55,7 +32,7 @@ let now: Date;
 
 function deps(world: World, overrides: Partial<ScanAndPublishDeps> = {}): ScanAndPublishDeps {
   return {
-    planFor: planFactory(world),
+    planFor: planFactoryOf(world),
     store,
     publisher,
     metrics,
@@ -167,7 +144,7 @@ describe('scanAndPublish', () => {
       ['c', [broken()]],
     ]);
     const result = await scanAndPublish(
-      deps(world, { planFor: planFactory(world, new Set(['b'])) }),
+      deps(world, { planFor: planFactoryOf(world, { unreachable: (cluster) => cluster === 'b' }) }),
       request(['a', 'b', 'c'])
     );
     expect(result.failedClusters).toEqual(['b']);
@@ -256,7 +233,7 @@ describe('scanAndPublish', () => {
     const world: World = new Map([['prod', [broken()]]]);
     // The scan itself makes 7 calls (counted while the cluster is planned); nothing else does.
     let calls = 100;
-    const plan = planFactory(world);
+    const plan = planFactoryOf(world);
     await scanAndPublish(
       deps(world, {
         apiCallCount: () => calls,
@@ -605,7 +582,7 @@ function stalePlan(world: World, resume: Promise<void>, read: () => void): PlanF
   return (target) => {
     const snapshot: World = new Map([[target.cluster, [...(world.get(target.cluster) ?? [])]]]);
     read();
-    const plan = planFactory(snapshot)(target) as ScanPlan;
+    const plan = planFactoryOf(snapshot)(target) as ScanPlan;
     return {
       ...plan,
       objects: {

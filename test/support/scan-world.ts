@@ -1,0 +1,49 @@
+// A fake fleet for the scan path: clusters and their raw Karpenter objects, editable between scans,
+// served through the plan factory scanAndPublish takes.
+import type { ScanPlan } from '../../lambda/app/run-scan.js';
+import type { PlanFactory } from '../../lambda/app/scan-and-publish.js';
+import { aNodeClassEntry, aNodeClassObject } from './builders.js';
+import { aNodePoolEntry } from './nodepool-builders.js';
+
+/** Clusters and their EC2NodeClass/NodePool objects. */
+export type ScanWorld = Map<string, Record<string, unknown>[]>;
+
+export const ARN_PROFILE = 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile';
+
+/** A NodeClass whose instance profile is an ARN: `instance-profile-is-name` fails. */
+export const brokenNodeClass = (name = 'default') =>
+  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: ARN_PROFILE } });
+
+/** The same NodeClass with the profile given by name: the check passes. */
+export const fixedNodeClass = (name = 'default') =>
+  aNodeClassObject({ name, spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' } });
+
+export interface PlanOptions {
+  /** Clusters whose objects cannot be read (the load throws). */
+  readonly unreachable?: (cluster: string) => boolean;
+  /** Runs when a cluster's objects are read (before `unreachable` is asked). */
+  readonly onLoad?: (cluster: string) => void;
+}
+
+export function planFactoryOf(world: ScanWorld, options: PlanOptions = {}): PlanFactory {
+  return ({ cluster }): ScanPlan => ({
+    objects: {
+      load: async () => {
+        options.onLoad?.(cluster);
+        if (options.unreachable?.(cluster)) throw new Error(`cluster ${cluster} unreachable`);
+        const objects = world.get(cluster) ?? [];
+        return {
+          clusters: [{ name: cluster, partition: 'aws' }],
+          nodeClasses: objects
+            .filter((raw) => raw.kind !== 'NodePool')
+            .map((raw) => aNodeClassEntry(raw, cluster)),
+          nodePools: objects
+            .filter((raw) => raw.kind === 'NodePool')
+            .map((raw) => aNodePoolEntry(raw, cluster)),
+          inputs: [],
+          inputErrors: [],
+        };
+      },
+    },
+  });
+}
