@@ -63,6 +63,35 @@ async function inConsumer(
   );
 }
 
+/** Type-checks one consumer file against the installed package's declarations (strict, NodeNext). */
+async function typeCheckInConsumer(
+  consumer: Consumer,
+  file: string,
+  source: string
+): Promise<Outcome> {
+  writeFileSync(
+    join(consumer.directory, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2023',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: [file],
+    })
+  );
+  writeFileSync(join(consumer.directory, file), source);
+  return inConsumer(consumer, process.execPath, [
+    join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    'tsconfig.json',
+  ]);
+}
+
 /** The in-process CLI from the sources: what the installed bundle must agree with. */
 async function sourceCliJson(args: readonly string[]): Promise<{ code: number; report: unknown }> {
   let stdout = '';
@@ -311,24 +340,10 @@ console.log(JSON.stringify({ VERSION, manifestsReport, worldReport, textReport, 
     });
 
     it('is typed: a TypeScript consumer compiles against the shipped declarations', async () => {
-      // Prepare
-      writeFileSync(
-        join(consumer.directory, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2023',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            noEmit: true,
-            skipLibCheck: true,
-            types: [],
-          },
-          files: ['typed.ts'],
-        })
-      );
-      writeFileSync(
-        join(consumer.directory, 'typed.ts'),
+      // Act
+      const outcome = await typeCheckInConsumer(
+        consumer,
+        'typed.ts',
         `import { scan, type ScanReport, type Severity } from 'nodeclass-scanner';
 export async function worst(): Promise<Severity | undefined> {
   const report: ScanReport = await scan({ paths: ['manifests/'], environment: 'non-production' });
@@ -338,12 +353,6 @@ export async function worst(): Promise<Severity | undefined> {
 void scan({ paths: 1 });
 `
       );
-      // Act
-      const outcome = await inConsumer(consumer, process.execPath, [
-        join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
-        '-p',
-        'tsconfig.json',
-      ]);
       // Assess
       expect(outcome).toMatchObject({ code: 0, stdout: '' });
     });
@@ -406,24 +415,10 @@ app.synth();
   });
 
   it('is typed: a TypeScript CDK app compiles against the shipped declarations', async () => {
-    // Prepare
-    writeFileSync(
-      join(consumer.directory, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2023',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['typed-app.ts'],
-      })
-    );
-    writeFileSync(
-      join(consumer.directory, 'typed-app.ts'),
+    // Act
+    const outcome = await typeCheckInConsumer(
+      consumer,
+      'typed-app.ts',
       `import { App, Duration, Stack } from 'aws-cdk-lib';
   import { NodeClassScanner, type NodeClassScannerProps } from 'nodeclass-scanner/cdk';
   const app = new App();
@@ -434,12 +429,6 @@ app.synth();
   new NodeClassScanner(stack, 'Untyped', {});
   `
     );
-    // Act
-    const outcome = await inConsumer(consumer, process.execPath, [
-      join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.json',
-    ]);
     // Assess
     expect(outcome, outcome.stdout).toMatchObject({ code: 0, stdout: '' });
   });
