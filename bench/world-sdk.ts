@@ -1,36 +1,39 @@
 // SDK clients answered from a world file: the live adapters (`createLiveAwsFacts`,
 // `createIamSimulator`) run unchanged on top, so benchmarks count the real API operations
 // (GetRole + ListAttachedRolePolicies, pagination, 20-ARN simulation chunks) and reliability tests
-// inject faults where AWS would raise them. Filtering reuses the world adapter (core's matchers).
-import {
-  DescribeCapacityReservationsCommand,
-  DescribeImagesCommand,
-  DescribeInstanceTypeOfferingsCommand,
-  DescribeSecurityGroupsCommand,
-  DescribeSubnetsCommand,
-  type EC2Client,
-  type Filter,
-} from '@aws-sdk/client-ec2';
+// inject faults where AWS would raise them. The fact commands (EC2 lists, offerings, SSM parameters,
+// instance profiles, roles) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
+// over the world adapter's replay; only IAM's policy reads and simulations are emulated here.
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   type EvaluationResult,
-  GetInstanceProfileCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
-  GetRoleCommand,
   GetRolePolicyCommand,
   type IAMClient,
-  ListAttachedRolePoliciesCommand,
   ListEntitiesForPolicyCommand,
   ListInstanceProfilesForRoleCommand,
   ListRolePoliciesCommand,
   type PolicySourceType,
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
-import { GetParameterCommand, GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../lambda/adapters/aws/aws-facts-adapter.js';
+import {
+  type AnyEc2ListFact,
+  EC2_LIST_FACTS,
+  EC2_LIST_KEYS,
+  INSTANCE_TYPE_OFFERINGS,
+} from '../lambda/adapters/aws/fact-descriptors.js';
+import {
+  type AnyKeyedFact,
+  type Fail,
+  KEYED_FACTS,
+  KEYED_KEYS,
+} from '../lambda/adapters/aws/keyed-fact-descriptors.js';
 import { createWorldPolicySimulator } from '../lambda/adapters/world/permissions.js';
 import type { World } from '../lambda/adapters/world/schema.js';
-import { createWorldAwsFacts, parameterNamesOf } from '../lambda/adapters/world/world-facts.js';
+import { createWorldAwsFacts } from '../lambda/adapters/world/world-facts.js';
 import type { ContextEntry, SimulationRequest } from '../lambda/core/facts/permissions.js';
 
 export type AwsService = 'ec2' | 'ssm' | 'iam';
@@ -53,8 +56,6 @@ export function sdkError(name: string, httpStatusCode: number, message = name): 
   return Object.assign(new Error(message), { name, $metadata: { httpStatusCode } });
 }
 
-type Json = Record<string, unknown>;
-
 const CONDITION_FREE_POLICY = JSON.stringify({
   Version: '2012-10-17',
   Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }],
@@ -70,15 +71,19 @@ function page<T>(items: readonly T[], maxResults: number | undefined, token: str
   };
 }
 
-function filtersOf(filters: readonly Filter[] | undefined) {
-  return (filters ?? []).map((filter) => ({
-    name: filter.Name ?? '',
-    values: [...(filter.Values ?? [])],
-  }));
+/** `Operation` of an IAM action `service:Operation` (what interceptors are told). */
+function operationOf(action: string): string {
+  return action.slice(action.indexOf(':') + 1);
 }
 
-function byId<T extends Json>(items: readonly T[], key: keyof T): Map<string, T> {
-  return new Map(items.map((item) => [String(item[key]), item]));
+/** The paging fields every EC2 Describe* input shares. */
+interface PagedInput {
+  readonly MaxResults?: number | undefined;
+  readonly NextToken?: string | undefined;
+}
+
+function inputOf<T>(command: unknown): T {
+  return (command as { readonly input: T }).input;
 }
 
 export interface WorldSdk extends AwsFactsClients {
@@ -93,131 +98,78 @@ export function createWorldSdk(
   const facts = createWorldAwsFacts({ world, now: options.now });
   const simulator = createWorldPolicySimulator(world);
   const intercept = options.intercept ?? passThrough;
-  const images = byId(world.ec2.images, 'ImageId');
-  const subnets = byId(world.ec2.subnets, 'SubnetId');
-  const groups = byId(world.ec2.securityGroups, 'GroupId');
-  const reservations = byId(world.ec2.capacityReservations, 'CapacityReservationId');
-  const profiles = byId(world.iam.instanceProfiles, 'InstanceProfileName');
-  const roles = byId(world.iam.roles, 'RoleName');
+  const roles = new Map(world.iam.roles.map((role) => [role.RoleName, role]));
   for (const profile of world.iam.instanceProfiles) {
     for (const role of profile.Roles ?? [])
       if (!roles.has(role.RoleName)) roles.set(role.RoleName, role);
   }
   const notFound = (name: string) => sdkError(name, 404, `${name}: not in the world file`);
+  const fail: Fail = (code, httpStatusCode) => {
+    throw httpStatusCode === 404 ? notFound(code) : sdkError(code, httpStatusCode);
+  };
+
+  // The fact commands are answered from their descriptors: command → query → world replay → page.
+  const lists = EC2_LIST_KEYS.map((key) => {
+    const fact: AnyEc2ListFact = EC2_LIST_FACTS[key];
+    const section: readonly object[] = world.ec2[key];
+    const recorded = new Map(section.map((item) => [fact.recordId(item), item]));
+    const read = facts[fact.method as keyof typeof facts] as (
+      query: object
+    ) => Promise<readonly { readonly id: string }[]>;
+    return { fact, recorded, read };
+  });
+  const keyed = KEYED_KEYS.map((key) => {
+    const fact: AnyKeyedFact = KEYED_FACTS[key];
+    return { fact, find: fact.index(world as never) };
+  });
+
+  /** The answer of a keyed fact's command, or undefined when no fact of `service` sends it. */
+  function keyedAnswer(service: AwsService, command: unknown): Promise<unknown> | undefined {
+    for (const { fact, find } of keyed) {
+      if (fact.service !== service) continue;
+      const sdk = fact.commands.find((candidate) => candidate.isCommand(command));
+      if (sdk === undefined) continue;
+      const input = inputOf<never>(command);
+      return intercept(service, operationOf(sdk.action), input, async () => ({
+        ...sdk.answer(input, find, fail),
+        $metadata: {},
+      }));
+    }
+    return undefined;
+  }
 
   async function ec2(command: unknown): Promise<unknown> {
-    if (command instanceof DescribeImagesCommand) {
-      const input = command.input;
-      return intercept('ec2', 'DescribeImages', input, async () => {
-        const found = await facts.describeImages({
-          filters: filtersOf(input.Filters),
-          ...(input.Owners === undefined ? {} : { owners: input.Owners }),
-          includeDeprecated: input.IncludeDeprecated ?? false,
-        });
+    for (const { fact, recorded, read } of lists) {
+      if (!fact.isCommand(command)) continue;
+      const input = inputOf<PagedInput>(command);
+      return intercept('ec2', operationOf(fact.action), input, async () => {
+        const found = await read(fact.queryOf(command));
         const result = page(found, input.MaxResults, input.NextToken);
-        return {
-          Images: result.items.map((image) => images.get(image.id)),
-          NextToken: result.nextToken,
-          $metadata: {},
-        };
+        // Replay answers items of this very section: each has its recorded SDK shape.
+        const items = result.items.flatMap((item) => recorded.get(item.id) ?? []);
+        return { ...fact.output(items, result.nextToken), $metadata: {} };
       });
     }
-    if (command instanceof DescribeSubnetsCommand) {
-      const input = command.input;
-      return intercept('ec2', 'DescribeSubnets', input, async () => {
-        const found = await facts.describeSubnets({ filters: filtersOf(input.Filters) });
-        const result = page(found, input.MaxResults, input.NextToken);
-        return {
-          Subnets: result.items.map((subnet) => subnets.get(subnet.id)),
-          NextToken: result.nextToken,
-          $metadata: {},
-        };
-      });
-    }
-    if (command instanceof DescribeSecurityGroupsCommand) {
-      const input = command.input;
-      return intercept('ec2', 'DescribeSecurityGroups', input, async () => {
-        const found = await facts.describeSecurityGroups({ filters: filtersOf(input.Filters) });
-        const result = page(found, input.MaxResults, input.NextToken);
-        return {
-          SecurityGroups: result.items.map((group) => groups.get(group.id)),
-          NextToken: result.nextToken,
-          $metadata: {},
-        };
-      });
-    }
-    if (command instanceof DescribeCapacityReservationsCommand) {
-      const input = command.input;
-      return intercept('ec2', 'DescribeCapacityReservations', input, async () => {
-        const found = await facts.describeCapacityReservations({
-          filters: filtersOf(input.Filters),
-          ...(input.CapacityReservationIds === undefined
-            ? {}
-            : { ids: input.CapacityReservationIds }),
-        });
-        const result = page(found, input.MaxResults, input.NextToken);
-        return {
-          CapacityReservations: result.items.map((item) => reservations.get(item.id)),
-          NextToken: result.nextToken,
-          $metadata: {},
-        };
-      });
-    }
-    if (command instanceof DescribeInstanceTypeOfferingsCommand) {
-      const input = command.input;
-      return intercept('ec2', 'DescribeInstanceTypeOfferings', input, async () => {
+    if (INSTANCE_TYPE_OFFERINGS.isCommand(command)) {
+      const fact = INSTANCE_TYPE_OFFERINGS;
+      const input = inputOf<PagedInput>(command);
+      return intercept('ec2', operationOf(fact.action), input, async () => {
         // AWS always has offerings; a world without them for its region answers none.
-        const found =
-          input.LocationType === 'availability-zone'
-            ? ((await facts.describeInstanceTypeOfferings()) ?? [])
-            : [];
+        const found = fact.asksZones(command)
+          ? ((await facts.describeInstanceTypeOfferings()) ?? [])
+          : [];
         const result = page(found, input.MaxResults, input.NextToken);
-        return {
-          InstanceTypeOfferings: result.items.map((offering) => ({
-            InstanceType: offering.instanceType,
-            LocationType: 'availability-zone',
-            Location: offering.zone,
-          })),
-          NextToken: result.nextToken,
-          $metadata: {},
-        };
+        return { ...fact.output(result.items, result.nextToken), $metadata: {} };
       });
     }
     throw new Error(`world SDK: unsupported EC2 command ${String(command)}`);
   }
 
   async function ssm(command: unknown): Promise<unknown> {
-    if (command instanceof GetParametersCommand) {
-      const input = command.input;
-      return intercept('ssm', 'GetParameters', input, async () => {
-        const names = input.Names ?? [];
-        if (names.length > 10) throw sdkError('ValidationException', 400);
-        const found: { Name: string; Type: string; Value: string }[] = [];
-        const invalid: string[] = [];
-        for (const requested of names) {
-          const name = parameterNamesOf(requested).find(
-            (candidate) => world.ssm.parameters[candidate] !== undefined
-          );
-          const value = name === undefined ? undefined : world.ssm.parameters[name];
-          if (name === undefined || value === undefined) invalid.push(requested);
-          else found.push({ Name: name, Type: 'String', Value: value });
-        }
-        return { Parameters: found, InvalidParameters: invalid, $metadata: {} };
-      });
-    }
-    if (!(command instanceof GetParameterCommand)) {
+    const answer = keyedAnswer('ssm', command);
+    if (answer === undefined)
       throw new Error(`world SDK: unsupported SSM command ${String(command)}`);
-    }
-    const input = command.input;
-    return intercept('ssm', 'GetParameter', input, async () => {
-      for (const name of parameterNamesOf(input.Name ?? '')) {
-        const value = world.ssm.parameters[name];
-        if (value !== undefined) {
-          return { Parameter: { Name: name, Type: 'String', Value: value }, $metadata: {} };
-        }
-      }
-      throw notFound('ParameterNotFound');
-    });
+    return answer;
   }
 
   const knownPolicy = (policyArn: string) =>
@@ -228,23 +180,9 @@ export function createWorldSdk(
     );
 
   async function iam(command: unknown): Promise<unknown> {
-    if (command instanceof GetRoleCommand) {
-      const input = command.input;
-      return intercept('iam', 'GetRole', input, async () => {
-        const role = roles.get(input.RoleName ?? '');
-        if (!role) throw notFound('NoSuchEntity');
-        const { AttachedPolicies: _attached, ...rest } = role;
-        return { Role: rest, $metadata: {} };
-      });
-    }
-    if (command instanceof ListAttachedRolePoliciesCommand) {
-      const input = command.input;
-      return intercept('iam', 'ListAttachedRolePolicies', input, async () => {
-        const role = roles.get(input.RoleName ?? '');
-        if (!role) throw notFound('NoSuchEntity');
-        return { AttachedPolicies: role.AttachedPolicies ?? [], IsTruncated: false, $metadata: {} };
-      });
-    }
+    const answer = keyedAnswer('iam', command);
+    if (answer !== undefined) return answer;
+    // IAM policy reads and simulations are no facts: answered here.
     // The world's decision table reads no request context, so the policies behind it are answered
     // as condition-free documents; roles have no inline policies.
     if (command instanceof ListRolePoliciesCommand) {
@@ -279,14 +217,6 @@ export function createWorldSdk(
           },
           $metadata: {},
         };
-      });
-    }
-    if (command instanceof GetInstanceProfileCommand) {
-      const input = command.input;
-      return intercept('iam', 'GetInstanceProfile', input, async () => {
-        const profile = profiles.get(input.InstanceProfileName ?? '');
-        if (!profile) throw notFound('NoSuchEntity');
-        return { InstanceProfile: profile, $metadata: {} };
       });
     }
     if (command instanceof ListEntitiesForPolicyCommand) {

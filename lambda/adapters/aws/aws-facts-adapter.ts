@@ -1,15 +1,13 @@
 // Live implementation of the AwsFactsPort: EC2, SSM and IAM through injected SDK clients.
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
-import { createEc2Reader, type Ec2Sender, ec2ReaderActions } from './ec2-reader.js';
-import { createIamReader, type IamSender, iamReaderActions } from './iam-reader.js';
+import { createEc2Reader, type Ec2Sender } from './ec2-reader.js';
+import { AWS_FACT_ACTIONS } from './fact-descriptors.js';
+import { createIamReader, type IamSender } from './iam-reader.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
-import { createSsmReader, type SsmSender, ssmReaderActions } from './ssm-reader.js';
+import { createSsmReader, type SsmSender } from './ssm-reader.js';
 
-export const awsFactsActions = [
-  ...ec2ReaderActions,
-  ...ssmReaderActions,
-  ...iamReaderActions,
-] as const;
+/** Every action of every port method, each once, in the table's order. */
+export const awsFactsActions = [...new Set(Object.values(AWS_FACT_ACTIONS).flat())];
 
 export interface AwsFactsClients {
   readonly ec2: Ec2Sender;

@@ -5,17 +5,10 @@ import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import {
   type AnyEc2ListFact,
-  AWS_FACT_ACTIONS,
-  ec2ListActions,
   ec2ListMethods,
   INSTANCE_TYPE_OFFERINGS,
 } from './fact-descriptors.js';
 import { collectPages } from './paginate.js';
-
-export const ec2ReaderActions = [
-  ...ec2ListActions,
-  ...AWS_FACT_ACTIONS.describeInstanceTypeOfferings,
-] as const;
 
 export type Ec2Sender = Pick<EC2Client, 'send'>;
 

@@ -29,6 +29,14 @@ import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-r
 import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
 import {
+  type AnyKeyedFact,
+  type BatchMethodOf,
+  KEYED_FACTS,
+  KEYED_KEYS,
+  type KeyedFacts,
+  type KeyedKey,
+} from './keyed-fact-descriptors.js';
+import {
   capacityReservationFromSdk,
   imageFromSdk,
   instanceTypeOfferingFromSdk,
@@ -63,6 +71,10 @@ export interface Ec2ListFact<Method extends string, Query, Item, WorldItem exten
   isCommand(command: unknown): boolean;
   /** One page's SDK items (as the SDK returns them: what a world file records) and next token. */
   page(output: unknown): { readonly items: readonly object[]; readonly nextToken?: string };
+  /** The query a command of this fact asks (the inverse of `command`; the bench answers it). */
+  queryOf(command: unknown): object;
+  /** The SDK output of one page of recorded items (the inverse of `page`). */
+  output(items: readonly object[], nextToken: string | undefined): object;
   /** The id a recorded item is kept under (one record per resource). */
   recordId(item: object): string | undefined;
   /** An item of `page` or of the world section → core fact. */
@@ -85,6 +97,7 @@ function ec2ListFact<
   Query,
   Input,
   Output extends { readonly NextToken?: string | undefined },
+  const ListKey extends keyof Output & string,
   Shape extends object,
   SdkItem extends Shape,
   Item,
@@ -92,8 +105,11 @@ function ec2ListFact<
 >(spec: {
   readonly method: Method;
   readonly action: string;
-  readonly Command: new (input: NoInfer<Input>) => object;
+  readonly Command: new (input: NoInfer<Input>) => { readonly input: Input };
   readonly request: (query: Query, token: string | undefined) => Input;
+  readonly query: (input: NoInfer<Input>) => NoInfer<Query>;
+  /** The output field holding a page's items. */
+  readonly list: ListKey;
   readonly items: (output: Output) => readonly SdkItem[] | undefined;
   readonly recordId: (item: SdkItem) => string | undefined;
   /** Takes what both the SDK and the world schema give (sdk-shapes.ts). */
@@ -112,6 +128,8 @@ function ec2ListFact<
       const nextToken = typed.NextToken;
       return { items: spec.items(typed) ?? [], ...(nextToken === undefined ? {} : { nextToken }) };
     },
+    queryOf: (command) => spec.query((command as InstanceType<typeof Command>).input) as object,
+    output: (items, token) => ({ [spec.list]: items, NextToken: token }),
     recordId: (item) => spec.recordId(item as SdkItem),
     fromSdk: (item) => spec.fromSdk(item as Shape),
     worldItem: spec.worldItem,
@@ -121,6 +139,13 @@ function ec2ListFact<
 
 function sdkFilters(filters: readonly Ec2Filter[]): Filter[] {
   return filters.map((filter) => ({ Name: filter.name, Values: [...filter.values] }));
+}
+
+function queryFilters(filters: readonly Filter[] | undefined): Ec2Filter[] {
+  return (filters ?? []).map((filter) => ({
+    name: filter.Name ?? '',
+    values: [...(filter.Values ?? [])],
+  }));
 }
 
 function nextToken(token: string | undefined): { NextToken?: string } {
@@ -145,6 +170,12 @@ export const EC2_LIST_FACTS = {
       MaxResults: IMAGES_PAGE_SIZE,
       ...nextToken(token),
     }),
+    query: (input): ImageQuery => ({
+      filters: queryFilters(input.Filters),
+      ...(input.Owners === undefined ? {} : { owners: input.Owners }),
+      includeDeprecated: input.IncludeDeprecated ?? false,
+    }),
+    list: 'Images',
     items: (output: DescribeImagesCommandOutput) => output.Images,
     recordId: (image) => image.ImageId,
     fromSdk: imageFromSdk,
@@ -188,6 +219,8 @@ export const EC2_LIST_FACTS = {
       MaxResults: SUBNETS_PAGE_SIZE,
       ...nextToken(token),
     }),
+    query: (input): FilterQuery => ({ filters: queryFilters(input.Filters) }),
+    list: 'Subnets',
     items: (output: DescribeSubnetsCommandOutput) => output.Subnets,
     recordId: (subnet) => subnet.SubnetId,
     fromSdk: subnetFromSdk,
@@ -216,6 +249,8 @@ export const EC2_LIST_FACTS = {
       MaxResults: SECURITY_GROUPS_PAGE_SIZE,
       ...nextToken(token),
     }),
+    query: (input): FilterQuery => ({ filters: queryFilters(input.Filters) }),
+    list: 'SecurityGroups',
     items: (output: DescribeSecurityGroupsCommandOutput) => output.SecurityGroups,
     recordId: (group) => group.GroupId,
     fromSdk: securityGroupFromSdk,
@@ -245,6 +280,11 @@ export const EC2_LIST_FACTS = {
         : { CapacityReservationIds: [...query.ids] }),
       ...nextToken(token),
     }),
+    query: (input): FilterQuery => ({
+      filters: queryFilters(input.Filters),
+      ...(input.CapacityReservationIds === undefined ? {} : { ids: input.CapacityReservationIds }),
+    }),
+    list: 'CapacityReservations',
     items: (output: DescribeCapacityReservationsCommandOutput) => output.CapacityReservations,
     recordId: (reservation) => reservation.CapacityReservationId,
     fromSdk: capacityReservationFromSdk,
@@ -310,11 +350,6 @@ export function emptyEc2Section(): { [K in Ec2ListKey]: [] } {
   };
 }
 
-/** The IAM actions of the EC2 list facts, in table order. */
-export const ec2ListActions: readonly string[] = EC2_LIST_KEYS.map(
-  (key) => EC2_LIST_FACTS[key].action
-);
-
 /** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
 const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;
 
@@ -343,24 +378,47 @@ export const INSTANCE_TYPE_OFFERINGS = {
     });
     return { items, nextToken: output.NextToken };
   },
+  /** Whether a command asks for zone offerings (the bench answers other location types none). */
+  asksZones: (command: unknown) =>
+    (command as DescribeInstanceTypeOfferingsCommand).input.LocationType === 'availability-zone',
+  /** The SDK output of one page of offerings (the inverse of `page`). */
+  output: (offerings: readonly InstanceTypeOffering[], token: string | undefined) => ({
+    InstanceTypeOfferings: offerings.map((offering) => ({
+      InstanceType: offering.instanceType,
+      LocationType: 'availability-zone' as const,
+      Location: offering.zone,
+    })),
+    NextToken: token,
+  }),
   recordId: (offering: InstanceTypeOffering) => `${offering.zone} ${offering.instanceType}`,
   worldItem: z.looseObject({ instanceType: z.string().min(1), zone: z.string().min(1) }),
 } as const;
 
+type KeyedActions = {
+  readonly [K in KeyedKey as KeyedFacts[K]['method']]: readonly string[];
+} & {
+  readonly [K in KeyedKey as BatchMethodOf<KeyedFacts[K]>]: readonly string[];
+};
+
+/** Each keyed lookup's actions, and each batch's: its own action, then the lookup's fallback. */
+const keyedActions = Object.fromEntries(
+  KEYED_KEYS.flatMap((key) => {
+    const fact: AnyKeyedFact = KEYED_FACTS[key];
+    const batch =
+      fact.batch === undefined ? [] : [[fact.batch.method, [fact.batch.action, ...fact.actions]]];
+    return [[fact.method, fact.actions], ...batch];
+  })
+) as unknown as KeyedActions;
+
 /**
- * Every AwsFactsPort method and the IAM actions its read needs: the EC2 lists' from their
- * descriptors, the others' for their hand-written readers (offerings in ec2-reader.ts,
- * ssm-reader.ts, iam-reader.ts). Keyed by method, so a new method does not compile without its
- * actions; the readers' declared actions are taken from here.
+ * Every AwsFactsPort method and the IAM actions its read needs, from the descriptors (EC2 lists,
+ * offerings, keyed facts). Keyed by method, so a new method does not compile without its actions;
+ * the readers' declared actions are taken from here.
  */
 export const AWS_FACT_ACTIONS = {
   ...(Object.fromEntries(
     EC2_LIST_KEYS.map((key) => [EC2_LIST_FACTS[key].method, [EC2_LIST_FACTS[key].action]])
   ) as unknown as Record<Ec2ListFacts[Ec2ListKey]['method'], readonly string[]>),
   [INSTANCE_TYPE_OFFERINGS.method]: [INSTANCE_TYPE_OFFERINGS.action],
-  getParameter: ['ssm:GetParameter'],
-  // Names GetParameters leaves unanswered, or all of a denied batch, are read one by one.
-  getParameters: ['ssm:GetParameters', 'ssm:GetParameter'],
-  getInstanceProfile: ['iam:GetInstanceProfile'],
-  getRole: ['iam:GetRole', 'iam:ListAttachedRolePolicies'],
+  ...keyedActions,
 } as const satisfies Record<keyof AwsFactsPort, readonly string[]>;

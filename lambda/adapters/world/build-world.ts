@@ -154,10 +154,9 @@ export function buildWorld(input: BuildWorldInput): World {
     ...(recorded.instanceTypeOfferings === undefined
       ? {}
       : { instanceTypeOfferings: { [input.region]: recorded.instanceTypeOfferings } }),
-    ssm: { parameters: recorded.parameters },
+    ssm: recorded.keyed.ssm,
     iam: {
-      instanceProfiles: recorded.instanceProfiles,
-      roles: recorded.roles,
+      ...recorded.keyed.iam,
       permissions: input.permissions ?? [],
       // Recorded simulations cover what a replay asks; anything else was never shown allowed.
       permissionsDefault: (input.permissions ?? []).length > 0 ? 'implicitDeny' : 'allowed',

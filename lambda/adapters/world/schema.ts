@@ -1,46 +1,17 @@
 import { z } from 'zod';
-import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
+import { StringMapSchema } from '../../core/selectors/tag-map.js';
 import {
   ec2WorldSection,
   emptyEc2Section,
   INSTANCE_TYPE_OFFERINGS,
 } from '../aws/fact-descriptors.js';
+import { keyedWorldFields } from '../aws/keyed-fact-descriptors.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
 // typed; everything else is kept as recorded. Untrusted input: parsed, never assumed. The `ec2`
-// lists' item schemas live with their facts (aws/fact-descriptors.ts).
-
-const tag = z.looseObject({ Key: z.string().optional(), Value: z.string().optional() });
-const tags = z.array(tag).optional();
-
-const WorldRoleSchema = z.looseObject({
-  RoleName: z.string(),
-  Arn: z.string().optional(),
-  Path: z.string().optional(),
-  RoleId: z.string().optional(),
-  /** URL-encoded or plain JSON, as IAM returns it. */
-  AssumeRolePolicyDocument: z.string().optional(),
-  PermissionsBoundary: z
-    .looseObject({
-      PermissionsBoundaryArn: z.string().optional(),
-      PermissionsBoundaryType: z.string().optional(),
-    })
-    .optional(),
-  /** `ListAttachedRolePolicies` output, recorded with the role. */
-  AttachedPolicies: z
-    .array(z.looseObject({ PolicyName: z.string().optional(), PolicyArn: z.string().optional() }))
-    .optional(),
-  Tags: tags,
-});
-
-const WorldInstanceProfileSchema = z.looseObject({
-  InstanceProfileName: z.string(),
-  Arn: z.string().optional(),
-  Path: z.string().optional(),
-  Roles: z.array(WorldRoleSchema).optional(),
-  Tags: tags,
-});
+// lists' and the keyed facts' (`ssm.parameters`, `iam.instanceProfiles`, `iam.roles`) schemas live
+// with their facts (aws/fact-descriptors.ts, aws/keyed-fact-descriptors.ts).
 
 export const WorldPermissionSchema = z.looseObject({
   /** Role ARN or name of the principal (the Karpenter controller role). `*` matches any. */
@@ -136,17 +107,15 @@ export const WorldSchema = z.looseObject({
   instanceTypeOfferings: z
     .record(z.string(), z.array(INSTANCE_TYPE_OFFERINGS.worldItem))
     .optional(),
-  ssm: z
-    .looseObject({ parameters: StringMapSchema.default(() => tagMapOf([])) })
-    .default(() => ({ parameters: tagMapOf([]) })),
+  // Absent sections parse as empty ones (`prefault`: each field's own default applies).
+  ssm: z.looseObject(keyedWorldFields('ssm')).prefault({}),
   iam: z
     .looseObject({
-      instanceProfiles: z.array(WorldInstanceProfileSchema).default([]),
-      roles: z.array(WorldRoleSchema).default([]),
+      ...keyedWorldFields('iam'),
       permissions: z.array(WorldPermissionSchema).default([]),
       permissionsDefault: z.enum(['allowed', 'implicitDeny']).default('allowed'),
     })
-    .default({ instanceProfiles: [], roles: [], permissions: [], permissionsDefault: 'allowed' }),
+    .prefault({}),
   eks: z
     .looseObject({ clusters: z.array(WorldClusterSchema).default([]) })
     .default({ clusters: [] }),

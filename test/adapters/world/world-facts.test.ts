@@ -12,11 +12,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLiveAwsFacts } from '../../../lambda/adapters/aws/aws-facts-adapter.js';
+import { parameterNamesOf } from '../../../lambda/adapters/aws/keyed-fact-descriptors.js';
 import { type World, WorldSchema } from '../../../lambda/adapters/world/schema.js';
-import {
-  createWorldAwsFacts,
-  parameterNamesOf,
-} from '../../../lambda/adapters/world/world-facts.js';
+import { createWorldAwsFacts } from '../../../lambda/adapters/world/world-facts.js';
 import type { ImageQuery } from '../../../lambda/core/ports/aws-facts.js';
 
 const ACCOUNT = '111122223333';
