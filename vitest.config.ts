@@ -29,8 +29,6 @@ export default defineConfig({
   test: {
     setupFiles: ['test/support/setup.ts'],
     globalSetup: [
-      // The package's prebuilt Lambda bundles, for the construct's default (built once, when absent).
-      'test/infra/lambda-bundles-setup.ts',
       // One `npm pack` per run, shared by the package and action tests (test/package/pack.ts).
       'test/package/pack-setup.ts',
     ],
@@ -53,7 +51,8 @@ export default defineConfig({
       { extends: true, test: { name: 'isolated', include: isolated, exclude: EXCLUDE } },
       // The deployment simulation mostly waits (Lambda processes, SDK retry backoff): in the same
       // run it overlaps the unit tests (its one file's tests still run in order; fileParallelism
-      // false would hold it back to a group of its own). Its synth runs in global setup, first.
+      // false would hold it back to a group of its own). Its global setup starts the one real
+      // synth and returns; the unit tests run while it works.
       { extends: './vitest.deploy.config.ts', test: { name: 'deploy', fileParallelism: true } },
     ],
   },

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The deployment simulation (npm run test:deploy): one synth in global setup, scenarios in order.
+// The synthesized deployment (npm run test:deploy): one real `npx cdk synth`, started by global
+// setup; its checks (synth.test.ts) and the simulation's scenarios, in order.
 export default defineConfig({
   test: {
     include: ['test/deploy/**/*.test.ts'],

@@ -1,6 +1,6 @@
 // Synthesizes the CDK app as `cdk synth` would: cdk.json's app command (builds the Lambda bundles,
-// then runs the app on them) into a directory, with extra context over cdk.json's. Shared by the
-// deployment simulation and the cold-start benchmark, which both measure the assets as deployed.
+// then runs the app on them) into a directory, with extra context over cdk.json's, for the
+// cold-start benchmark, which measures the assets as deployed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

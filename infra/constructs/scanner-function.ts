@@ -24,7 +24,7 @@ const PACKAGE_NAME = 'nodeclass-scanner';
 const BUILD_LAMBDAS_COMMAND = 'npm run build:lambdas';
 
 /** Each bundle's entry file, exporting `handler` (Lambda handler `index.handler`). */
-export const BUNDLE_ENTRY_FILE = 'index.mjs';
+const BUNDLE_ENTRY_FILE = 'index.mjs';
 
 /**
  * The root of the nodeclass-scanner package this module was loaded from: the nearest directory

@@ -3,14 +3,15 @@
 // window where SNS accepted a publish and marking it failed). Its own file, so it runs beside the
 // other scenarios (scenarios.test.ts) on its own simulated deployment.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertsOf, dispatchScanFor, redeliverScans } from './scenario-support.js';
 import { Simulation } from './simulation.js';
+import { synthesizedAssembly } from './synthesized-assembly.js';
 
 let sim: Simulation;
 
 beforeAll(async () => {
-  sim = await Simulation.start(inject('assemblyDirectory'));
+  sim = await Simulation.start((await synthesizedAssembly()).directory);
 });
 
 afterAll(async () => {

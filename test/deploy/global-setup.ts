@@ -1,29 +1,28 @@
-// Synthesizes the app once for every scenario (real esbuild bundles). With DEPLOY_SIM_ASSEMBLY=DIR
-// the first run synthesizes into DIR and later runs reuse it (for iterating on one scenario).
+// Starts the run's one real `npx cdk synth` (synthesized-assembly.ts) and returns without waiting:
+// the unit tests run meanwhile, the deployment's files wait for it. With DEPLOY_SIM_ASSEMBLY=DIR the
+// first run synthesizes into DIR and later runs reuse it (for iterating on one scenario).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { synthesize } from './simulation.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    assemblyDirectory: string;
-  }
-}
+import { markSynthesized, startSynth } from './synthesized-assembly.js';
 
 export default function setup(project: TestProject): () => void {
   const reuse = process.env.DEPLOY_SIM_ASSEMBLY;
-  if (reuse) {
-    if (!existsSync(join(reuse, 'manifest.json'))) {
-      mkdirSync(reuse, { recursive: true });
-      synthesize(reuse);
-    }
+  if (reuse !== undefined && reuse !== '') {
     project.provide('assemblyDirectory', reuse);
-    return () => {};
+    if (existsSync(join(reuse, 'manifest.json'))) {
+      markSynthesized(reuse);
+      return () => {};
+    }
+    mkdirSync(reuse, { recursive: true });
+    return startSynth(reuse);
   }
-  const outdir = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-deploy-'));
-  synthesize(outdir);
+  const outdir = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-synth-'));
   project.provide('assemblyDirectory', outdir);
-  return () => rmSync(outdir, { recursive: true, force: true });
+  const stopSynth = startSynth(outdir);
+  return () => {
+    stopSynth();
+    rmSync(outdir, { recursive: true, force: true });
+  };
 }

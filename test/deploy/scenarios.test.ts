@@ -3,7 +3,7 @@
 // "exactly" is the CLI's offline scan of the same world (`scan --world`), so an alert the deployed
 // path loses, doubles or invents shows up as a difference.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRANTS_KEPT_WITHOUT_USE } from '../../infra/permissions.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
@@ -17,6 +17,7 @@ import {
   redeliverScans,
 } from './scenario-support.js';
 import { ALERT_EMAIL, SIMULATION_CONTEXT, Simulation } from './simulation.js';
+import { synthesizedAssembly } from './synthesized-assembly.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;
 
@@ -95,7 +96,7 @@ function copyWorld(world: World): World {
 let sim: Simulation;
 
 beforeAll(async () => {
-  sim = await Simulation.start(inject('assemblyDirectory'));
+  sim = await Simulation.start((await synthesizedAssembly()).directory);
 });
 
 afterAll(async () => {

@@ -11,7 +11,6 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { synthesizeApp } from '../../bench/synth.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { generatePki } from '../adapters/kube/tls-fixtures.js';
@@ -69,11 +68,6 @@ export const SIMULATION_CONTEXT = {
   // Every scenario also delivers to Security Hub (its exactly-once discipline is the lifecycle's).
   securityHub: true,
 } as const;
-
-/** Synthesizes the app once (real esbuild bundles) into `outdir`; throws with the output on failure. */
-export function synthesize(outdir: string, repoRoot = REPO_ROOT): void {
-  synthesizeApp(repoRoot, outdir, SIMULATION_CONTEXT);
-}
 
 export interface EmailDelivery {
   readonly endpoint: string;

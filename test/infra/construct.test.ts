@@ -1,8 +1,8 @@
 // The construct as another CDK app uses it: `new NodeClassScanner(stack, 'Scanner', { clusters })`
 // with every other prop defaulted. The bundles are stubs standing in for the package's (named by
-// context): the package's own dist/lambda is rebuilt in place by the real synth (synth.test.ts),
-// which runs in parallel; the default location is checked without reading it, and the installed
-// package's real bundles by the packed-tarball test.
+// context): the package's own dist/lambda is rebuilt in place by the real synth
+// (test/deploy/synth.test.ts), which runs in parallel; the default location is checked without
+// reading it, and the installed package's real bundles by the packed-tarball test.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';

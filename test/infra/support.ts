@@ -1,5 +1,5 @@
 // Builds the real app from a context for template tests, on stub Lambda bundles (fixtures/): the
-// templates do not depend on the build output, which the real synth (synth.test.ts) rebuilds in
+// templates do not depend on the build output, which the real synth (test/deploy/synth.test.ts) rebuilds in
 // parallel. Assets are not staged (no copy per synth).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,57 +1,30 @@
-// The one real `cdk synth` of the suite: the CLI, cdk.json's app command (builds the Lambda bundles,
-// then synthesizes the app on them), its context, and cdk-nag as a synth-time validation plugin,
-// with no AWS credentials at all and no Docker.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The suite's one real `npx cdk synth` (synthesized-assembly.ts): the CLI, cdk.json's app command
+// (builds the Lambda bundles, then synthesizes the app on them), the simulation's deployment given
+// as `-c key=value`, and cdk-nag as a synth-time validation plugin, with no AWS credentials at all
+// and no Docker. The scenarios deploy the same assembly.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORWARDING_STACK_NAME, SCANNER_STACK_NAME } from '../../infra/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SCANNER_STACK_NAME } from '../../infra/app.js';
 import { defaultLambdaBundlesDirectory } from '../../infra/constructs/scanner-function.js';
 import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
 import { HANDLER_NAMES } from '../../lambda/shared/config.js';
-import { REPO_ROOT } from './support.js';
-
-const SYNTH_TIMEOUT_MS = 240_000;
+import { SIMULATION_CONTEXT } from './simulation.js';
+import { contextArguments, synthesizedAssembly } from './synthesized-assembly.js';
 
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __scannerCreateRequire } from 'node:module';";
 
-function credentialFreeEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of Object.keys(env))
-    if (key.startsWith('AWS_') || key.startsWith('CDK_')) delete env[key];
-  return {
-    ...env,
-    AWS_CONFIG_FILE: '/nonexistent/aws-config',
-    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    CDK_DISABLE_VERSION_CHECK: 'true',
-    npm_config_update_notifier: 'false',
-  };
-}
-
 describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
   let outdir = '';
-  let result: ReturnType<typeof spawnSync>;
   let startedAt = 0;
 
-  beforeAll(() => {
-    startedAt = Date.now();
-    outdir = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-synth-'));
-    result = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
-      cwd: REPO_ROOT,
-      env: credentialFreeEnv(),
-      encoding: 'utf8',
-      timeout: SYNTH_TIMEOUT_MS,
-    });
-  }, SYNTH_TIMEOUT_MS);
-
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  beforeAll(async () => {
+    ({ directory: outdir, startedAt } = await synthesizedAssembly());
+  });
 
   it('succeeds, with cdk-nag reporting no violations', () => {
-    // Assess
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // Assess (synthesizedAssembly() threw with the CLI's output unless it exited 0)
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
     expect(
       report.pluginReports.filter(
@@ -60,17 +33,28 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
     ).toEqual([]);
   });
 
-  it('writes the scanner stack and the us-east-1 forwarding stack', () => {
-    // Act
-    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8'));
+  it('takes the deployment from -c: the home region, both clusters, email alerts', () => {
+    // Prepare
+    const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { type: string; environment?: string }>;
+    };
+    const stacks = Object.entries(manifest.artifacts).filter(
+      ([, artifact]) => artifact.type === 'aws:cloudformation:stack'
+    );
+    const template = readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8');
 
-    // Assess
-    expect(manifest.artifacts[SCANNER_STACK_NAME].environment).toBe(
-      'aws://unknown-account/eu-west-1'
-    );
-    expect(manifest.artifacts[FORWARDING_STACK_NAME].environment).toBe(
-      'aws://unknown-account/us-east-1'
-    );
+    // Assess: home in us-east-1 needs no IAM-event forwarding stack.
+    expect(contextArguments({ homeRegion: 'us-east-1', clusters: ['a', 'b'] })).toEqual([
+      '-c',
+      'homeRegion=us-east-1',
+      '-c',
+      'clusters=["a","b"]',
+    ]);
+    expect(stacks.map(([name, artifact]) => [name, artifact.environment])).toEqual([
+      [SCANNER_STACK_NAME, `aws://unknown-account/${SIMULATION_CONTEXT.homeRegion}`],
+    ]);
+    for (const cluster of SIMULATION_CONTEXT.clusters) expect(template).toContain(cluster);
+    expect(template).toContain(SIMULATION_CONTEXT.alertEmails[0]);
   });
 
   it('deploys the bundles cdk.json rebuilt before synth', () => {
