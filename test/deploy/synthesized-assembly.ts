@@ -1,0 +1,133 @@
+// The suite's one real synth: `npx cdk synth` as a user runs it (the CDK CLI, cdk.json's app
+// command, which builds the Lambda bundles and then synthesizes on them, cdk-nag as a synth-time
+// validation plugin), with the simulation's deployment passed as `-c key=value`, no AWS
+// credentials and no Docker. Global setup starts it and returns at once, so the unit tests run
+// while it works; the files that need the cloud assembly (synth.test.ts and the scenarios) wait
+// for it with `synthesizedAssembly()`.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { REPO_ROOT, SIMULATION_CONTEXT } from './simulation.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where the synth writes the cloud assembly, and `synth-outcome.json` when it has ended. */
+    assemblyDirectory: string;
+  }
+}
+
+const SYNTH_TIMEOUT_MS = 300_000;
+const OUTCOME_FILE = 'synth-outcome.json';
+
+interface SynthOutcome {
+  readonly status: number | null;
+  readonly signal: string | null;
+  readonly output: string;
+  readonly startedAt: number;
+}
+
+/** The caller's environment without AWS or CDK settings: synth must not depend on a profile. */
+function credentialFreeEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('AWS_') && !key.startsWith('CDK_')) env[key] = value;
+  }
+  return {
+    ...env,
+    AWS_CONFIG_FILE: '/nonexistent/aws-config',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CDK_DISABLE_VERSION_CHECK: 'true',
+    npm_config_update_notifier: 'false',
+  };
+}
+
+/** The simulation's deployment as the CLI takes it: strings as they are, lists and flags as JSON. */
+export function contextArguments(context: Readonly<Record<string, unknown>>): string[] {
+  return Object.entries(context).flatMap(([key, value]) => [
+    '-c',
+    `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  ]);
+}
+
+/**
+ * Starts `npx cdk synth` into `outdir`; `synth-outcome.json` is written there when it ends (the
+ * status and everything it printed). Returns what stops it, with the app and esbuild it started.
+ */
+export function startSynth(outdir: string): () => void {
+  const startedAt = Date.now();
+  const child = spawn(
+    'npx',
+    [
+      'cdk',
+      'synth',
+      '--quiet',
+      '--no-notices',
+      '--output',
+      outdir,
+      ...contextArguments(SIMULATION_CONTEXT),
+    ],
+    // Its own process group, so stopping it stops the shell, the app and esbuild too.
+    { cwd: REPO_ROOT, env: credentialFreeEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true }
+  );
+  const stop = () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const timer = setTimeout(stop, SYNTH_TIMEOUT_MS);
+  child.once('close', (status, signal) => {
+    clearTimeout(timer);
+    writeOutcome(outdir, { status, signal, output, startedAt });
+  });
+  child.once('error', (error) => {
+    clearTimeout(timer);
+    writeOutcome(outdir, { status: null, signal: null, output: String(error), startedAt });
+  });
+  return stop;
+}
+
+/** Marks an assembly synthesized earlier (DEPLOY_SIM_ASSEMBLY) as ready. */
+export function markSynthesized(outdir: string): void {
+  if (!existsSync(join(outdir, OUTCOME_FILE))) {
+    writeOutcome(outdir, { status: 0, signal: null, output: '', startedAt: 0 });
+  }
+}
+
+function writeOutcome(outdir: string, outcome: SynthOutcome): void {
+  const file = join(outdir, OUTCOME_FILE);
+  writeFileSync(`${file}.partial`, JSON.stringify(outcome));
+  renameSync(`${file}.partial`, file);
+}
+
+export interface SynthesizedAssembly {
+  readonly directory: string;
+  /** When the synth started (ms since the epoch): the bundles it built are newer. */
+  readonly startedAt: number;
+}
+
+/** Waits for the run's synth (bounded by the caller's hook timeout); throws with its output. */
+export async function synthesizedAssembly(): Promise<SynthesizedAssembly> {
+  const directory = inject('assemblyDirectory');
+  const file = join(directory, OUTCOME_FILE);
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 250));
+  const outcome = JSON.parse(readFileSync(file, 'utf8')) as SynthOutcome;
+  if (outcome.status !== 0) {
+    throw new Error(
+      `npx cdk synth failed (status ${outcome.status}, signal ${outcome.signal}):\n${outcome.output}`
+    );
+  }
+  return { directory, startedAt: outcome.startedAt };
+}
