@@ -1,13 +1,10 @@
-// One scan issues each distinct AWS query once: identical queries (whatever the order of their
-// filters and values) share one promise, SSM parameters are read 10 to a request when the port
-// can, subnet and security-group queries of one literal filter are merged across NodeClasses, and
-// at most `concurrency` calls run at a time so a scan never bursts through the account's shared
-// EC2/IAM rate buckets.
-import type { SecurityGroup, Subnet } from '../core/facts/aws.js';
+// One scan issues each distinct AWS query once, each port method shared as its entry in
+// FACT_SHARING (fact-sharing.ts) says: identical queries share one promise, names are read once or
+// batched, literal-filter queries are merged across NodeClasses. At most `concurrency` calls run at
+// a time so a scan never bursts through the account's shared EC2/IAM rate buckets.
 import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports/aws-facts.js';
-import { securityGroupMatchesQuery } from '../core/selectors/security-groups.js';
-import { subnetMatchesQuery } from '../core/selectors/subnets.js';
 import { createLimiter } from '../shared/concurrency.js';
+import { type Batched, FACT_SHARING, type Merged, type Sharing } from './fact-sharing.js';
 
 export interface MemoizeOptions {
   /** Underlying calls in flight at once. */
@@ -15,9 +12,6 @@ export interface MemoizeOptions {
 }
 
 const DEFAULT_AWS_CONCURRENCY = 8;
-
-/** Names per `getParameters` call (GetParameters' limit). */
-const PARAMETERS_PER_REQUEST = 10;
 
 /**
  * Values per merged filter. EC2 refuses more than 200 filter values in one call
@@ -104,42 +98,43 @@ export function memoizeAwsFactsPort(
     return promise;
   }
 
-  // Parameter names asked for since the last flush; a scan asks for them all in one turn (every
-  // NodeClass starts at once), so one flush at the next macrotask batches them.
-  const pending = new Map<string, Deferred<string | undefined>>();
-  let flushScheduled = false;
-
-  function flushParameters(getParameters: NonNullable<AwsFactsPort['getParameters']>): void {
-    flushScheduled = false;
-    const waiting = [...pending];
-    pending.clear();
-    for (let start = 0; start < waiting.length; start += PARAMETERS_PER_REQUEST) {
-      const batch = waiting.slice(start, start + PARAMETERS_PER_REQUEST);
-      limit(() => getParameters(batch.map(([name]) => name))).then(
-        (values) => {
-          for (const [name, deferred] of batch) deferred.resolve(values.get(name));
-        },
-        (error: unknown) => {
-          for (const [, deferred] of batch) deferred.reject(error);
-        }
-      );
-    }
-  }
-
-  function getParameter(name: string): Promise<string | undefined> {
-    const key = `parameter ${name}`;
-    const getParameters = port.getParameters?.bind(port);
-    if (getParameters === undefined || cache.has(key)) {
-      return once(key, () => port.getParameter(name));
-    }
-    const deferred = defer<string | undefined>();
-    pending.set(name, deferred);
-    cache.set(key, deferred.promise);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(() => flushParameters(getParameters));
-    }
-    return deferred.promise;
+  // Names asked for since the last flush; a scan asks for them all in one turn (every NodeClass
+  // starts at once), so one flush at the next macrotask batches them.
+  function batchedLookup(
+    sharing: Batched,
+    one: (name: string) => Promise<unknown>
+  ): (name: string) => Promise<unknown> {
+    const batch = port[sharing.via]?.bind(port);
+    const pending = new Map<string, Deferred<unknown>>();
+    let scheduled = false;
+    const flush = (send: NonNullable<typeof batch>) => {
+      scheduled = false;
+      const waiting = [...pending];
+      pending.clear();
+      for (let start = 0; start < waiting.length; start += sharing.size) {
+        const chunk = waiting.slice(start, start + sharing.size);
+        limit(() => send(chunk.map(([name]) => name))).then(
+          (values) => {
+            for (const [name, deferred] of chunk) deferred.resolve(values.get(name));
+          },
+          (error: unknown) => {
+            for (const [, deferred] of chunk) deferred.reject(error);
+          }
+        );
+      }
+    };
+    return (name) => {
+      const key = `${sharing.label} ${name}`;
+      if (batch === undefined || cache.has(key)) return once(key, () => one(name));
+      const deferred = defer<unknown>();
+      pending.set(name, deferred);
+      cache.set(key, deferred.promise);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => flush(batch));
+      }
+      return deferred.promise;
+    };
   }
 
   /**
@@ -147,10 +142,8 @@ export function memoizeAwsFactsPort(
    * MERGED_FILTER_VALUES values, each query answered with the items its own values match.
    */
   function mergingLookup<T extends { readonly id: string }>(
-    kind: string,
-    send: (query: FilterQuery) => Promise<readonly T[]>,
-    matches: (item: T, query: FilterQuery) => boolean,
-    attributes: readonly string[]
+    sharing: Merged<T>,
+    send: (query: FilterQuery) => Promise<readonly T[]>
   ): (query: FilterQuery) => Promise<readonly T[]> {
     const waiting = new Map<string, { query: FilterQuery; deferred: Deferred<readonly T[]> }[]>();
     let scheduled = false;
@@ -173,7 +166,9 @@ export function memoizeAwsFactsPort(
               // A query merged with no other values gets EC2's answer untouched.
               const own = new Set(query.filters[0]?.values);
               const alone = values.every((value) => own.has(value));
-              deferred.resolve(alone ? items : items.filter((item) => matches(item, query)));
+              deferred.resolve(
+                alone ? items : items.filter((item) => sharing.matches(item, query))
+              );
             }
           },
           (error: unknown) => {
@@ -183,8 +178,8 @@ export function memoizeAwsFactsPort(
       }
     };
     return (query) => {
-      const key = `${kind} ${queryKey(query)}`;
-      const filter = mergeableFilter(query, attributes);
+      const key = `${sharing.label} ${queryKey(query)}`;
+      const filter = mergeableFilter(query, sharing.attributes);
       const cached = cache.get(key);
       if (cached) return cached as Promise<readonly T[]>;
       if (filter === undefined) return once(key, () => send(query));
@@ -199,33 +194,37 @@ export function memoizeAwsFactsPort(
     };
   }
 
-  const describeSubnets = mergingLookup<Subnet>(
-    'subnets',
-    (query) => port.describeSubnets(query),
-    subnetMatchesQuery,
-    ['subnet-id']
-  );
-  const describeSecurityGroups = mergingLookup<SecurityGroup>(
-    'security-groups',
-    (query) => port.describeSecurityGroups(query),
-    securityGroupMatchesQuery,
-    ['group-id', 'group-name']
-  );
+  /** The memoised method of one table entry; undefined for a batch form (answered through its lookup). */
+  function shared(
+    sharing: Sharing,
+    call: (argument: never) => Promise<unknown>
+  ): ((argument: never) => Promise<unknown>) | undefined {
+    const send = call as (argument: unknown) => Promise<never>;
+    switch (sharing.share) {
+      case 'per-query':
+        return (query: Query) => once(`${sharing.label} ${queryKey(query)}`, () => send(query));
+      case 'per-name':
+        return (name: string) => once(`${sharing.label} ${name}`, () => send(name));
+      case 'per-region':
+        return () => once(sharing.label, () => send(undefined));
+      case 'merged':
+        return mergingLookup(sharing, send);
+      case 'batched':
+        return batchedLookup(sharing, send);
+      case 'batch-form-of':
+        return undefined;
+    }
+  }
 
-  return {
-    describeImages: (query) => once(`images ${queryKey(query)}`, () => port.describeImages(query)),
-    describeSubnets,
-    describeSecurityGroups,
-    describeCapacityReservations: (query) =>
-      once(`capacity-reservations ${queryKey(query)}`, () =>
-        port.describeCapacityReservations(query)
-      ),
-    // The port is bound to one region: one query per scan serves every NodeClass.
-    describeInstanceTypeOfferings: () =>
-      once('instance-type-offerings', () => port.describeInstanceTypeOfferings()),
-    getParameter,
-    getInstanceProfile: (name) =>
-      once(`instance-profile ${name}`, () => port.getInstanceProfile(name)),
-    getRole: (name) => once(`role ${name}`, () => port.getRole(name)),
-  };
+  const methods = (Object.keys(FACT_SHARING) as (keyof AwsFactsPort)[]).flatMap((method) => {
+    const call = port[method];
+    if (call === undefined) return [];
+    const memoised = shared(
+      FACT_SHARING[method],
+      call.bind(port) as (argument: never) => Promise<unknown>
+    );
+    return memoised === undefined ? [] : [[method, memoised] as const];
+  });
+  // The table is checked against the port's methods (fact-sharing.ts); each entry keeps its call.
+  return Object.fromEntries(methods) as unknown as AwsFactsPort;
 }
