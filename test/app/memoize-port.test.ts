@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { AWS_FACT_ACTIONS } from '../../lambda/adapters/aws/fact-descriptors.js';
+import { FACT_SHARING } from '../../lambda/app/fact-sharing.js';
 import {
   MERGED_FILTER_VALUES,
   memoizeAwsFactsPort,
@@ -267,5 +269,78 @@ describe('merged subnet and security-group queries', () => {
       clusters.map((_, index) => [`subnet-${index}`])
     );
     expect(sent.map((query) => query.filters[0]?.values.length)).toEqual([MERGED_FILTER_VALUES, 5]);
+  });
+});
+
+describe('the sharing table', () => {
+  /** Two calls of each method a scan must share (same query, filters and values reordered). */
+  const twice: {
+    readonly [M in keyof AwsFactsPort]-?: (port: AwsFactsPort) => Promise<unknown>[];
+  } = {
+    describeImages: (port) => [
+      port.describeImages({
+        filters: [
+          { name: 'tag:a', values: ['1', '2'] },
+          { name: 'name', values: ['x'] },
+        ],
+        includeDeprecated: true,
+      }),
+      port.describeImages({
+        filters: [
+          { name: 'name', values: ['x'] },
+          { name: 'tag:a', values: ['2', '1'] },
+        ],
+        includeDeprecated: true,
+      }),
+    ],
+    describeSubnets: (port) => [
+      port.describeSubnets({ filters: [{ name: 'tag:a', values: ['1', '2'] }] }),
+      port.describeSubnets({ filters: [{ name: 'tag:a', values: ['2', '1'] }] }),
+    ],
+    describeSecurityGroups: (port) => [
+      port.describeSecurityGroups({ filters: [{ name: 'group-name', values: ['a'] }] }),
+      port.describeSecurityGroups({ filters: [{ name: 'group-name', values: ['a'] }] }),
+    ],
+    describeCapacityReservations: (port) => [
+      port.describeCapacityReservations({ filters: [], ids: ['cr-1', 'cr-2'] }),
+      port.describeCapacityReservations({ filters: [], ids: ['cr-2', 'cr-1'] }),
+    ],
+    describeInstanceTypeOfferings: (port) => [
+      port.describeInstanceTypeOfferings(),
+      port.describeInstanceTypeOfferings(),
+    ],
+    getParameter: (port) => [port.getParameter('/a'), port.getParameter('/a')],
+    getParameters: () => [],
+    getInstanceProfile: (port) => [port.getInstanceProfile('p'), port.getInstanceProfile('p')],
+    getRole: (port) => [port.getRole('r'), port.getRole('r')],
+  };
+
+  const methods = Object.keys(FACT_SHARING) as (keyof typeof FACT_SHARING)[];
+  const memoised = methods.filter((method) => FACT_SHARING[method].share !== 'batch-form-of');
+
+  it('has an entry for every method the fact descriptors answer', () => {
+    // Assess
+    expect([...methods].sort()).toEqual(Object.keys(AWS_FACT_ACTIONS).sort());
+  });
+
+  it('builds the memo: one method per entry, none for a batch form (names go through its lookup)', () => {
+    // Act
+    const memo = memoizeAwsFactsPort(new InMemoryAwsFacts({}));
+
+    // Assess
+    expect(Object.keys(memo).sort()).toEqual([...memoised].sort());
+  });
+
+  it.each(memoised)('%s: two identical queries in one scan share one call', async (method) => {
+    // Prepare
+    const account = new InMemoryAwsFacts({});
+    const memo = memoizeAwsFactsPort(account);
+
+    // Act
+    const answers = await Promise.all(twice[method](memo));
+
+    // Assess
+    expect(answers).toHaveLength(2);
+    expect(account.callsTo(method)).toHaveLength(1);
   });
 });
