@@ -1,7 +1,9 @@
 // Table-driven over every EC2 list descriptor: an entry alone yields the live reader (all pages,
-// translated), its declared IAM action, snapshot recording, the world section and the replay.
+// translated), its declared IAM action, snapshot recording, the world section, the replay and the
+// bench's emulated answers (keyed facts: keyed-fact-descriptors.test.ts).
 // `SAMPLES` is keyed by the table, so a new entry does not compile here without its sample.
 import { describe, expect, it } from 'vitest';
+import { createWorldSdk } from '../../../bench/world-sdk.js';
 import { createLiveAwsFacts } from '../../../lambda/adapters/aws/aws-facts-adapter.js';
 import {
   DECLARED_ACTIONS,
@@ -125,7 +127,7 @@ describe.each(EC2_LIST_KEYS)('EC2 list fact %s', (key) => {
     }
   });
 
-  it('records what the live scan read and replays it from the world file', async () => {
+  it('records what the live scan read; the world file and the bench replay it', async () => {
     // Arrange
     const { ec2 } = fakeEc2(key);
     const recorder = createAwsRecorder({ ec2, ssm: {} as never, iam: {} as never });
@@ -147,11 +149,14 @@ describe.each(EC2_LIST_KEYS)('EC2 list fact %s', (key) => {
       )
     );
     const replay = createWorldAwsFacts({ world, now: SCAN_TIME });
+    const bench = createLiveAwsFacts(createWorldSdk(world, { now: SCAN_TIME }));
 
     // Assess
     expect(world.ec2[key]).toEqual(sample.items);
     expect(await replay[method](sample.query as FilterQuery)).toEqual(live);
     expect(await replay[method](sample.other as FilterQuery)).toEqual([]);
+    expect(await bench[method](sample.query as FilterQuery)).toEqual(live);
+    expect(await bench[method](sample.other as FilterQuery)).toEqual([]);
   });
 
   it('maps a denied read to the unavailable source named by its action', async () => {
