@@ -1,8 +1,10 @@
 // One descriptor per EC2 list fact: the SDK command and its paging, the SDK→core translation, the
-// IAM action, the world-file item schema and its replay matcher. The live reader, the declared
-// actions, the snapshot recorder, the world schema and the world replay are built from the table,
-// so a new list fact is one entry here plus its core type, port method, memo line
-// (app/memoize-port.ts), collection and checks. `AWS_FACT_ACTIONS` covers every port method.
+// IAM action, the world-file item schema and its replay matcher (keyed facts, read by name, are in
+// keyed-fact-descriptors.ts). The live readers, the declared actions, the snapshot recorder, the
+// world schema, the world replay and the bench's emulated SDK (bench/world-sdk.ts) are built from
+// the tables. Adding a fact: its core type and port method, one entry here or there, its sharing
+// entry (app/fact-sharing.ts, which builds the memo; it does not compile without one), then the
+// collection and checks that use it. `AWS_FACT_ACTIONS` covers every port method.
 import {
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,
