@@ -3,7 +3,8 @@
 // (GetRole + ListAttachedRolePolicies, pagination, 20-ARN simulation chunks) and reliability tests
 // inject faults where AWS would raise them. The fact commands (EC2 lists, offerings, SSM parameters,
 // instance profiles, roles) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
-// over the world adapter's replay; only IAM's policy reads and simulations are emulated here.
+// over the world adapter's replay; only the IAM commands that are no facts (policy and entity reads,
+// simulations) are emulated here.
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   type EvaluationResult,
