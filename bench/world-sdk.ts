@@ -31,6 +31,7 @@ import {
   type Fail,
   KEYED_FACTS,
   KEYED_KEYS,
+  type KeyedWorldView,
 } from '../lambda/adapters/aws/keyed-fact-descriptors.js';
 import { createWorldPolicySimulator } from '../lambda/adapters/world/permissions.js';
 import type { World } from '../lambda/adapters/world/schema.js';
@@ -119,9 +120,10 @@ export function createWorldSdk(
     ) => Promise<readonly { readonly id: string }[]>;
     return { fact, recorded, read };
   });
+  const view: KeyedWorldView = world;
   const keyed = KEYED_KEYS.map((key) => {
     const fact: AnyKeyedFact = KEYED_FACTS[key];
-    return { fact, find: fact.index(world as never) };
+    return { fact, find: fact.index(view as never) };
   });
 
   /** The answer of a keyed fact's command, or undefined when no fact of `service` sends it. */
