@@ -17,7 +17,7 @@ import { generatePki } from '../adapters/kube/tls-fixtures.js';
 import { type Principal, TemplateAuthorizer } from './authorize.js';
 import { AwsEmulator, type PublishedMessage, type QueuedMessage } from './emulator/aws.js';
 import { type KubeEmulator, startKubeEmulator } from './emulator/kube.js';
-import { type Invocation, invokeFunction } from './lambda-runner.js';
+import { type Invocation, LambdaService } from './lambda-runner.js';
 import { type Account, type DeployedFunction, DeployedTemplate } from './template.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '../..');
@@ -103,6 +103,8 @@ export class Simulation {
   }
 
   private readonly baseWorld: World;
+  /** Warm execution environments live across scenarios, as they do across a deployment's events. */
+  private readonly lambda = new LambdaService();
 
   static async start(assemblyDirectory: string): Promise<Simulation> {
     const world = simulationWorld();
@@ -173,6 +175,7 @@ export class Simulation {
   }
 
   async close(): Promise<void> {
+    this.lambda.close();
     await this.aws.close();
     await this.kube.close();
     this.dynamo.close();
@@ -246,7 +249,7 @@ export class Simulation {
   }
 
   invoke(name: string, event: unknown): Promise<Invocation> {
-    return invokeFunction({
+    return this.lambda.invoke({
       fn: this.fn(name),
       event,
       endpoint: this.aws.endpoint,

@@ -71,7 +71,7 @@ export function startSynth(outdir: string): () => void {
     // Its own process group, so stopping it stops the shell, the app and esbuild too.
     { cwd: REPO_ROOT, env: credentialFreeEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true }
   );
-  const stop = () => {
+  const kill = () => {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       try {
         process.kill(-child.pid, 'SIGKILL');
@@ -80,6 +80,11 @@ export function startSynth(outdir: string): () => void {
       }
     }
   };
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    kill();
+  };
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;
@@ -87,14 +92,16 @@ export function startSynth(outdir: string): () => void {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;
   });
-  const timer = setTimeout(stop, SYNTH_TIMEOUT_MS);
+  const timer = setTimeout(kill, SYNTH_TIMEOUT_MS);
+  // Stopped by teardown: the run is over and its directory may be gone, so nothing is written.
   child.once('close', (status, signal) => {
     clearTimeout(timer);
-    writeOutcome(outdir, { status, signal, output, startedAt });
+    if (!stopped) writeOutcome(outdir, { status, signal, output, startedAt });
   });
   child.once('error', (error) => {
     clearTimeout(timer);
-    writeOutcome(outdir, { status: null, signal: null, output: String(error), startedAt });
+    if (!stopped)
+      writeOutcome(outdir, { status: null, signal: null, output: String(error), startedAt });
   });
   return stop;
 }
