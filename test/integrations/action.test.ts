@@ -245,7 +245,10 @@ describe('the action run against a stand-in scanner', () => {
   });
 });
 
-describe('the action run with the packed package on the repository examples', () => {
+// Each run installs the package with npm, as a runner does: seconds each on a busy machine.
+describe('the action run with the packed package on the repository examples', {
+  timeout: 120_000,
+}, () => {
   let tarball: string;
 
   beforeAll(async () => {
