@@ -450,6 +450,19 @@ describe('a checkout of the repository', { timeout: 180_000 }, () => {
     expect(outcome.stdout).toMatch(/Summary: \d+ fail/);
   });
 
+  it('commits the launcher executable, so a fresh clone runs it (not only after an npm install chmods it)', async () => {
+    // Act
+    const { stdout } = await execFileAsync(
+      'git',
+      ['ls-files', '--stage', 'bin/nodeclass-scan.js'],
+      {
+        cwd: REPO_ROOT,
+      }
+    );
+    // Assess
+    expect(stdout).toMatch(/^100755 /);
+  });
+
   it('has a launcher that runs the sources when present (a checkout), else the bundle', async () => {
     // Prepare: the launcher beside stand-ins that say which one ran
     const root = mkdtempSync(join(tmpdir(), 'nodeclass-scanner-launcher-'));
