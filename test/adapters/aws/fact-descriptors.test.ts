@@ -3,7 +3,6 @@
 // bench's emulated answers (keyed facts: keyed-fact-descriptors.test.ts).
 // `SAMPLES` is keyed by the table, so a new entry does not compile here without its sample.
 import { describe, expect, it } from 'vitest';
-import { createWorldSdk } from '../../../bench/world-sdk.js';
 import { createLiveAwsFacts } from '../../../lambda/adapters/aws/aws-facts-adapter.js';
 import {
   DECLARED_ACTIONS,
@@ -17,15 +16,13 @@ import {
   EC2_LIST_KEYS,
   type Ec2ListKey,
 } from '../../../lambda/adapters/aws/fact-descriptors.js';
-import { buildWorld } from '../../../lambda/adapters/world/build-world.js';
 import { createAwsRecorder } from '../../../lambda/adapters/world/recorder.js';
 import { WorldSchema } from '../../../lambda/adapters/world/schema.js';
-import { createWorldAwsFacts } from '../../../lambda/adapters/world/world-facts.js';
 import type { FilterQuery, ImageQuery } from '../../../lambda/core/facts/queries.js';
 import type { AwsFactsPort } from '../../../lambda/core/ports/aws-facts.js';
-import { SCAN_TIME } from '../../support/aws-builders.js';
+import { RECORDED_ACCOUNT, recordedWorld } from '../../support/recorded-world.js';
 
-const ACCOUNT = '111122223333';
+const ACCOUNT = RECORDED_ACCOUNT;
 const TEAM = [{ Key: 'team', Value: 'a' }];
 const byTeam = (team: string) => [{ name: 'tag:team', values: [team] }];
 
@@ -134,22 +131,7 @@ describe.each(EC2_LIST_KEYS)('EC2 list fact %s', (key) => {
 
     // Act
     const live = await createLiveAwsFacts(recorder.clients)[method](sample.query as FilterQuery);
-    const world = WorldSchema.parse(
-      JSON.parse(
-        JSON.stringify(
-          buildWorld({
-            account: ACCOUNT,
-            region: 'us-east-1',
-            partition: 'aws',
-            recordedAt: SCAN_TIME,
-            recorded: recorder.recorded(),
-            loaded: { clusters: [], nodeClasses: [], nodePools: [] },
-          })
-        )
-      )
-    );
-    const replay = createWorldAwsFacts({ world, now: SCAN_TIME });
-    const bench = createLiveAwsFacts(createWorldSdk(world, { now: SCAN_TIME }));
+    const { world, replay, bench } = recordedWorld(recorder);
 
     // Assess
     expect(world.ec2[key]).toEqual(sample.items);

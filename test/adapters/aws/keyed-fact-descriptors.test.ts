@@ -11,7 +11,6 @@ import {
 import { GetParameterCommand, GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorldSdk } from '../../../bench/world-sdk.js';
 import { createLiveAwsFacts } from '../../../lambda/adapters/aws/aws-facts-adapter.js';
 import {
   DECLARED_ACTIONS,
@@ -24,14 +23,13 @@ import {
   KEYED_KEYS,
   type KeyedKey,
 } from '../../../lambda/adapters/aws/keyed-fact-descriptors.js';
-import { buildWorld } from '../../../lambda/adapters/world/build-world.js';
 import { createAwsRecorder } from '../../../lambda/adapters/world/recorder.js';
 import { WorldSchema } from '../../../lambda/adapters/world/schema.js';
-import { createWorldAwsFacts } from '../../../lambda/adapters/world/world-facts.js';
 import type { AwsFactsPort } from '../../../lambda/core/ports/aws-facts.js';
 import { SCAN_TIME } from '../../support/aws-builders.js';
+import { RECORDED_ACCOUNT, recordedWorld } from '../../support/recorded-world.js';
 
-const ACCOUNT = '111122223333';
+const ACCOUNT = RECORDED_ACCOUNT;
 const ssm = mockClient(SSMClient);
 const iam = mockClient(IAMClient);
 
@@ -215,22 +213,7 @@ describe.each(KEYED_KEYS)('keyed fact %s', (key) => {
 
     // Act
     const read = await lookup(createLiveAwsFacts(recorder.clients), fact.method, sample.name);
-    const world = WorldSchema.parse(
-      JSON.parse(
-        JSON.stringify(
-          buildWorld({
-            account: ACCOUNT,
-            region: 'us-east-1',
-            partition: 'aws',
-            recordedAt: SCAN_TIME,
-            recorded: recorder.recorded(),
-            loaded: { clusters: [], nodeClasses: [], nodePools: [] },
-          })
-        )
-      )
-    );
-    const replay = createWorldAwsFacts({ world, now: SCAN_TIME });
-    const bench = createLiveAwsFacts(createWorldSdk(world, { now: SCAN_TIME }));
+    const { replay, bench } = recordedWorld(recorder);
 
     // Assess
     expect(read).toEqual(sample.value);
