@@ -1,9 +1,9 @@
 // The simulation's Lambda service on a tiny bundle: warm reuse, one environment per concurrent
 // invocation, and environments discarded after a timeout or a crash, as Lambda does.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type InvokeOptions, LambdaService } from './lambda-runner.js';
 import type { DeployedFunction } from './template.js';
 
@@ -15,6 +15,9 @@ export async function handler(event, context) {
   calls += 1;
   console.log(JSON.stringify({ message: 'handling', kind: event.kind, initId }));
   if (event.kind === 'throw') throw new TypeError('bad event');
+  if (event.kind === 'warn') console.error('careful: ' + calls);
+  // Fails after the handler returned, while the environment sits idle.
+  if (event.kind === 'late-crash') setTimeout(() => { throw new Error('late'); }, 5);
   if (event.kind === 'exit') process.exit(3);
   if (event.kind === 'hang') await new Promise(() => setInterval(() => {}, 1000));
   if (event.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
@@ -24,12 +27,13 @@ export async function handler(event, context) {
 
 let directory: string;
 let lambda: LambdaService;
+let initFailure: string;
 
-function options(event: unknown, timeoutMs = 10_000): InvokeOptions {
+function options(event: unknown, timeoutMs = 10_000, bundleDirectory = directory): InvokeOptions {
   const fn: DeployedFunction = {
     name: 'Probe',
     logicalId: 'ProbeFunction',
-    bundleDirectory: directory,
+    bundleDirectory,
     handler: 'index.handler',
     environment: { PROBE: '1' },
     roleLogicalId: 'ProbeRole',
@@ -53,11 +57,22 @@ type Probe = { initId: string; calls: number; remaining: boolean; region: string
 beforeAll(() => {
   directory = mkdtempSync(join(tmpdir(), 'lambda-runner-test-'));
   writeFileSync(join(directory, 'index.mjs'), BUNDLE);
+  initFailure = join(directory, 'broken');
+  mkdirSync(initFailure);
+  writeFileSync(
+    join(initFailure, 'index.mjs'),
+    "console.error('init: table name missing'); throw new Error('no TABLE_NAME');\n"
+  );
+});
+
+// Each test has its own service: none depends on environments another left warm.
+beforeEach(() => {
   lambda = new LambdaService();
 });
 
+afterEach(() => lambda.close());
+
 afterAll(() => {
-  lambda.close();
   rmSync(directory, { recursive: true, force: true });
 });
 
@@ -101,6 +116,12 @@ describe('LambdaService', () => {
   });
 
   it('discards an environment that exits or times out; the next invocation starts cold', async () => {
+    // Prepare: two warm environments
+    await Promise.all([
+      lambda.invoke(options({ kind: 'slow' })),
+      lambda.invoke(options({ kind: 'slow' })),
+    ]);
+
     // Act
     const exited = await lambda.invoke(options({ kind: 'exit' }));
     const hung = await lambda.invoke(options({ kind: 'hang' }, 500));
@@ -112,6 +133,41 @@ describe('LambdaService', () => {
     expect(hung.error).toMatchObject({ name: 'Runtime.ExitError', message: /^exit null,/ });
     expect(fresh.calls).toBe(1);
     expect(fresher).toMatchObject({ initId: fresh.initId, calls: 2 });
+  });
+
+  it("keeps each invocation's stderr apart", async () => {
+    // Act
+    const first = await lambda.invoke(options({ kind: 'warn' }));
+    const second = await lambda.invoke(options({ kind: 'warn' }));
+
+    // Assess
+    // (the first also holds Node's start-up warning about the test's missing CA file)
+    expect(first.stderr).toMatch(/careful: 1\n$/);
+    expect(second.stderr).toBe('careful: 2\n');
+  });
+
+  it('starts cold after an environment died while idle, losing no event', async () => {
+    // Prepare
+    const before = (await lambda.invoke(options({ kind: 'late-crash' }))).result as Probe;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Act
+    const after = await lambda.invoke(options({ kind: 'ok' }));
+
+    // Assess
+    expect(after.error).toBeUndefined();
+    expect(after.result).toMatchObject({ calls: 1 });
+    expect((after.result as Probe).initId).not.toBe(before.initId);
+  });
+
+  it('reports a crash during init with what it printed', async () => {
+    // Act
+    const failed = await lambda.invoke(options({ kind: 'ok' }, 10_000, initFailure));
+
+    // Assess
+    expect(failed.error?.name).toBe('Runtime.ExitError');
+    expect(failed.error?.message).toContain('no TABLE_NAME');
+    expect(failed.stderr).toContain('init: table name missing');
   });
 
   it('starts every function cold again after reset', async () => {

@@ -47,6 +47,8 @@ process.on('message', async ({ id, event, timeoutMs }) => {
   process.stderr.write(${JSON.stringify(END_OF_INVOCATION)} + id + '\\n');
   process.send({ id, outcome: JSON.parse(JSON.stringify(outcome)) });
 });
+// The simulation is gone (or dropped this environment): so is the environment.
+process.on('disconnect', () => process.exit(0));
 process.send({ ready: true });
 `;
 
@@ -143,9 +145,16 @@ class ExecutionEnvironment {
     );
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.stdout.add(chunk));
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderr.add(chunk));
+    // Dead as soon as any of these says so: an idle environment that died is never handed out.
+    const dead = () => {
+      this.alive = false;
+    };
+    this.child.on('error', dead);
+    this.child.once('exit', dead);
+    this.child.once('disconnect', dead);
     this.exited = new Promise((resolve) =>
       this.child.once('close', (code) => {
-        this.alive = false;
+        dead();
         resolve(code);
       })
     );
@@ -172,7 +181,10 @@ class ExecutionEnvironment {
         };
         this.child.on('message', listener);
       });
-      this.child.send({ id, event, timeoutMs });
+      // A send that fails (the environment died between the pool and here) is a crash.
+      this.child.send({ id, event, timeoutMs }, (error) => {
+        if (error) this.discard();
+      });
       const finished = await Promise.race([
         Promise.all([outcome, this.stdout.until(id), this.stderr.until(id)]),
         this.exited.then((code) => code),
@@ -185,9 +197,10 @@ class ExecutionEnvironment {
     }
   }
 
-  /** Stops the process (a timeout, the end of the simulation). */
+  /** Stops the process (a timeout, a failed send, the end of the simulation). */
   discard(): void {
-    if (this.alive) this.child.kill('SIGKILL');
+    this.alive = false;
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
   private crashed(code: number | null): Invocation {
@@ -230,7 +243,8 @@ export class LambdaService {
   /** Invokes the function in an idle environment of it, or a new one (a cold start). */
   async invoke(options: InvokeOptions): Promise<Invocation> {
     const { fn } = options;
-    const key = `${fn.logicalId} ${fn.bundleDirectory}`;
+    // Same function, same environment: a call with other variables (endpoint, CA) starts cold.
+    const key = JSON.stringify([fn.logicalId, fn.bundleDirectory, environmentVariables(options)]);
     const pool = this.idle.get(key) ?? [];
     this.idle.set(key, pool);
     let environment = pool.pop();

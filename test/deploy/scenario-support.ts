@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { REPO_ROOT } from './deployment-context.js';
 import type { PublishedMessage, QueuedMessage } from './emulator/aws.js';
-import { REPO_ROOT, type Simulation } from './simulation.js';
+import type { Simulation } from './simulation.js';
 
 export const event = (name: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, 'examples/events', `${name}.json`), 'utf8'));

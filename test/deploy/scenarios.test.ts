@@ -8,6 +8,7 @@ import { GRANTS_KEPT_WITHOUT_USE } from '../../infra/permissions.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
 import { wildcardMatch } from './authorize.js';
+import { ALERT_EMAIL, SIMULATION_CONTEXT } from './deployment-context.js';
 import type { QueuedMessage } from './emulator/aws.js';
 import {
   alertMessages,
@@ -16,7 +17,7 @@ import {
   event,
   redeliverScans,
 } from './scenario-support.js';
-import { ALERT_EMAIL, SIMULATION_CONTEXT, Simulation } from './simulation.js';
+import { Simulation } from './simulation.js';
 import { synthesizedAssembly } from './synthesized-assembly.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;

@@ -15,15 +15,14 @@ import { parseWorld } from '../../lambda/adapters/world/load-world.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { generatePki } from '../adapters/kube/tls-fixtures.js';
 import { type Principal, TemplateAuthorizer } from './authorize.js';
+import { REPO_ROOT } from './deployment-context.js';
 import { AwsEmulator, type PublishedMessage, type QueuedMessage } from './emulator/aws.js';
 import { type KubeEmulator, startKubeEmulator } from './emulator/kube.js';
 import { type Invocation, LambdaService } from './lambda-runner.js';
 import { type Account, type DeployedFunction, DeployedTemplate } from './template.js';
 
-export const REPO_ROOT = join(import.meta.dirname, '../..');
 const SCANNER_STACK = 'NodeClassScanner';
 const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
-export const ALERT_EMAIL = 'oncall@example.com';
 
 /**
  * The demo account, trimmed to the NodeClasses the scenarios need (an alias, a pinned image, a
@@ -55,19 +54,6 @@ function simulationWorld(): World {
   }
   return world;
 }
-
-/** The deployment the simulation synthesizes: the demo account's two clusters, email alerts. */
-export const SIMULATION_CONTEXT = {
-  homeRegion: 'us-east-1',
-  clusters: ['prod-use1', 'staging-use1'],
-  alertEmails: [ALERT_EMAIL],
-  alertMinSeverity: 'high',
-  accessEntries: true,
-  digest: 'on-change',
-  iamEvents: true,
-  // Every scenario also delivers to Security Hub (its exactly-once discipline is the lifecycle's).
-  securityHub: true,
-} as const;
 
 export interface EmailDelivery {
   readonly endpoint: string;

@@ -9,7 +9,7 @@ import { SCANNER_STACK_NAME } from '../../infra/app.js';
 import { defaultLambdaBundlesDirectory } from '../../infra/constructs/scanner-function.js';
 import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
 import { HANDLER_NAMES } from '../../lambda/shared/config.js';
-import { SIMULATION_CONTEXT } from './simulation.js';
+import { SIMULATION_CONTEXT } from './deployment-context.js';
 import { contextArguments, synthesizedAssembly } from './synthesized-assembly.js';
 
 const CREATE_REQUIRE_BANNER =
@@ -43,18 +43,24 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
     );
     const template = readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8');
 
-    // Assess: home in us-east-1 needs no IAM-event forwarding stack.
-    expect(contextArguments({ homeRegion: 'us-east-1', clusters: ['a', 'b'] })).toEqual([
-      '-c',
-      'homeRegion=us-east-1',
-      '-c',
-      'clusters=["a","b"]',
-    ]);
+    // Assess: home in us-east-1 needs no IAM-event forwarding stack (the shipped cdk.json's two
+    // stacks are checked from templates: forwarding-stack.test.ts, and nag.test.ts for cdk-nag).
     expect(stacks.map(([name, artifact]) => [name, artifact.environment])).toEqual([
       [SCANNER_STACK_NAME, `aws://unknown-account/${SIMULATION_CONTEXT.homeRegion}`],
     ]);
     for (const cluster of SIMULATION_CONTEXT.clusters) expect(template).toContain(cluster);
     expect(template).toContain(SIMULATION_CONTEXT.alertEmails[0]);
+  });
+
+  it('passes the deployment as the CLI takes it: strings as they are, lists as JSON', () => {
+    expect(contextArguments({ homeRegion: 'us-east-1', clusters: ['a', 'b'], on: true })).toEqual([
+      '-c',
+      'homeRegion=us-east-1',
+      '-c',
+      'clusters=["a","b"]',
+      '-c',
+      'on=true',
+    ]);
   });
 
   it('deploys the bundles cdk.json rebuilt before synth', () => {

@@ -5,10 +5,10 @@
 // while it works; the files that need the cloud assembly (synth.test.ts and the scenarios) wait
 // for it with `synthesizedAssembly()`.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { REPO_ROOT, SIMULATION_CONTEXT } from './simulation.js';
+import { REPO_ROOT, SIMULATION_CONTEXT } from './deployment-context.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -55,7 +55,9 @@ export function contextArguments(context: Readonly<Record<string, unknown>>): st
  * Starts `npx cdk synth` into `outdir`; `synth-outcome.json` is written there when it ends (the
  * status and everything it printed). Returns what stops it, with the app and esbuild it started.
  */
-export function startSynth(outdir: string): () => void {
+export function startSynth(outdir: string): () => Promise<void> {
+  // An outcome left by an earlier run into the same directory (DEPLOY_SIM_ASSEMBLY) is not this one.
+  rmSync(join(outdir, OUTCOME_FILE), { force: true });
   const startedAt = Date.now();
   const child = spawn(
     'npx',
@@ -80,10 +82,24 @@ export function startSynth(outdir: string): () => void {
       }
     }
   };
+  // Vitest killed or crashing: the synth (its own process group) goes with it.
+  process.once('exit', kill);
   let stopped = false;
-  const stop = () => {
+  let written = false;
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  /** Stops the synth and waits until it has exited, so its directory can be removed. */
+  const stop = async () => {
     stopped = true;
     kill();
+    if (child.pid !== undefined) await closed;
+    process.off('exit', kill);
+  };
+  const finish = (outcome: SynthOutcome) => {
+    clearTimeout(timer);
+    process.off('exit', kill);
+    if (stopped || written) return;
+    written = true;
+    writeOutcome(outdir, outcome);
   };
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -93,24 +109,26 @@ export function startSynth(outdir: string): () => void {
     output += chunk;
   });
   const timer = setTimeout(kill, SYNTH_TIMEOUT_MS);
-  // Stopped by teardown: the run is over and its directory may be gone, so nothing is written.
-  child.once('close', (status, signal) => {
-    clearTimeout(timer);
-    if (!stopped) writeOutcome(outdir, { status, signal, output, startedAt });
-  });
-  child.once('error', (error) => {
-    clearTimeout(timer);
-    if (!stopped)
-      writeOutcome(outdir, { status: null, signal: null, output: String(error), startedAt });
-  });
+  // Once only (a failed spawn may report both), and nothing once teardown stopped it.
+  child.once('close', (status, signal) => finish({ status, signal, output, startedAt }));
+  child.once('error', (error) =>
+    finish({ status: null, signal: null, output: String(error), startedAt })
+  );
   return stop;
 }
 
-/** Marks an assembly synthesized earlier (DEPLOY_SIM_ASSEMBLY) as ready. */
-export function markSynthesized(outdir: string): void {
-  if (!existsSync(join(outdir, OUTCOME_FILE))) {
+/**
+ * An assembly an earlier run synthesized into `outdir` (DEPLOY_SIM_ASSEMBLY), marked ready: true
+ * when there is one and that synth succeeded.
+ */
+export function reuseAssembly(outdir: string): boolean {
+  if (!existsSync(join(outdir, 'manifest.json'))) return false;
+  const file = join(outdir, OUTCOME_FILE);
+  if (!existsSync(file)) {
     writeOutcome(outdir, { status: 0, signal: null, output: '', startedAt: 0 });
+    return true;
   }
+  return (JSON.parse(readFileSync(file, 'utf8')) as SynthOutcome).status === 0;
 }
 
 function writeOutcome(outdir: string, outcome: SynthOutcome): void {

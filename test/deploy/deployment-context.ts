@@ -1,0 +1,19 @@
+// The simulated deployment's settings, in a module of their own: global setup reads them to start
+// the synth and must not wait for the simulation's imports (dynalite, the emulators) first.
+import { join } from 'node:path';
+
+export const REPO_ROOT = join(import.meta.dirname, '../..');
+export const ALERT_EMAIL = 'oncall@example.com';
+
+/** The deployment the simulation synthesizes: the demo account's two clusters, email alerts. */
+export const SIMULATION_CONTEXT = {
+  homeRegion: 'us-east-1',
+  clusters: ['prod-use1', 'staging-use1'],
+  alertEmails: [ALERT_EMAIL],
+  alertMinSeverity: 'high',
+  accessEntries: true,
+  digest: 'on-change',
+  iamEvents: true,
+  // Every scenario also delivers to Security Hub (its exactly-once discipline is the lifecycle's).
+  securityHub: true,
+} as const;
