@@ -9,7 +9,6 @@ import { redactSecrets } from '../core/redact.js';
 import { partitionOf } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
-import { buildWorldPlan } from './plan-world.js';
 import { terminalSafe } from './terminal.js';
 
 export interface ScanCliOptions {
@@ -173,6 +172,9 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
         '--dry-run-role calls EC2 and needs a live scan (--aws, --profile or --cluster)'
       );
     }
+    // Loaded only for --world: the world adapters carry the fact descriptors' SDK command classes,
+    // which `--version`, `checks` and manifest scans never need.
+    const { buildWorldPlan } = await import('./plan-world.js');
     return buildWorldPlan({
       controllerRoles: parseControllerRoles(options.controllerRoles),
       world: options.world,
