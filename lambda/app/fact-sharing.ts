@@ -3,7 +3,11 @@
 // (adapters/aws/*-descriptors.ts), but SDK-free: the memo runs in the Lambdas' lazy phases, which
 // must not load the SDK. A new port method does not compile without its entry here.
 import type { SecurityGroup, Subnet } from '../core/facts/aws.js';
-import type { AwsFactsPort, FilterQuery } from '../core/ports/aws-facts.js';
+import {
+  type AwsFactsPort,
+  type FilterQuery,
+  PARAMETERS_PER_REQUEST,
+} from '../core/ports/aws-facts.js';
 import { securityGroupMatchesQuery } from '../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../core/selectors/subnets.js';
 
@@ -81,8 +85,12 @@ export const FACT_SHARING = {
   },
   describeCapacityReservations: { share: 'per-query', label: 'capacity-reservations' },
   describeInstanceTypeOfferings: { share: 'per-region', label: 'instance-type-offerings' },
-  // GetParameters' limit.
-  getParameter: { share: 'batched', label: 'parameter', via: 'getParameters', size: 10 },
+  getParameter: {
+    share: 'batched',
+    label: 'parameter',
+    via: 'getParameters',
+    size: PARAMETERS_PER_REQUEST,
+  },
   getParameters: { share: 'batch-form-of', method: 'getParameter' },
   getInstanceProfile: { share: 'per-name', label: 'instance-profile' },
   getRole: { share: 'per-name', label: 'role' },

@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import { z } from 'zod';
 import type { InstanceProfile, Role } from '../../core/facts/aws.js';
+import { PARAMETERS_PER_REQUEST } from '../../core/ports/aws-facts.js';
 import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
 import { isAccessDenied, isNotFound, toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
@@ -194,9 +195,6 @@ interface WorldParameter {
   readonly value: string;
 }
 
-/** GetParameters accepts at most 10 names per request. */
-const GET_PARAMETERS_BATCH_SIZE = 10;
-
 const parameters = keyedFact({
   method: 'getParameter',
   service: 'ssm',
@@ -214,7 +212,7 @@ const parameters = keyedFact({
   batch: {
     method: 'getParameters',
     action: 'ssm:GetParameters',
-    size: GET_PARAMETERS_BATCH_SIZE,
+    size: PARAMETERS_PER_REQUEST,
     // ARNs and `name:label` / `name:version` selectors come back under another name.
     batchable: (name) => !name.includes(':'),
     command: (names) => {
@@ -260,7 +258,7 @@ const parameters = keyedFact({
         fail
       ) => {
         const names = input.Names ?? [];
-        if (names.length > GET_PARAMETERS_BATCH_SIZE) return fail('ValidationException', 400);
+        if (names.length > PARAMETERS_PER_REQUEST) return fail('ValidationException', 400);
         const found = names.map((name) => ({ name, parameter: find(name) }));
         return {
           Parameters: found.flatMap(({ parameter }) =>

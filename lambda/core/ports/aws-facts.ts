@@ -16,6 +16,9 @@ export type { FilterQuery, ImageQuery } from '../facts/queries.js';
  * world-file adapter, with the same semantics. Methods throw `SourceUnavailableError` (reason
  * `access-denied`, `throttled`, …) when the source cannot be read; "not found" is a value.
  */
+/** Names per `getParameters` call: GetParameters accepts at most 10 names per request. */
+export const PARAMETERS_PER_REQUEST = 10;
+
 export interface AwsFactsPort {
   /** DescribeImages, all pages. */
   describeImages(query: ImageQuery): Promise<readonly Image[]>;
