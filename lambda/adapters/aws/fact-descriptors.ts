@@ -2,9 +2,11 @@
 // IAM action, the world-file item schema and its replay matcher (keyed facts, read by name, are in
 // keyed-fact-descriptors.ts). The live readers, the declared actions, the snapshot recorder, the
 // world schema, the world replay and the bench's emulated SDK (bench/world-sdk.ts) are built from
-// the tables. Adding a fact: its core type and port method, one entry here or there, its sharing
-// entry (app/fact-sharing.ts, which builds the memo; it does not compile without one), then the
-// collection and checks that use it. `AWS_FACT_ACTIONS` covers every port method.
+// the tables. Adding an EC2, SSM or IAM fact: its core type, port method and SDK translation
+// (sdk-shapes.ts), one entry here or there, its sharing entry (app/fact-sharing.ts, which builds the
+// memo; it does not compile without one), then the collection and checks that use it. A fact of
+// another service also needs its client in the readers, the recorder and the bench.
+// `AWS_FACT_ACTIONS` covers every port method.
 import {
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,

@@ -1,5 +1,5 @@
 // One descriptor per keyed AWS fact (looked up by name): its SDK commands, the SDK→core
-// translation, what counts as "does not exist", its place and item schema in the world file, what a
+// translation (not-found is the shared classification of aws-errors.ts), its place and item schema in the world file, what a
 // snapshot records, the replay lookup, its answers as an emulated SDK (bench), and its IAM actions.
 // The live readers (ssm-reader.ts, iam-reader.ts), the recorder, the world schema, the world replay
 // and the bench's world SDK are built from this table.
