@@ -130,7 +130,10 @@ describe('LambdaService', () => {
 
     // Assess
     expect(exited.error).toMatchObject({ name: 'Runtime.ExitError', message: /^exit 3,/ });
-    expect(hung.error).toMatchObject({ name: 'Runtime.ExitError', message: /^exit null,/ });
+    expect(hung.error).toEqual({
+      name: 'Sandbox.Timedout',
+      message: 'Task timed out after 0.50 seconds',
+    });
     expect(fresh.calls).toBe(1);
     expect(fresher).toMatchObject({ initId: fresh.initId, calls: 2 });
   });

@@ -170,7 +170,11 @@ class ExecutionEnvironment {
 
   async invoke(event: unknown, timeoutMs: number): Promise<Invocation> {
     const id = randomUUID();
-    const timer = setTimeout(() => this.discard(), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.discard();
+    }, timeoutMs);
     try {
       if (!(await this.ready)) return this.crashed(await this.exited);
       const outcome = new Promise<Pick<Invocation, 'result' | 'error'>>((resolve) => {
@@ -189,7 +193,19 @@ class ExecutionEnvironment {
         Promise.all([outcome, this.stdout.until(id), this.stderr.until(id)]),
         this.exited.then((code) => code),
       ]);
-      if (!Array.isArray(finished)) return this.crashed(finished);
+      if (!Array.isArray(finished)) {
+        // What Lambda reports for a timeout (the environment is then discarded, as here).
+        if (timedOut) {
+          return {
+            ...this.crashed(finished),
+            error: {
+              name: 'Sandbox.Timedout',
+              message: `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`,
+            },
+          };
+        }
+        return this.crashed(finished);
+      }
       const [result, stdout, stderr] = finished;
       return { ...result, logLines: jsonLines(stdout), stderr };
     } finally {
