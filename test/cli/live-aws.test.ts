@@ -11,6 +11,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
+import { EDGE_MANIFEST } from './support/edge-manifest.js';
 import { runCliCaptured, tempTree } from './support/run-cli.js';
 
 const ec2 = mockClient(EC2Client);
@@ -18,23 +19,10 @@ const ssm = mockClient(SSMClient);
 const iam = mockClient(IAMClient);
 const sts = mockClient(STSClient);
 
-const MANIFEST = [
-  'apiVersion: karpenter.k8s.aws/v1',
-  'kind: EC2NodeClass',
-  'metadata: { name: edge }',
-  'spec:',
-  '  amiFamily: AL2023',
-  '  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
-  '  role: KarpenterNodeRole-demo',
-  '  subnetSelectorTerms: [{ tags: { network: edge } }]',
-  '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]',
-  '',
-].join('\n');
-
 const cli = (argv: readonly string[]) =>
   runCliCaptured(argv, { now: new Date('2026-11-22T12:00:00Z') });
 
-const ALIAS_MANIFEST = MANIFEST.replace(
+const ALIAS_MANIFEST = EDGE_MANIFEST.replace(
   '  amiFamily: AL2023\n  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
   '  amiSelectorTerms: [{ alias: al2023@latest }]'
 );
@@ -108,7 +96,7 @@ describe('scan --aws with manifests', () => {
       },
     });
     iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [] });
-    const tree = tempTree({ 'edge.yaml': MANIFEST });
+    const tree = tempTree({ 'edge.yaml': EDGE_MANIFEST });
     try {
       // Act
       const run = await cli([
@@ -189,7 +177,7 @@ describe('scan --aws with manifests', () => {
   });
 
   it('refuses a malformed --kubernetes-version', async () => {
-    const run = await scanManifest(MANIFEST, ['--kubernetes-version', 'latest']);
+    const run = await scanManifest(EDGE_MANIFEST, ['--kubernetes-version', 'latest']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--kubernetes-version "latest"');
   });

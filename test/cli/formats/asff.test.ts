@@ -18,6 +18,7 @@ import type { AsffFinding } from '../../../lambda/core/asff.js';
 import { CHECKS } from '../../../lambda/core/checks/index.js';
 import type { ScanReport } from '../../../lambda/core/report.js';
 import { asffErrors } from '../support/asff-schema.js';
+import { EDGE_MANIFEST } from '../support/edge-manifest.js';
 import { runCliCaptured, tempTree } from '../support/run-cli.js';
 import { aFinding, aReport } from './fixtures.js';
 
@@ -147,18 +148,7 @@ describe('scan --format asff', () => {
     ec2.on(DescribeSecurityGroupsCommand).resolves({ SecurityGroups: [] });
     iam.on(GetRoleCommand).resolves({});
     const tree = tempTree({
-      'edge.yaml': [
-        'apiVersion: karpenter.k8s.aws/v1',
-        'kind: EC2NodeClass',
-        'metadata: { name: edge }',
-        'spec:',
-        '  amiFamily: AL2023',
-        '  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
-        '  role: KarpenterNodeRole-demo',
-        '  subnetSelectorTerms: [{ tags: { network: edge } }]',
-        '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]',
-        '',
-      ].join('\n'),
+      'edge.yaml': EDGE_MANIFEST,
     });
     try {
       const { code, stderr, findings } = await asffScan([
