@@ -9,6 +9,7 @@ import type {
   ControllerRoleResolution,
   DryRunOutcome,
   PermissionFacts,
+  ReadPolicies,
   SimulationGap,
   SimulationOutcome,
   SimulationRequest,
@@ -115,6 +116,22 @@ interface PrincipalPolicies {
   readonly usage: ContextKeyUsage;
   /** Undefined when unread (or the reader cannot tell the boundary apart). */
   readonly policies?: RolePolicySet;
+  /** The documents with their names, for the checks to see which statements decide. */
+  readonly read?: ReadPolicies;
+}
+
+/** Names as IAM reports them where the reader knows them, else by position. */
+function namedPolicies(set: RolePolicySet): ReadPolicies {
+  const identity = set.identity.map((document, index) => ({
+    name: set.identityNames?.[index] ?? `identity policy ${index + 1}`,
+    document,
+  }));
+  return set.boundary === undefined
+    ? { identity }
+    : {
+        identity,
+        boundary: { name: set.boundaryName ?? 'permissions boundary', document: set.boundary },
+      };
 }
 
 /** Node roles the AWS facts already read, by account and name: a controller role among them is not read again. */
@@ -136,12 +153,15 @@ async function policiesByPrincipal(
   if (policies === undefined) return new Map();
   const read = await mapLimited(principals, concurrency, async (principal) => {
     try {
-      if (policies.policySet === undefined)
-        return { usage: contextKeyUsage(await policies.documents(principal)) };
+      if (policies.policySet === undefined) {
+        // Identity and boundary come as one list: statements cannot be told apart by place.
+        const documents = await policies.documents(principal);
+        return { usage: contextKeyUsage(documents), read: namedPolicies({ identity: documents }) };
+      }
       const role = known.get(`${accountOfArn(principal)} ${bareIamName(principal)}`);
       const set = await policies.policySet(principal, role);
       const documents = set.boundary === undefined ? set.identity : [...set.identity, set.boundary];
-      return { usage: contextKeyUsage(documents), policies: set };
+      return { usage: contextKeyUsage(documents), policies: set, read: namedPolicies(set) };
     } catch {
       // Unreadable policies: every value counts (exact, just more calls), and nothing is cached.
       return { usage: UNKNOWN_USAGE };
@@ -318,8 +338,12 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
           options.dryRun !== undefined && plan.input !== undefined
             ? await runDryRun(options.dryRun, plan.input)
             : undefined;
+        const principal =
+          plan.controllerRole.status === 'found' ? plan.controllerRole.roleArn : undefined;
+        const controllerPolicies = principal === undefined ? undefined : read.get(principal)?.read;
         const facts: PermissionFacts = {
           controllerRole: plan.controllerRole,
+          ...(controllerPolicies === undefined ? {} : { controllerPolicies }),
           simulations,
           gaps: plan.gaps,
           ...(dryRun === undefined ? {} : { dryRun }),

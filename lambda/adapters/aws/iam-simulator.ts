@@ -232,9 +232,15 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
         identity.push(decoded(inline.PolicyDocument));
       }
       for (const policyArn of attached) identity.push(await managedDocument(policyArn));
+      const identityNames = [...inlineNames, ...attached.map(bareIamName)];
       return boundaryArn
-        ? { identity, boundary: await managedDocument(boundaryArn) }
-        : { identity };
+        ? {
+            identity,
+            identityNames,
+            boundary: await managedDocument(boundaryArn),
+            boundaryName: bareIamName(boundaryArn),
+          }
+        : { identity, identityNames };
     } catch (error) {
       throw toSourceUnavailable('iam:GetRolePolicy', error);
     }

@@ -73,6 +73,12 @@ export interface SimulationRequest {
   readonly actions: readonly string[];
   readonly resourceArns: readonly string[];
   readonly context: readonly ContextEntry[];
+  /**
+   * The context lists every tag the resources have (Karpenter's own launch templates and instance
+   * profiles, resources being created, existing resources whose tags were read): a resource-tag
+   * key it lacks is absent at launch too.
+   */
+  readonly resourceTagsKnown?: boolean;
 }
 
 export type SimulationDecision = 'allowed' | 'implicitDeny' | 'explicitDeny';
@@ -119,9 +125,26 @@ export interface DryRunOutcome {
   readonly decodedMessage?: string;
 }
 
+/** A policy as read, with the name IAM reports as `SourcePolicyId`. */
+export interface NamedPolicy {
+  readonly name: string;
+  readonly document: string;
+}
+
+/** The identity policies (inline, then attached) and the permissions boundary of a role. */
+export interface ReadPolicies {
+  readonly identity: readonly NamedPolicy[];
+  readonly boundary?: NamedPolicy;
+}
+
 /** Permission facts for one NodeClass. */
 export interface PermissionFacts {
   readonly controllerRole: ControllerRoleResolution;
+  /**
+   * The controller role's policies as the scan read them (shared by the role's NodeClasses), to
+   * tell which missing context keys can change a verdict. Absent when they could not be read.
+   */
+  readonly controllerPolicies?: ReadPolicies;
   readonly simulations: readonly SimulationOutcome[];
   readonly gaps: readonly SimulationGap[];
   /** Present only when DryRun mode is enabled. */

@@ -1,4 +1,8 @@
 // What SimulatePrincipalPolicy results mean for a controller-* check (https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html).
+// IAM lists as missing every condition key the role's policies reference that the request did not
+// supply, whichever statement uses it; a missing key leaves the verdict open only when AWS sets it
+// at launch and a statement that applies to the pair, of the effect that could reverse the
+// decision, uses it (docs/permission-semantics.md).
 import type {
   MatchedStatement,
   PermissionFacts,
@@ -6,9 +10,18 @@ import type {
   SimulationDecision,
   SimulationGap,
   SimulationKind,
+  SimulationRequest,
   SimulationResult,
 } from '../facts/permissions.js';
 import type { UnavailableReason } from '../facts/slice.js';
+import { launchSupplyOf } from './launch-context.js';
+import {
+  describeStatement,
+  mayApply,
+  type ParsedStatement,
+  type PolicyStatementRef,
+  parseStatements,
+} from './policy-statements.js';
 
 /**
  * Who said no: an SCP (`AllowedByOrganizations=false`), the permissions boundary, an identity-policy
@@ -26,12 +39,21 @@ export interface Denial {
   readonly missingContextValues: readonly string[];
 }
 
-/** Allowed, but only because keys the policies use were not in the context: not a pass. */
+/** A missing key that can change the verdict, and the statements that use it. */
+export interface OpenKey {
+  readonly key: string;
+  /** Empty when the policies could not be read (which statements use it is unknown). */
+  readonly statements: readonly PolicyStatementRef[];
+}
+
+/** The verdict depends on keys AWS sets at launch that the scanner cannot know: not a pass. */
 export interface Inconclusive {
   readonly kind: SimulationKind;
   readonly action: string;
   readonly resource: string;
+  readonly decision: SimulationDecision;
   readonly missingContextValues: readonly string[];
+  readonly openKeys: readonly OpenKey[];
 }
 
 export interface Unsimulated {
@@ -57,8 +79,46 @@ function denialSource(result: SimulationResult): DenialSource | undefined {
   return result.decision === 'explicitDeny' ? 'identity-policy' : 'no-allow';
 }
 
+const refOf = (statement: ParsedStatement): PolicyStatementRef => ({
+  policy: statement.policy,
+  place: statement.place,
+  ...(statement.sid === undefined ? {} : { sid: statement.sid }),
+});
+
+/**
+ * The missing keys that can change this result: set by AWS at launch, and used by a statement that
+ * may apply to the pair with the effect that could reverse it (a Deny for an allowed or explicitly
+ * denied pair, an Allow for an implicit deny). Without the policies every such key leaves an
+ * allowed pair open. An SCP denial stands: IAM does not list the keys SCPs use, and they cannot be read.
+ */
+export function openKeysOf(
+  result: SimulationResult,
+  request: Pick<SimulationRequest, 'resourceTagsKnown'>,
+  statements: readonly ParsedStatement[] | undefined
+): OpenKey[] {
+  if (result.allowedByOrganizations === false) return [];
+  const missing = result.missingContextValues.filter(
+    (key) => launchSupplyOf(key, request, result.resource) === 'set-by-aws'
+  );
+  if (missing.length === 0) return [];
+  // Unread policies: an allowed pair may still be denied at launch; a denial stands as simulated.
+  if (statements === undefined)
+    return result.decision === 'allowed' ? missing.map((key) => ({ key, statements: [] })) : [];
+  const effect = result.decision === 'implicitDeny' ? 'Allow' : 'Deny';
+  const deciding = statements.filter(
+    (statement) =>
+      statement.effect === effect && mayApply(statement, result.action, result.resource)
+  );
+  return missing.flatMap((key) => {
+    const using = deciding.filter((statement) => statement.conditionKeys.has(key.toLowerCase()));
+    return using.length === 0 ? [] : [{ key, statements: using.map(refOf) }];
+  });
+}
+
 /** Interprets every simulation of one group for one NodeClass. */
 export function interpretGroup(facts: PermissionFacts, group: PermissionGroup): GroupVerdict {
+  const statements =
+    facts.controllerPolicies === undefined ? undefined : parseStatements(facts.controllerPolicies);
   const denials: Denial[] = [];
   const inconclusive: Inconclusive[] = [];
   const unsimulated: Unsimulated[] = facts.gaps
@@ -74,8 +134,18 @@ export function interpretGroup(facts: PermissionFacts, group: PermissionGroup): 
     }
     for (const result of results.value) {
       evaluated++;
+      const openKeys = openKeysOf(result, request, statements);
       const deniedBy = denialSource(result);
-      if (deniedBy !== undefined && result.decision !== 'allowed') {
+      if (openKeys.length > 0) {
+        inconclusive.push({
+          kind: request.kind,
+          action: result.action,
+          resource: result.resource,
+          decision: result.decision,
+          missingContextValues: result.missingContextValues,
+          openKeys,
+        });
+      } else if (deniedBy !== undefined && result.decision !== 'allowed') {
         denials.push({
           kind: request.kind,
           action: result.action,
@@ -83,13 +153,6 @@ export function interpretGroup(facts: PermissionFacts, group: PermissionGroup): 
           decision: result.decision,
           deniedBy,
           matchedStatements: result.matchedStatements,
-          missingContextValues: result.missingContextValues,
-        });
-      } else if (result.missingContextValues.length > 0) {
-        inconclusive.push({
-          kind: request.kind,
-          action: result.action,
-          resource: result.resource,
           missingContextValues: result.missingContextValues,
         });
       }
@@ -116,11 +179,26 @@ export function describeDenial(denial: Denial): string {
     .map((statement) => statement.sourcePolicyId)
     .filter((id) => id !== undefined);
   const via = statements.length > 0 ? ` (matched: ${[...new Set(statements)].join(', ')})` : '';
-  const missing =
-    denial.missingContextValues.length > 0
-      ? `; the policies also use context keys Karpenter's request does not carry: ${denial.missingContextValues.join(', ')}`
-      : '';
-  return `${denial.action} on ${denial.resource}: ${SOURCE_TEXT[denial.deniedBy]}${via}${missing}`;
+  return `${denial.action} on ${denial.resource}: ${SOURCE_TEXT[denial.deniedBy]}${via}`;
+}
+
+const DECISION_TEXT: Readonly<Record<SimulationDecision, string>> = {
+  allowed: 'allowed',
+  implicitDeny: 'not allowed',
+  explicitDeny: 'explicitly denied',
+};
+
+/** Why an inconclusive pair cannot be decided: each key and the statements using it. */
+export function describeInconclusive(item: Inconclusive): string {
+  const keys = item.openKeys.map((open) =>
+    open.statements.length === 0
+      ? open.key
+      : `${open.key} (used by ${open.statements.map(describeStatement).join(', ')})`
+  );
+  const unread = item.openKeys.some((open) => open.statements.length === 0)
+    ? "; the controller role's policies could not be read, so whether they use it is unknown"
+    : '';
+  return `${item.action} on ${item.resource} is ${DECISION_TEXT[item.decision]} in simulation, but the decision depends on ${keys.join(', ')}, which AWS sets when Karpenter calls and the scanner cannot know${unread}`;
 }
 
 /** Distinct values, in first-seen order. */

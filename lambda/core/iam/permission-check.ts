@@ -11,7 +11,13 @@ import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { MaterialPath } from '../material.js';
 import type { ResourceRef } from '../model.js';
 import type { EC2NodeClass } from '../schema.js';
-import { type Denial, describeDenial, type GroupVerdict, interpretGroup } from './interpret.js';
+import {
+  type Denial,
+  describeDenial,
+  describeInconclusive,
+  type GroupVerdict,
+  interpretGroup,
+} from './interpret.js';
 import {
   launchRootCheck,
   nodeRoleRootCheck,
@@ -34,6 +40,7 @@ export const PERMISSION_MATERIAL: readonly MaterialPath[] = [
   'unsimulated[].reason',
   'inconclusive[].kind',
   'inconclusive[].action',
+  'inconclusive[].openKeys',
 ];
 
 // Check ids by name: the checks import this module, so it cannot import them.
@@ -220,10 +227,7 @@ export function permissionCheckDrafts(
     if (verdict.status === 'error') {
       const problems = [
         ...verdict.unsimulated.map((item) => `${item.kind}: ${item.message.replace(/\.$/, '')}`),
-        ...verdict.inconclusive.map(
-          (item) =>
-            `${item.action} on ${item.resource} is allowed only because the policies use context keys the scanner cannot supply (${item.missingContextValues.join(', ')})`
-        ),
+        ...verdict.inconclusive.map(describeInconclusive),
       ];
       const causedBy = gapRootCause(
         inventory,

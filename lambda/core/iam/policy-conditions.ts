@@ -2,8 +2,8 @@
 // Simulations whose contexts differ only in presence-tested values get the same verdicts, so one
 // simulation answers them all. Condition operators and key semantics:
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html
-import { z } from 'zod';
 import type { ContextEntry } from '../facts/permissions.js';
+import { type ConditionValue, statementsOfDocument } from './policy-statements.js';
 
 /**
  * What the policies test. `unknown` (a policy unreadable or not understood): every key counts by
@@ -15,26 +15,7 @@ export type ContextKeyUsage =
 
 export const UNKNOWN_USAGE: ContextKeyUsage = { kind: 'unknown' };
 
-const oneOrMany = z.union([z.string(), z.array(z.string())]);
-const conditionValue = z.union([
-  z.string(),
-  z.number(),
-  z.boolean(),
-  z.array(z.union([z.string(), z.number(), z.boolean()])),
-]);
-const StatementSchema = z.looseObject({
-  Effect: z.string(),
-  Condition: z.record(z.string(), z.record(z.string(), conditionValue)).optional(),
-  Action: oneOrMany.optional(),
-  NotAction: oneOrMany.optional(),
-  Resource: oneOrMany.optional(),
-  NotResource: oneOrMany.optional(),
-});
-const PolicySchema = z.looseObject({
-  Statement: z.union([StatementSchema, z.array(StatementSchema)]),
-});
-
-const asList = (value: z.infer<typeof conditionValue>): string[] =>
+const asList = (value: ConditionValue): string[] =>
   (Array.isArray(value) ? value : [value]).map(String);
 
 /**
@@ -58,18 +39,9 @@ function variableKeys(text: string): string[] {
 
 /** Keys one policy document compares by value, or undefined when it cannot be understood. */
 export function valueKeysOfPolicy(document: string): Set<string> | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(document);
-  } catch {
-    return undefined;
-  }
-  const parsed = PolicySchema.safeParse(json);
-  if (!parsed.success) return undefined;
+  const statements = statementsOfDocument(document);
+  if (statements === undefined) return undefined;
   const keys = new Set<string>(variableKeys(document).map((key) => key.toLowerCase()));
-  const statements = Array.isArray(parsed.data.Statement)
-    ? parsed.data.Statement
-    : [parsed.data.Statement];
   for (const statement of statements) {
     for (const [operator, block] of Object.entries(statement.Condition ?? {})) {
       for (const [key, value] of Object.entries(block)) {

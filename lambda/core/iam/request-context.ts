@@ -185,13 +185,26 @@ export function simulationKey(
   );
 }
 
+/**
+ * Kinds whose context lists every tag their resources have: resources being created have none,
+ * and Karpenter's own launch templates and instance profiles carry exactly Karpenter's tags.
+ */
+const RESOURCE_TAGS_KNOWN: ReadonlySet<SimulationKind> = new Set<SimulationKind>([
+  'create-launch-template',
+  'create-fleet',
+  'run-instances',
+  'use-launch-template',
+  'manage-instance-profile',
+]);
+
 function request(
   kind: SimulationKind,
   group: PermissionGroup,
   controller: ControllerRoleFound,
   actions: readonly string[],
   resourceArns: readonly string[],
-  context: readonly ContextEntry[]
+  context: readonly ContextEntry[],
+  options: { readonly resourceTagsKnown?: boolean } = {}
 ): SimulationRequest {
   const body = {
     principalArn: controller.roleArn,
@@ -199,7 +212,33 @@ function request(
     resourceArns: [...new Set(resourceArns)],
     context: sortedContext([...context, ...principalTagContext(controller)]),
   };
-  return { key: simulationKey(body), kind, group, ...body };
+  const resourceTagsKnown = options.resourceTagsKnown ?? RESOURCE_TAGS_KNOWN.has(kind);
+  return {
+    key: simulationKey(body),
+    kind,
+    group,
+    ...body,
+    ...(resourceTagsKnown ? { resourceTagsKnown } : {}),
+  };
+}
+
+/**
+ * The region IAM's own calls are made in: its single endpoint's
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-requestedregion,
+ * https://docs.aws.amazon.com/general/latest/gr/iam-service.html). Undefined where it is not
+ * published: the key is then missing, and a statement using it leaves the verdict open.
+ */
+const IAM_ENDPOINT_REGION: Partial<Record<PermissionScope['partition'], string>> = {
+  aws: 'us-east-1',
+  'aws-cn': 'cn-north-1',
+  'aws-us-gov': 'us-gov-west-1',
+};
+
+function iamRegionContext(scope: PermissionScope): ContextEntry[] {
+  const region = IAM_ENDPOINT_REGION[scope.partition];
+  return region === undefined
+    ? []
+    : [{ key: 'aws:RequestedRegion', type: 'string', values: [region] }];
 }
 
 function createActionContext(action: string): ContextEntry {
@@ -358,7 +397,7 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
 
   // Role mode only: in instanceProfile mode Karpenter makes no instance-profile call
   // (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/controllers/nodeclass/instanceprofile.go).
-  // IAM is a global service, so aws:RequestedRegion is not supplied for IAM's own actions.
+  // IAM's own calls go to its single endpoint, whose region they carry as aws:RequestedRegion.
   if (nodeClass.spec.instanceProfile === undefined) {
     const profileTags = karpenterInstanceProfileTags(
       scope,
@@ -372,7 +411,11 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
         controller,
         INSTANCE_PROFILE_ACTIONS,
         [instanceProfileArn(input)],
-        [...requestTagContext(profileTags), ...resourceTagContext(profileTags)]
+        [
+          ...requestTagContext(profileTags),
+          ...resourceTagContext(profileTags),
+          ...iamRegionContext(scope),
+        ]
       ),
       request(
         'list-instance-profiles',
@@ -380,7 +423,7 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
         controller,
         ['iam:ListInstanceProfiles'],
         ['*'],
-        []
+        iamRegionContext(scope)
       )
     );
   }

@@ -9,6 +9,9 @@ import { stableHash } from '../model.js';
 export interface RolePolicySet {
   readonly identity: readonly string[];
   readonly boundary?: string;
+  /** The name of each identity policy, as IAM reports it in `SourcePolicyId` (same order). */
+  readonly identityNames?: readonly string[];
+  readonly boundaryName?: string;
 }
 
 export interface SimulationCacheKey {

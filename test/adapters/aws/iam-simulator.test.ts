@@ -191,6 +191,8 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
           ctx('aws:RequestTag/kubernetes.io/cluster/demo', ['owned']),
           ctx('aws:RequestTag/team', ['platform']),
           ctx('aws:RequestTag/topology.kubernetes.io/region', ['us-east-1']),
+          // IAM's own calls carry its endpoint's region.
+          REGION,
           ctx('aws:ResourceTag/eks:eks-cluster-name', ['demo']),
           ctx('aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass', ['default']),
           ctx('aws:ResourceTag/kubernetes.io/cluster/demo', ['owned']),
@@ -210,14 +212,11 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         ],
       },
       {
-        PolicySourceArn: CONTROLLER_ROLE,
-        ActionNames: ['iam:ListInstanceProfiles'],
-        ResourceArns: ['*'],
-      },
-      {
-        // The discovery requests share their context: one simulation of all their pairs.
+        // The discovery requests and ListInstanceProfiles (IAM's region is us-east-1 too) share
+        // their context: one simulation of all their pairs.
         PolicySourceArn: CONTROLLER_ROLE,
         ActionNames: [
+          'iam:ListInstanceProfiles',
           'ec2:DescribeCapacityReservations',
           'ec2:DescribeImages',
           'ec2:DescribeInstances',
@@ -502,7 +501,10 @@ describe('iam role policy reader', () => {
     // Assess
     expect(first).toEqual({
       identity: [doc('inline'), doc('Karpenter v3')],
+      // Named as IAM's MatchedStatements name them: inline by name, managed by the ARN's last part.
+      identityNames: ['inline', 'Karpenter'],
       boundary: doc('Boundary v3'),
+      boundaryName: 'Boundary',
     });
     expect(iamMock.commandCalls(GetPolicyVersionCommand)).toHaveLength(2);
   });
@@ -522,7 +524,10 @@ describe('iam role policy reader', () => {
     // Assess
     expect(set).toEqual({
       identity: [doc('inline'), doc('Karpenter v3')],
+      // Named as IAM's MatchedStatements name them: inline by name, managed by the ARN's last part.
+      identityNames: ['inline', 'Karpenter'],
       boundary: doc('Boundary v3'),
+      boundaryName: 'Boundary',
     });
     expect(iamMock.commandCalls(GetRoleCommand)).toHaveLength(0);
     expect(iamMock.commandCalls(ListAttachedRolePoliciesCommand)).toHaveLength(0);

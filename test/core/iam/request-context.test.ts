@@ -157,6 +157,7 @@ describe('buildSimulations', () => {
       'aws:RequestTag/kubernetes.io/cluster/demo',
       'aws:RequestTag/team',
       'aws:RequestTag/topology.kubernetes.io/region',
+      'aws:RequestedRegion',
       'aws:ResourceTag/eks:eks-cluster-name',
       'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass',
       'aws:ResourceTag/kubernetes.io/cluster/demo',
