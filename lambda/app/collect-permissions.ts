@@ -24,6 +24,7 @@ import {
   contextKeyUsage,
   UNKNOWN_USAGE,
 } from '../core/iam/policy-conditions.js';
+import { policyConditionKeys } from '../core/iam/policy-statements.js';
 import {
   buildSimulations,
   karpenterEc2Tags,
@@ -118,6 +119,22 @@ interface PrincipalPolicies {
   readonly policies?: RolePolicySet;
   /** The documents with their names, for the checks to see which statements decide. */
   readonly read?: ReadPolicies;
+  /** The condition keys they use (lower-cased → as written). */
+  readonly keys?: ReadonlyMap<string, string>;
+}
+
+function principalPolicies(
+  usage: ContextKeyUsage,
+  read: ReadPolicies,
+  policies?: RolePolicySet
+): PrincipalPolicies {
+  const keys = policyConditionKeys(read);
+  return {
+    usage,
+    read,
+    ...(policies === undefined ? {} : { policies }),
+    ...(keys === undefined ? {} : { keys }),
+  };
 }
 
 /** Names as IAM reports them where the reader knows them, else by position. */
@@ -156,12 +173,15 @@ async function policiesByPrincipal(
       if (policies.policySet === undefined) {
         // Identity and boundary come as one list: statements cannot be told apart by place.
         const documents = await policies.documents(principal);
-        return { usage: contextKeyUsage(documents), read: namedPolicies({ identity: documents }) };
+        return principalPolicies(
+          contextKeyUsage(documents),
+          namedPolicies({ identity: documents })
+        );
       }
       const role = known.get(`${accountOfArn(principal)} ${bareIamName(principal)}`);
       const set = await policies.policySet(principal, role);
       const documents = set.boundary === undefined ? set.identity : [...set.identity, set.boundary];
-      return { usage: contextKeyUsage(documents), policies: set, read: namedPolicies(set) };
+      return principalPolicies(contextKeyUsage(documents), namedPolicies(set), set);
     } catch {
       // Unreadable policies: every value counts (exact, just more calls), and nothing is cached.
       return { usage: UNKNOWN_USAGE };
@@ -184,26 +204,49 @@ function gapsForAll(reason: SimulationGap['reason'], message: string): Simulatio
   return ALL_GROUPS.map((group) => ({ group, reason, message }));
 }
 
-function planNodeClasses(
-  inventory: Inventory,
+/** Each cluster's controller role, resolved once. */
+function controllerRoles(
   overrides: Readonly<Record<string, string>>
-): NodeClassPlan[] {
+): (cluster: ClusterContext) => ControllerRoleResolution {
   const roles = new Map<string, ControllerRoleResolution>();
-  const roleOf = (cluster: ClusterContext) => {
+  return (cluster) => {
     const cached = roles.get(cluster.name);
     if (cached) return cached;
     const resolved = resolveControllerRole(cluster, overrides[cluster.name]);
     roles.set(cluster.name, resolved);
     return resolved;
   };
+}
+
+const clusterOfEntry = (inventory: Inventory, entry: Inventory['nodeClasses'][number]) =>
+  clusterOf(inventory, entry.cluster) ?? { name: entry.cluster, partition: 'aws' as const };
+
+/** The controller roles that will be simulated: found, in a cluster whose scope is known. */
+function principalsToSimulate(
+  inventory: Inventory,
+  roleOf: (cluster: ClusterContext) => ControllerRoleResolution
+): string[] {
+  const principals = new Set<string>();
+  for (const entry of inventory.nodeClasses) {
+    if (!entry.parsed.ok) continue;
+    const cluster = clusterOfEntry(inventory, entry);
+    const role = roleOf(cluster);
+    if (role.status === 'found' && permissionScopeOf(cluster, role).status === 'ok')
+      principals.add(role.roleArn);
+  }
+  return [...principals].sort();
+}
+
+function planNodeClasses(
+  inventory: Inventory,
+  roleOf: (cluster: ClusterContext) => ControllerRoleResolution,
+  policyKeysOf: (principal: string) => ReadonlyMap<string, string> | undefined
+): NodeClassPlan[] {
   const plans: NodeClassPlan[] = [];
   for (const entry of inventory.nodeClasses) {
     if (!entry.parsed.ok) continue;
     const key = factsKeyOf(entry);
-    const cluster = clusterOf(inventory, entry.cluster) ?? {
-      name: entry.cluster,
-      partition: 'aws',
-    };
+    const cluster = clusterOfEntry(inventory, entry);
     const controllerRole = roleOf(cluster);
     if (controllerRole.status !== 'found') {
       plans.push({ key, controllerRole, requests: [], gaps: [] });
@@ -219,13 +262,11 @@ function planNodeClasses(
       });
       continue;
     }
-    const input = simulationInputOf(
-      inventory,
-      entry,
-      entry.parsed.value,
-      scope.value,
-      controllerRole
-    );
+    const policyKeys = policyKeysOf(controllerRole.roleArn);
+    const input = {
+      ...simulationInputOf(inventory, entry, entry.parsed.value, scope.value, controllerRole),
+      ...(policyKeys === undefined ? {} : { policyKeys }),
+    };
     const plan = buildSimulations(input);
     plans.push({ key, controllerRole, requests: plan.requests, gaps: plan.gaps, input });
   }
@@ -284,15 +325,15 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
   return {
     input: 'permissions',
     async enrich(inventory: Inventory): Promise<Inventory> {
-      const plans = planNodeClasses(inventory, options.controllerRoles ?? {});
-      const requests = plans.flatMap((plan) => plan.requests);
-      const principals = [...new Set(requests.map((request) => request.principalArn))].sort();
+      const roleOf = controllerRoles(options.controllerRoles ?? {});
       const read = await policiesByPrincipal(
         options.policies,
-        principals,
+        principalsToSimulate(inventory, roleOf),
         concurrency,
         rolesRead(inventory)
       );
+      const plans = planNodeClasses(inventory, roleOf, (principal) => read.get(principal)?.keys);
+      const requests = plans.flatMap((plan) => plan.requests);
       const batches = batchSimulations(
         requests,
         (principal) => read.get(principal)?.usage ?? UNKNOWN_USAGE

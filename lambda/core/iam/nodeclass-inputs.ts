@@ -8,6 +8,7 @@ import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { EC2NodeClass } from '../schema.js';
 import { accountOfArn, roleArnOf } from './arns.js';
 import type {
+  ExistingResourceFacts,
   LaunchResources,
   NodeClassSimulationInput,
   PermissionScope,
@@ -69,6 +70,42 @@ function launchSlices(
   ];
 }
 
+/** The read facts of each resolved resource by id (Karpenter's status has ids only). */
+function existingResourceFacts(
+  facts: AwsNodeClassFacts | undefined
+): ReadonlyMap<string, ExistingResourceFacts> {
+  const known = new Map<string, ExistingResourceFacts>();
+  const add = (id: string, value: ExistingResourceFacts) => known.set(id, value);
+  const images = facts?.amis?.status === 'ok' ? facts.amis.value.available : undefined;
+  if (images?.status === 'ok')
+    for (const selected of images.value.selected)
+      add(selected.image.id, { tags: selected.image.tags });
+  if (facts?.subnets?.status === 'ok')
+    for (const subnet of facts.subnets.value.subnets)
+      add(subnet.id, {
+        tags: subnet.tags,
+        ...(subnet.vpcId === undefined ? {} : { vpcId: subnet.vpcId }),
+        ...(subnet.availabilityZone === undefined
+          ? {}
+          : { availabilityZone: subnet.availabilityZone }),
+      });
+  if (facts?.securityGroups?.status === 'ok')
+    for (const group of facts.securityGroups.value.securityGroups)
+      add(group.id, {
+        tags: group.tags,
+        ...(group.vpcId === undefined ? {} : { vpcId: group.vpcId }),
+      });
+  if (facts?.capacityReservations?.status === 'ok')
+    for (const reservation of facts.capacityReservations.value.reservations)
+      add(reservation.id, {
+        tags: reservation.tags,
+        ...(reservation.availabilityZone === undefined
+          ? {}
+          : { availabilityZone: reservation.availabilityZone }),
+      });
+  return known;
+}
+
 /** Image, subnets, security groups and capacity reservations the class resolves to. */
 export function launchResourcesOf(
   facts: AwsNodeClassFacts | undefined,
@@ -97,6 +134,7 @@ export function launchResourcesOf(
     securityGroupIds: value(securityGroups),
     capacityReservationIds: value(reservations),
     ...(placementName === undefined ? {} : { placementGroup: placementName }),
+    known: existingResourceFacts(facts),
   });
 }
 

@@ -68,6 +68,13 @@ export function statementsOfDocument(
   return Array.isArray(statement) ? statement : [statement];
 }
 
+/** Keys a statement substitutes as policy variables (`${aws:username}`, `${aws:PrincipalTag/t, 'x'}`). */
+function variableKeysOf(statement: object): string[] {
+  return [...JSON.stringify(statement).matchAll(/\$\{([^}]+)\}/g)]
+    .map((match) => (match[1] ?? '').split(',')[0]?.trim() ?? '')
+    .filter((key) => key.includes(':'));
+}
+
 function parseOne(
   policy: NamedPolicy,
   place: 'identity' | 'boundary'
@@ -79,10 +86,7 @@ function parseOne(
     for (const block of Object.values(statement.Condition ?? {}))
       for (const key of Object.keys(block)) keys.add(key.toLowerCase());
     // A key substituted as `${aws:PrincipalTag/team}` decides as much as a condition key.
-    for (const match of JSON.stringify(statement).matchAll(/\$\{([^}]+)\}/g)) {
-      const key = (match[1] ?? '').split(',')[0]?.trim() ?? '';
-      if (key.includes(':')) keys.add(key.toLowerCase());
-    }
+    for (const key of variableKeysOf(statement)) keys.add(key.toLowerCase());
     const action = asList(statement.Action);
     const notAction = asList(statement.NotAction);
     const resource = asList(statement.Resource);
@@ -161,4 +165,27 @@ export function mayApply(statement: ParsedStatement, action: string, resource: s
 export function describeStatement(ref: PolicyStatementRef): string {
   const where = ref.place === 'boundary' ? `permissions boundary ${ref.policy}` : ref.policy;
   return ref.sid === undefined ? `a statement without Sid in ${where}` : `${ref.sid} in ${where}`;
+}
+
+/**
+ * Every condition key the policies use, in conditions or as `${…}` variables (lower-cased → as
+ * first written); undefined when one document cannot be understood.
+ */
+export function policyConditionKeys(
+  policies: ReadPolicies
+): ReadonlyMap<string, string> | undefined {
+  const keys = new Map<string, string>();
+  const documents = [...policies.identity, ...(policies.boundary ? [policies.boundary] : [])];
+  for (const { document } of documents) {
+    const statements = statementsOfDocument(document);
+    if (statements === undefined) return undefined;
+    for (const statement of statements) {
+      const written = [
+        ...Object.values(statement.Condition ?? {}).flatMap((block) => Object.keys(block)),
+        ...variableKeysOf(statement),
+      ];
+      for (const key of written) if (!keys.has(key.toLowerCase())) keys.set(key.toLowerCase(), key);
+    }
+  }
+  return keys;
 }

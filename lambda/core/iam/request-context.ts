@@ -31,6 +31,13 @@ export interface PermissionScope extends ArnScope {
   readonly karpenterVersion?: KarpenterVersion;
 }
 
+/** What AWS knows of an existing resource when it evaluates a launch that uses it. */
+export interface ExistingResourceFacts {
+  readonly tags: Tags;
+  readonly vpcId?: string;
+  readonly availabilityZone?: string;
+}
+
 /** What the NodeClass resolved to (scanner facts, or Karpenter's status as a fallback). */
 export interface LaunchResources {
   readonly imageIds: readonly string[];
@@ -39,6 +46,8 @@ export interface LaunchResources {
   readonly capacityReservationIds: readonly string[];
   /** Placement group name, when the class selects one. */
   readonly placementGroup?: string;
+  /** The read facts of resources by id (absent for ids taken from Karpenter's status). */
+  readonly known?: ReadonlyMap<string, ExistingResourceFacts>;
 }
 
 export interface NodeClassSimulationInput {
@@ -56,6 +65,11 @@ export interface NodeClassSimulationInput {
   readonly nodeRole: Slice<string>;
   /** SSM parameters the controller reads: alias paths and custom `ssmParameter` terms. */
   readonly ssmParameterNames: readonly string[];
+  /**
+   * Condition keys the controller's policies use (lower-cased → as written). AWS-set keys among
+   * them whose values the scanner read are supplied; undefined when the policies are unread.
+   */
+  readonly policyKeys?: ReadonlyMap<string, string>;
 }
 
 export interface SimulationPlan {
@@ -67,40 +81,93 @@ const LAUNCH_TEMPLATE_ACTIONS = ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'] a
 const CREATE_FLEET_ACTIONS = ['ec2:CreateFleet', 'ec2:CreateTags'] as const;
 const RUN_INSTANCES_ACTIONS = ['ec2:RunInstances', 'ec2:CreateTags'] as const;
 const LAUNCH_ACTIONS = ['ec2:RunInstances', 'ec2:CreateFleet'] as const;
-const INSTANCE_PROFILE_ACTIONS = [
-  'iam:GetInstanceProfile',
-  'iam:CreateInstanceProfile',
-  'iam:TagInstanceProfile',
-  'iam:AddRoleToInstanceProfile',
-  'iam:RemoveRoleFromInstanceProfile',
-  'iam:DeleteInstanceProfile',
-] as const;
+/**
+ * A call Karpenter's controller makes, from the release that first makes it (`since`) until the
+ * one that stopped (`until`, exclusive). Each cites where the release calls it.
+ */
+interface ControllerCall {
+  readonly action: string;
+  readonly since?: string;
+  readonly until?: string;
+}
 
-/** `AllowRegionalReadActions` of Karpenter's reference policy, by the release that added each. */
-const DESCRIBE_ACTIONS: readonly (readonly [string, string | undefined])[] = [
-  ['ec2:DescribeCapacityReservations', '1.3.0'],
-  ['ec2:DescribeImages', undefined],
-  ['ec2:DescribeInstances', undefined],
-  ['ec2:DescribeInstanceStatus', '1.12.0'],
-  ['ec2:DescribeInstanceTypeOfferings', undefined],
-  ['ec2:DescribeInstanceTypes', undefined],
-  ['ec2:DescribeLaunchTemplates', undefined],
-  ['ec2:DescribePlacementGroups', '1.11.0'],
-  ['ec2:DescribeSecurityGroups', undefined],
-  ['ec2:DescribeSpotPriceHistory', undefined],
-  ['ec2:DescribeSubnets', undefined],
+/**
+ * Instance-profile calls in role mode (pkg/providers/instanceprofile/instanceprofile.go).
+ * TagInstanceProfile backfilled `eks:eks-cluster-name` on v1.0 profiles
+ * (https://github.com/aws/karpenter-provider-aws/blob/v1.0.14/pkg/providers/instanceprofile/instanceprofile.go#L85-L94) and is gone from v1.1.0.
+ */
+const INSTANCE_PROFILE_CALLS: readonly ControllerCall[] = [
+  { action: 'iam:GetInstanceProfile' },
+  { action: 'iam:CreateInstanceProfile' },
+  { action: 'iam:TagInstanceProfile', until: '1.1.0' },
+  { action: 'iam:AddRoleToInstanceProfile' },
+  { action: 'iam:RemoveRoleFromInstanceProfile' },
+  { action: 'iam:DeleteInstanceProfile' },
 ];
 
 /**
+ * ListInstanceProfiles lists a cluster's profiles under their IAM path from v1.7.0
+ * (https://github.com/aws/karpenter-provider-aws/blob/v1.7.0/pkg/providers/instanceprofile/instanceprofile.go#L203-L226).
+ */
+const LIST_INSTANCE_PROFILES: ControllerCall = {
+  action: 'iam:ListInstanceProfiles',
+  since: '1.7.0',
+};
+
+/**
+ * Describe calls (`AllowRegionalReadActions`), by the release whose provider first calls each:
+ * capacity reservations v1.3.0 (pkg/providers/capacityreservation/provider.go), placement groups
+ * v1.11.0 (pkg/providers/placementgroup/provider.go), instance status v1.12.0
+ * (pkg/providers/instancestatus/instancestatus.go).
+ */
+const DESCRIBE_CALLS: readonly ControllerCall[] = [
+  { action: 'ec2:DescribeCapacityReservations', since: '1.3.0' },
+  { action: 'ec2:DescribeImages' },
+  { action: 'ec2:DescribeInstances' },
+  { action: 'ec2:DescribeInstanceStatus', since: '1.12.0' },
+  { action: 'ec2:DescribeInstanceTypeOfferings' },
+  { action: 'ec2:DescribeInstanceTypes' },
+  { action: 'ec2:DescribeLaunchTemplates' },
+  { action: 'ec2:DescribePlacementGroups', since: '1.11.0' },
+  { action: 'ec2:DescribeSecurityGroups' },
+  { action: 'ec2:DescribeSpotPriceHistory' },
+  { action: 'ec2:DescribeSubnets' },
+];
+
+/**
+ * Whether the release makes the call. An unknown version is taken as the newest release: it makes
+ * every call added so far and none that was dropped.
+ */
+function callMadeBy(call: ControllerCall, version: KarpenterVersion | undefined): boolean {
+  if (version === undefined) return call.until === undefined;
+  return (
+    (call.since === undefined || isAtLeast(version, call.since)) &&
+    (call.until === undefined || !isAtLeast(version, call.until))
+  );
+}
+
+const actionsMadeBy = (calls: readonly ControllerCall[], version: KarpenterVersion | undefined) =>
+  calls.filter((call) => callMadeBy(call, version)).map((call) => call.action);
+
+/**
  * Describe actions the controller calls. Actions added in later releases are required only from
- * those releases, so an older install with its matching policy passes; an unknown version is the
- * worst case (the newest release needs them all).
+ * those releases, so an older install with its matching policy passes.
  */
 export function describeActions(version: KarpenterVersion | undefined): string[] {
-  return DESCRIBE_ACTIONS.filter(
-    ([, since]) => since === undefined || version === undefined || isAtLeast(version, since)
-  ).map(([action]) => action);
+  return actionsMadeBy(DESCRIBE_CALLS, version);
 }
+
+/** Instance-profile actions the controller calls in role mode. */
+export function instanceProfileActions(version: KarpenterVersion | undefined): string[] {
+  return actionsMadeBy(INSTANCE_PROFILE_CALLS, version);
+}
+
+/**
+ * Profiles live under `/karpenter/<region>/<cluster>/<uid>/` from v1.7.0
+ * (https://github.com/aws/karpenter-provider-aws/blob/v1.7.0/pkg/providers/instanceprofile/instanceprofile.go#L114-L115); before, at the
+ * root path.
+ */
+const PROFILE_PATH_SINCE = '1.7.0';
 
 /** The tags that mark a resource as created by this cluster's Karpenter. */
 function clusterOwnershipTags(scope: PermissionScope): Record<string, string> {
@@ -245,6 +312,82 @@ function createActionContext(action: string): ContextEntry {
   return { key: 'ec2:CreateAction', type: 'string', values: [action] };
 }
 
+/** `ec2:Region`, which AWS sets on every EC2 call, when the policies use it. */
+function ec2RegionContext(input: NodeClassSimulationInput): ContextEntry[] {
+  const written = input.policyKeys?.get('ec2:region');
+  return written === undefined
+    ? []
+    : [{ key: written, type: 'string', values: [input.scope.region] }];
+}
+
+const RESOURCE_TAG_KEY = /^[a-z0-9-]+:resourcetag\/(.+)$/;
+
+/**
+ * The keys AWS sets from an existing resource that the policies use and whose values were read:
+ * its tags (`aws:ResourceTag/…`, `ec2:ResourceTag/…`), `ec2:Vpc` and `ec2:AvailabilityZone`
+ * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html#amazonec2-policy-keys).
+ */
+function existingResourceContext(
+  input: NodeClassSimulationInput,
+  facts: ExistingResourceFacts
+): ContextEntry[] {
+  const entries: ContextEntry[] = [];
+  const tags = new Map(
+    Object.entries(facts.tags).map(([key, value]) => [key.toLowerCase(), value])
+  );
+  for (const [lower, written] of input.policyKeys ?? []) {
+    const tagKey = RESOURCE_TAG_KEY.exec(lower)?.[1];
+    const value =
+      tagKey !== undefined
+        ? tags.get(tagKey)
+        : lower === 'ec2:vpc' && facts.vpcId !== undefined
+          ? ec2Arn(input.scope, `vpc/${facts.vpcId}`)
+          : lower === 'ec2:availabilityzone'
+            ? facts.availabilityZone
+            : undefined;
+    if (value !== undefined) entries.push({ key: written, type: 'string', values: [value] });
+  }
+  return entries;
+}
+
+/**
+ * Existing resources of a launch, grouped so each simulation carries its resources' own keys
+ * (resource keys apply to every ARN of a call). Resources whose facts were read list every key
+ * they have; the others (snapshots, placement groups, ids from Karpenter's status) do not.
+ */
+function existingResourceGroups(
+  input: NodeClassSimulationInput,
+  resources: LaunchResources
+): { readonly arns: string[]; readonly context: ContextEntry[]; readonly known: boolean }[] {
+  const arn = (resource: string) => ec2Arn(input.scope, resource);
+  const listed: (readonly [string, string | undefined])[] = [
+    ...resources.imageIds.map((id) => [arn(`image/${id}`), id] as const),
+    [arn('snapshot/*'), undefined],
+    ...resources.subnetIds.map((id) => [arn(`subnet/${id}`), id] as const),
+    ...resources.securityGroupIds.map((id) => [arn(`security-group/${id}`), id] as const),
+    ...resources.capacityReservationIds.map(
+      (id) => [arn(`capacity-reservation/${id}`), id] as const
+    ),
+    ...(resources.placementGroup === undefined
+      ? []
+      : [[arn(`placement-group/${resources.placementGroup}`), undefined] as const]),
+  ];
+  // Unread policies: one simulation, as before; a resource key it lacks stays open.
+  if (input.policyKeys === undefined)
+    return [{ arns: listed.map(([resource]) => resource), context: [], known: false }];
+  const groups = new Map<string, { arns: string[]; context: ContextEntry[]; known: boolean }>();
+  for (const [resource, id] of listed) {
+    const facts = id === undefined ? undefined : resources.known?.get(id);
+    const context = facts === undefined ? [] : existingResourceContext(input, facts);
+    const known = facts !== undefined;
+    const key = JSON.stringify([known, sortedContext(context)]);
+    const group = groups.get(key) ?? { arns: [], context, known };
+    group.arns.push(resource);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 /** Launch simulations for one NodePool value: one per Karpenter request and per resource-tag set. */
 function launchRequests(
   input: NodeClassSimulationInput,
@@ -253,7 +396,7 @@ function launchRequests(
 ): SimulationRequest[] {
   const { scope, controller } = input;
   const tags = karpenterEc2Tags(scope, input.nodeClassName, nodePool, input.nodeClass.spec.tags);
-  const created = [...requestTagContext(tags), regionContext(scope)];
+  const created = [...requestTagContext(tags), regionContext(scope), ...ec2RegionContext(input)];
   const arn = (resource: string) => ec2Arn(scope, resource);
   const launchTemplate = arn('launch-template/*');
   const requests = [
@@ -293,19 +436,19 @@ function launchRequests(
     ),
   ];
   if (resources) {
-    const existing = [
-      ...resources.imageIds.map((id) => arn(`image/${id}`)),
-      arn('snapshot/*'),
-      ...resources.subnetIds.map((id) => arn(`subnet/${id}`)),
-      ...resources.securityGroupIds.map((id) => arn(`security-group/${id}`)),
-      ...resources.capacityReservationIds.map((id) => arn(`capacity-reservation/${id}`)),
-      ...(resources.placementGroup === undefined
-        ? []
-        : [arn(`placement-group/${resources.placementGroup}`)]),
-    ];
-    requests.push(
-      request('use-existing-resources', 'launch', controller, LAUNCH_ACTIONS, existing, created)
-    );
+    for (const group of existingResourceGroups(input, resources)) {
+      requests.push(
+        request(
+          'use-existing-resources',
+          'launch',
+          controller,
+          LAUNCH_ACTIONS,
+          group.arns,
+          [...created, ...group.context],
+          { resourceTagsKnown: group.known }
+        )
+      );
+    }
   }
   return requests;
 }
@@ -340,6 +483,9 @@ function instanceProfileArn(input: NodeClassSimulationInput): string {
   const { scope, nodeClass } = input;
   const uid = nodeClass.metadata.uid ?? '*';
   const name = nodeClass.status?.instanceProfile ?? `${scope.clusterName}_*`;
+  const version = scope.karpenterVersion;
+  if (version !== undefined && !isAtLeast(version, PROFILE_PATH_SINCE))
+    return iamArn(scope, `instance-profile/${name}`);
   return iamArn(
     scope,
     `instance-profile/karpenter/${scope.region}/${scope.clusterName}/${uid}/${name}`
@@ -409,23 +555,27 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
         'manage-instance-profile',
         'manage-instance-profile',
         controller,
-        INSTANCE_PROFILE_ACTIONS,
+        instanceProfileActions(scope.karpenterVersion),
         [instanceProfileArn(input)],
         [
           ...requestTagContext(profileTags),
           ...resourceTagContext(profileTags),
           ...iamRegionContext(scope),
         ]
-      ),
-      request(
-        'list-instance-profiles',
-        'manage-instance-profile',
-        controller,
-        ['iam:ListInstanceProfiles'],
-        ['*'],
-        iamRegionContext(scope)
       )
     );
+    if (callMadeBy(LIST_INSTANCE_PROFILES, scope.karpenterVersion)) {
+      requests.push(
+        request(
+          'list-instance-profiles',
+          'manage-instance-profile',
+          controller,
+          [LIST_INSTANCE_PROFILES.action],
+          ['*'],
+          iamRegionContext(scope)
+        )
+      );
+    }
   }
 
   requests.push(
@@ -435,7 +585,7 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
       controller,
       describeActions(scope.karpenterVersion),
       ['*'],
-      [regionContext(scope)]
+      [regionContext(scope), ...ec2RegionContext(input)]
     ),
     request(
       'describe-cluster',

@@ -177,7 +177,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         ActionNames: [
           'iam:GetInstanceProfile',
           'iam:CreateInstanceProfile',
-          'iam:TagInstanceProfile',
+          // Only v1.0 tagged existing profiles (the cluster runs v1.7.0).
           'iam:AddRoleToInstanceProfile',
           'iam:RemoveRoleFromInstanceProfile',
           'iam:DeleteInstanceProfile',

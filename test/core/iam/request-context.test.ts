@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SimulationRequest } from '../../../lambda/core/facts/permissions.js';
-import { unavailable } from '../../../lambda/core/facts/slice.js';
+import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
 import { permissionScopeOf, simulationInputOf } from '../../../lambda/core/iam/nodeclass-inputs.js';
 import {
   buildSimulations,
@@ -310,5 +310,139 @@ describe('buildSimulations', () => {
     expect(describeActions(parseKarpenterVersion('1.3.0'))).toContain(
       'ec2:DescribeCapacityReservations'
     );
+  });
+
+  describe('follows the Karpenter release of the cluster', () => {
+    const atVersion = (version: string | undefined) => {
+      const parsed = version === undefined ? undefined : parseKarpenterVersion(version);
+      const { karpenterVersion: _, ...base } = aCluster();
+      return buildSimulations(
+        inputFor('default', aPermissionsInventory(), {
+          ...base,
+          ...(parsed === undefined ? {} : { karpenterVersion: parsed }),
+        })
+      ).requests;
+    };
+    const kinds = (requests: readonly SimulationRequest[]) => requests.map((r) => r.kind);
+
+    it('asks for iam:ListInstanceProfiles only from v1.7.0, which first calls it', () => {
+      expect(kinds(atVersion('1.6.8'))).not.toContain('list-instance-profiles');
+      expect(kinds(atVersion('1.7.0'))).toContain('list-instance-profiles');
+      expect(kinds(atVersion(undefined))).toContain('list-instance-profiles');
+    });
+
+    it('asks for iam:TagInstanceProfile only on v1.0, the last release that calls it', () => {
+      const actions = (version: string | undefined) =>
+        byKind(atVersion(version), 'manage-instance-profile').actions;
+      expect(actions('1.0.14')).toContain('iam:TagInstanceProfile');
+      expect(actions('1.1.0')).not.toContain('iam:TagInstanceProfile');
+      // Unknown: the newest release, which no longer calls it.
+      expect(actions(undefined)).not.toContain('iam:TagInstanceProfile');
+    });
+
+    it("names the profile under Karpenter's IAM path from v1.7.0, at the root before", () => {
+      const profile = (version: string) =>
+        byKind(atVersion(version), 'manage-instance-profile').resourceArns;
+      expect(profile('1.6.8')).toEqual([
+        'arn:aws:iam::111122223333:instance-profile/demo_1234567890',
+      ]);
+      expect(profile('1.7.0')).toEqual([
+        'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
+      ]);
+    });
+  });
+
+  describe('supplies keys AWS sets from existing resources when the policies use them', () => {
+    const launch = ok({
+      imageIds: ['ami-1'],
+      subnetIds: ['subnet-a', 'subnet-b', 'subnet-c'],
+      securityGroupIds: ['sg-1'],
+      capacityReservationIds: [],
+      known: new Map([
+        ['ami-1', { tags: {} }],
+        ['subnet-a', { tags: { Env: 'prod' }, vpcId: 'vpc-1', availabilityZone: 'us-east-1a' }],
+        ['subnet-b', { tags: { Env: 'prod' }, vpcId: 'vpc-1', availabilityZone: 'us-east-1a' }],
+        ['subnet-c', { tags: { Env: 'dev', Name: 'c' }, vpcId: 'vpc-1' }],
+        ['sg-1', { tags: { Name: 'nodes' }, vpcId: 'vpc-1' }],
+      ]),
+    });
+    const existing = (policyKeys?: string[]) =>
+      buildSimulations({
+        ...inputFor('default'),
+        launch,
+        ...(policyKeys === undefined
+          ? {}
+          : { policyKeys: new Map(policyKeys.map((key) => [key.toLowerCase(), key])) }),
+      })
+        .requests.filter((request) => request.kind === 'use-existing-resources')
+        .map((request) => ({
+          arns: request.resourceArns.map((arn) => arn.split(':').at(-1)),
+          extra: request.context
+            .filter((entry) => !entry.key.startsWith('aws:RequestTag/'))
+            .filter((entry) => !['aws:TagKeys', 'aws:RequestedRegion'].includes(entry.key))
+            .map((entry) => `${entry.key}=${entry.values.join(',')}`),
+          known: request.resourceTagsKnown === true,
+        }));
+
+    it('keeps one simulation, not flagged, when the policies were not read', () => {
+      expect(existing()).toEqual([
+        {
+          arns: [
+            'image/ami-1',
+            'snapshot/*',
+            'subnet/subnet-a',
+            'subnet/subnet-b',
+            'subnet/subnet-c',
+            'security-group/sg-1',
+          ],
+          extra: [],
+          known: false,
+        },
+      ]);
+    });
+
+    it('groups resources by the values of the keys the policies use; unread resources stay apart', () => {
+      expect(existing(['ec2:ResourceTag/env', 'ec2:Vpc', 'aws:SourceIp'])).toEqual([
+        { arns: ['image/ami-1'], extra: [], known: true },
+        { arns: ['snapshot/*'], extra: [], known: false },
+        {
+          arns: ['subnet/subnet-a', 'subnet/subnet-b'],
+          // Tag keys in condition keys are matched whatever their case, as IAM does.
+          extra: [
+            'ec2:ResourceTag/env=prod',
+            'ec2:Vpc=arn:aws:ec2:us-east-1:111122223333:vpc/vpc-1',
+          ],
+          known: true,
+        },
+        {
+          arns: ['subnet/subnet-c'],
+          extra: [
+            'ec2:ResourceTag/env=dev',
+            'ec2:Vpc=arn:aws:ec2:us-east-1:111122223333:vpc/vpc-1',
+          ],
+          known: true,
+        },
+        {
+          arns: ['security-group/sg-1'],
+          extra: ['ec2:Vpc=arn:aws:ec2:us-east-1:111122223333:vpc/vpc-1'],
+          known: true,
+        },
+      ]);
+    });
+
+    it('adds ec2:Region to every EC2 request when the policies use it', () => {
+      const requests = buildSimulations({
+        ...inputFor('default'),
+        policyKeys: new Map([['ec2:region', 'ec2:Region']]),
+      }).requests;
+      const ec2 = requests.filter((request) => request.actions.some((a) => a.startsWith('ec2:')));
+      expect(ec2.length).toBeGreaterThan(0);
+      for (const request of ec2)
+        expect(request.context).toContainEqual({
+          key: 'ec2:Region',
+          type: 'string',
+          values: ['us-east-1'],
+        });
+    });
   });
 });
