@@ -349,15 +349,16 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
       const simulator = cached ?? options.simulator;
       await cached?.prefetch(batches.map((batch) => batch.request));
       const resultsByKey = await simulateBatches(simulator, batches, concurrency);
-      // SCPs cannot be read: when one denies a request simulated with another NodeClass' values,
-      // those requests are simulated again with their own.
+      // SCPs cannot be read, and one may compare a value the role's own policies do not: in an
+      // account of an organization (IAM then reports OrganizationsDecisionDetail), requests
+      // simulated with another NodeClass' values are simulated again with their own.
       const recheck = batches.flatMap((batch) =>
         batch.members.filter((member) => {
           const outcome = resultsByKey.get(member.key);
           return (
             outcome?.status === 'ok' &&
             usesRepresentative(batch, member) &&
-            outcome.value.some((result) => result.allowedByOrganizations === false)
+            outcome.value.some((result) => result.allowedByOrganizations !== undefined)
           );
         })
       );

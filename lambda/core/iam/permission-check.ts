@@ -108,7 +108,7 @@ function gapRootCause(
 
 /** Stated in every permission finding: what the simulator cannot see. */
 const SIMULATOR_LIMITS =
-  "IAM's policy simulator evaluates the role's identity policies, its permissions boundary and SCPs. It does not evaluate session policies (Pod Identity association inline policies) or resource policies, so an allowed result can still be denied by them. NodeClasses whose requests differ only in context values the role's own policies and boundary test for presence alone (e.g. the karpenter.k8s.aws/ec2nodeclass tag) share one simulation; SCPs cannot be read, so an SCP comparing such a value is evaluated with one NodeClass' value (a shared request an SCP denies is simulated again per NodeClass).";
+  "IAM's policy simulator evaluates the role's identity policies, its permissions boundary and SCPs. It does not evaluate session policies (Pod Identity association inline policies) or resource policies, so an allowed result can still be denied by them. NodeClasses whose requests differ only in context values the role's own policies and boundary test for presence alone (e.g. the karpenter.k8s.aws/ec2nodeclass tag) share one simulation; in an account of an organization, whose SCPs cannot be read, each NodeClass is then simulated again with its own values.";
 
 export interface PermissionCheckOptions {
   readonly group: PermissionGroup;
