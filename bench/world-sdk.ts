@@ -4,7 +4,8 @@
 // inject faults where AWS would raise them. The fact commands (EC2 lists, offerings, SSM parameters,
 // instance profiles, roles) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
 // over the world adapter's replay; only the IAM commands that are no facts (policy and entity reads,
-// simulations) are emulated here.
+// simulations) are emulated here. A role whose policy documents the world gives is simulated by the
+// IAM policy engine over them (as the offline scan does); any other by the decision table.
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   type EvaluationResult,
@@ -33,7 +34,11 @@ import {
   KEYED_KEYS,
   type KeyedWorldView,
 } from '../lambda/adapters/aws/keyed-fact-descriptors.js';
-import { createWorldPolicySimulator } from '../lambda/adapters/world/permissions.js';
+import { lazyIamEngine } from '../lambda/adapters/iam-engine/load.js';
+import {
+  createWorldPolicySimulator,
+  principalPolicyDocuments,
+} from '../lambda/adapters/world/permissions.js';
 import type { World } from '../lambda/adapters/world/schema.js';
 import { createWorldAwsFacts } from '../lambda/adapters/world/world-facts.js';
 import type { ContextEntry, SimulationRequest } from '../lambda/core/facts/permissions.js';
@@ -89,7 +94,10 @@ function inputOf<T>(command: unknown): T {
 }
 
 export interface WorldSdk extends AwsFactsClients {
-  /** The same IAM client, also answering SimulatePrincipalPolicy from the world's decision table. */
+  /**
+   * The same IAM client, also answering SimulatePrincipalPolicy: by the policy engine for roles
+   * with documents, from the world's decision table otherwise.
+   */
   readonly iam: Pick<IAMClient, 'send'>;
 }
 
@@ -99,6 +107,8 @@ export function createWorldSdk(
 ): WorldSdk {
   const facts = createWorldAwsFacts({ world, now: options.now });
   const simulator = createWorldPolicySimulator(world);
+  // Loaded on the first simulation of a role with documents: fleets without them never load it.
+  const engine = lazyIamEngine();
   const intercept = options.intercept ?? passThrough;
   const roles = new Map(world.iam.roles.map((role) => [role.RoleName, role]));
   for (const profile of world.iam.instanceProfiles) {
@@ -175,7 +185,9 @@ export function createWorldSdk(
     return answer;
   }
 
+  const managed = new Map((world.iam.policies ?? []).map((policy) => [policy.Arn, policy]));
   const knownPolicy = (policyArn: string) =>
+    managed.has(policyArn) ||
     [...roles.values()].some(
       (role) =>
         role.PermissionsBoundary?.PermissionsBoundaryArn === policyArn ||
@@ -185,38 +197,61 @@ export function createWorldSdk(
   async function iam(command: unknown): Promise<unknown> {
     const answer = keyedAnswer('iam', command);
     if (answer !== undefined) return answer;
-    // IAM policy reads and simulations are no facts: answered here.
-    // The world's decision table reads no request context, so the policies behind it are answered
-    // as condition-free documents; roles have no inline policies.
+    // IAM policy reads and simulations are no facts: answered here, documents URL-encoded as IAM
+    // returns them. The world's own documents when it gives them; otherwise the decision table
+    // reads no request context, so the policies behind it are condition-free documents.
     if (command instanceof ListRolePoliciesCommand) {
       const input = command.input;
       return intercept('iam', 'ListRolePolicies', input, async () => {
-        if (!roles.has(input.RoleName ?? '')) throw notFound('NoSuchEntity');
-        return { PolicyNames: [], IsTruncated: false, $metadata: {} };
+        const role = roles.get(input.RoleName ?? '');
+        if (!role) throw notFound('NoSuchEntity');
+        const names = (role.RolePolicyList ?? []).map((policy) => policy.PolicyName);
+        return { PolicyNames: names, IsTruncated: false, $metadata: {} };
       });
     }
     if (command instanceof GetRolePolicyCommand) {
       const input = command.input;
       return intercept('iam', 'GetRolePolicy', input, async () => {
-        throw notFound('NoSuchEntity');
+        const inline = roles
+          .get(input.RoleName ?? '')
+          ?.RolePolicyList?.find((policy) => policy.PolicyName === input.PolicyName);
+        if (!inline) throw notFound('NoSuchEntity');
+        return {
+          RoleName: input.RoleName,
+          PolicyName: inline.PolicyName,
+          PolicyDocument: encodeURIComponent(inline.PolicyDocument),
+          $metadata: {},
+        };
       });
     }
     if (command instanceof GetPolicyCommand) {
       const input = command.input;
       return intercept('iam', 'GetPolicy', input, async () => {
         if (!knownPolicy(input.PolicyArn ?? '')) throw notFound('NoSuchEntity');
-        return { Policy: { Arn: input.PolicyArn, DefaultVersionId: 'v1' }, $metadata: {} };
+        const policy = managed.get(input.PolicyArn ?? '');
+        return {
+          Policy: {
+            Arn: input.PolicyArn,
+            ...(policy ? { PolicyName: policy.PolicyName } : {}),
+            DefaultVersionId: policy?.DefaultVersionId ?? 'v1',
+          },
+          $metadata: {},
+        };
       });
     }
     if (command instanceof GetPolicyVersionCommand) {
       const input = command.input;
       return intercept('iam', 'GetPolicyVersion', input, async () => {
         if (!knownPolicy(input.PolicyArn ?? '')) throw notFound('NoSuchEntity');
+        const policy = managed.get(input.PolicyArn ?? '');
+        // Only the default version is recorded.
+        if (policy && input.VersionId !== (policy.DefaultVersionId ?? 'v1'))
+          throw notFound('NoSuchEntity');
         return {
           PolicyVersion: {
             VersionId: input.VersionId,
             IsDefaultVersion: true,
-            Document: encodeURIComponent(CONDITION_FREE_POLICY),
+            Document: encodeURIComponent(policy?.Document ?? CONDITION_FREE_POLICY),
           },
           $metadata: {},
         };
@@ -248,6 +283,8 @@ export function createWorldSdk(
     if (command instanceof SimulatePrincipalPolicyCommand) {
       const input = command.input;
       return intercept('iam', 'SimulatePrincipalPolicy', input, async () => {
+        const documents = principalPolicyDocuments(world, input.PolicySourceArn ?? '');
+        if (documents !== undefined) return engine(documents, input);
         // The world simulator reads principal, actions and resources; kind and group do not apply.
         const request = {
           key: '',

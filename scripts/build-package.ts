@@ -49,19 +49,30 @@ const COMMON: BuildOptions = {
   plugins: [packageIdentityOnly],
 };
 
+/**
+ * The IAM policy engine (AGPL-3.0) is an optional peer dependency, never bundled: loaded from the
+ * user's node_modules by a dynamic import when a world file gives policy documents.
+ */
+const OPTIONAL_PEER_EXTERNALS = ['@cloud-copilot/*'];
+
 /** CLI and API in one build: shared code in shared chunks, the SDK only behind dynamic imports. */
-export async function buildNodeEntries(outDirectory: string): Promise<void> {
-  await build({
+export function nodeEntriesBuildOptions(outDirectory: string): BuildOptions {
+  return {
     ...COMMON,
     entryPoints: {
       cli: join(REPO_ROOT, 'lambda/cli/run.ts'),
       index: join(REPO_ROOT, 'lambda/api.ts'),
     },
+    external: OPTIONAL_PEER_EXTERNALS,
     outdir: outDirectory,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     minify: true,
-  });
+  };
+}
+
+export async function buildNodeEntries(outDirectory: string): Promise<void> {
+  await build(nodeEntriesBuildOptions(outDirectory));
 }
 
 /** The construct for consumers' CDK apps: their aws-cdk-lib and constructs, not a copy. */

@@ -2,8 +2,13 @@
 // the world's own NodeClasses are scanned (all clusters, or those named by --cluster); with paths
 // the manifests are evaluated against one of the world's clusters.
 import { createManifestSource } from '../adapters/files/manifest-source.js';
+import { lazyIamEngine } from '../adapters/iam-engine/load.js';
 import { loadWorldFile } from '../adapters/world/load-world.js';
-import { createWorldPolicySimulator } from '../adapters/world/permissions.js';
+import {
+  createWorldPolicySimulator,
+  createWorldRolePolicyReader,
+  worldHasPolicyDocuments,
+} from '../adapters/world/permissions.js';
 import type { World } from '../adapters/world/schema.js';
 import { createWorldAwsFacts } from '../adapters/world/world-facts.js';
 import {
@@ -117,7 +122,12 @@ export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPla
       }),
       // After the AWS facts: simulations use the resolved images, subnets and node roles.
       createPermissionsEnricher({
-        simulator: createWorldPolicySimulator(world),
+        // The policy engine is an optional package: imported on the first simulation that needs it.
+        simulator: createWorldPolicySimulator(
+          world,
+          worldHasPolicyDocuments(world) ? { engine: lazyIamEngine() } : {}
+        ),
+        policies: createWorldRolePolicyReader(world),
         ...(options.controllerRoles === undefined
           ? {}
           : { controllerRoles: options.controllerRoles }),

@@ -32,8 +32,11 @@ export interface SnapshotInput {
   readonly aws: AwsFactsClients;
   /** Live policy simulator; its results are recorded as `iam.permissions` rows. */
   readonly simulator?: PolicySimulatorPort;
-  /** The controller roles' policies, so simulations are grouped as a live scan groups them. */
-  readonly policies?: RolePolicyPort;
+  /**
+   * The controller roles' policies over the recorded IAM client, so simulations are grouped as a
+   * live scan groups them and the documents read are recorded (a replay evaluates them).
+   */
+  readonly policies?: (iam: AwsFactsClients['iam']) => RolePolicyPort;
   readonly now: Date;
 }
 
@@ -49,7 +52,9 @@ async function recordSnapshot(input: SnapshotInput): Promise<World> {
         ? [
             createPermissionsEnricher({
               simulator: simulations.simulator,
-              ...(input.policies === undefined ? {} : { policies: input.policies }),
+              ...(input.policies === undefined
+                ? {}
+                : { policies: input.policies(recorder.clients.iam) }),
             }),
           ]
         : []),
@@ -133,9 +138,7 @@ export function registerSnapshotCommand(
         objects: deps.liveObjects({ region, clusters, clients, now: io.now }),
         aws: { ec2: clients.ec2(region), ssm: clients.ssm(region), iam: clients.iam(region) },
         simulator: createIamSimulator(clients.iam(region), { limiter: clients.limiter }),
-        policies: createIamRolePolicyReader(
-          rateLimited(clients.iam(region), 'iam', clients.limiter)
-        ),
+        policies: (iam) => createIamRolePolicyReader(rateLimited(iam, 'iam', clients.limiter)),
         now: io.now(),
       });
       const text = `${JSON.stringify(world, null, 2)}\n`;

@@ -95,7 +95,7 @@ function fromResourceResult(
  * per-resource verdicts in ResourceSpecificResults (the top level is their aggregate); older
  * responses had one result per resource, which the fallback covers.
  */
-function resultsFromSdk(results: readonly EvaluationResult[]): SimulationResult[] {
+export function resultsFromSdk(results: readonly EvaluationResult[]): SimulationResult[] {
   return results.flatMap((result) => {
     const perResource = result.ResourceSpecificResults ?? [];
     if (perResource.length > 0)

@@ -29,6 +29,7 @@ import { PARAMETERS_PER_REQUEST } from '../../core/ports/aws-facts.js';
 import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
 import { isAccessDenied, isNotFound, toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
+import { PolicyDocumentSchema } from './policy-document.js';
 import { instanceProfileFromSdk, roleFromSdk } from './sdk-shapes.js';
 
 /** An SDK client's `send`, promise form (the SDK overloads it per command class). */
@@ -328,6 +329,13 @@ const WorldRoleSchema = z.looseObject({
   AttachedPolicies: z
     .array(z.looseObject({ PolicyName: z.string().optional(), PolicyArn: z.string().optional() }))
     .optional(),
+  /**
+   * Inline policies, as GetAccountAuthorizationDetails' `RoleDetail` holds them. With them (or an
+   * attached policy's document in `iam.policies`) the role's simulations evaluate its documents.
+   */
+  RolePolicyList: z
+    .array(z.looseObject({ PolicyName: z.string(), PolicyDocument: PolicyDocumentSchema }))
+    .optional(),
   Tags: tags,
 });
 
@@ -435,7 +443,7 @@ const roles = keyedFact({
       answer: (input: GetRoleCommandInput, find: (name: string) => WorldRole | undefined, fail) => {
         const role = find(input.RoleName ?? '');
         if (!role) return fail('NoSuchEntity', 404);
-        const { AttachedPolicies: _attached, ...rest } = role;
+        const { AttachedPolicies: _attached, RolePolicyList: _inline, ...rest } = role;
         return { Role: rest };
       },
     }),

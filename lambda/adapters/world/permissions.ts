@@ -1,7 +1,17 @@
-// Offline PolicySimulatorPort: answers simulations from the world file's `iam.permissions` table.
+// Offline PolicySimulatorPort: a role whose policy documents the world gives (inline
+// `RolePolicyList`, attached or boundary documents in `iam.policies`) is simulated by the IAM
+// policy engine over them and the world's SCPs; any other principal is answered from the
+// `iam.permissions` decision table. RolePolicyPort: the same documents, as live IAM reads them.
+import type { SimulatePrincipalPolicyCommandInput } from '@aws-sdk/client-iam';
 import type { SimulationRequest, SimulationResult } from '../../core/facts/permissions.js';
-import type { PolicySimulatorPort } from '../../core/ports/permissions.js';
+import { accountOfArn, bareIamName } from '../../core/iam/arns.js';
+import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
+import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import { IAM_ACTION, IAM_ARN, wildcardMatches as matchWildcard } from '../../core/wildcard.js';
+import { SourceUnavailableError } from '../../shared/errors.js';
+import { resultsFromSdk } from '../aws/iam-simulator.js';
+import { IAM_ENGINE_PACKAGE, type IamEngine } from '../iam-engine/load.js';
+import type { PrincipalPolicyDocuments } from '../iam-engine/simulate-principal-policy.js';
 import type { World, WorldPermission } from './schema.js';
 
 /** IAM-style wildcard match: `*` any run of characters, `?` one character, no escapes. */
@@ -45,11 +55,140 @@ function resultOf(
   };
 }
 
-/** Every action × resource of the request, decided by the first matching row. */
-export function createWorldPolicySimulator(world: World): PolicySimulatorPort {
+type WorldRole = World['iam']['roles'][number];
+
+/** The world's role a principal ARN names (by ARN, or by name within the world's account). */
+function roleOf(world: World, principalArn: string): WorldRole | undefined {
+  const roles = [
+    ...world.iam.roles,
+    ...world.iam.instanceProfiles.flatMap((profile) => profile.Roles ?? []),
+  ];
+  const sameAccount =
+    !principalArn.startsWith('arn:') || accountOfArn(principalArn) === world.account;
+  return (
+    roles.find((role) => role.Arn === principalArn) ??
+    (sameAccount ? roles.find((role) => role.RoleName === bareIamName(principalArn)) : undefined)
+  );
+}
+
+/**
+ * The policies IAM evaluates for the principal, from the world's documents: inline policies, then
+ * attached ones, the boundary, the SCPs. Undefined when the world gives none of the role's
+ * documents (its simulations come from the table); throws when it gives some but not an attached
+ * policy's or the boundary's.
+ */
+export function principalPolicyDocuments(
+  world: World,
+  principalArn: string
+): PrincipalPolicyDocuments | undefined {
+  const role = roleOf(world, principalArn);
+  if (role === undefined) return undefined;
+  const managed = new Map((world.iam.policies ?? []).map((policy) => [policy.Arn, policy]));
+  const attached = (role.AttachedPolicies ?? []).flatMap((policy) =>
+    policy.PolicyArn === undefined ? [] : [policy.PolicyArn]
+  );
+  const boundaryArn = role.PermissionsBoundary?.PermissionsBoundaryArn;
+  const referenced = boundaryArn === undefined ? attached : [...attached, boundaryArn];
+  const inline = role.RolePolicyList ?? [];
+  if (inline.length === 0 && !referenced.some((arn) => managed.has(arn))) return undefined;
+  const documentOf = (arn: string) => {
+    const policy = managed.get(arn);
+    if (policy === undefined) {
+      throw new SourceUnavailableError(
+        'iam:GetPolicyVersion',
+        'not-found',
+        `The world file gives policy documents for role ${role.RoleName} but not the document of ${arn} (add it to iam.policies).`
+      );
+    }
+    return policy;
+  };
+  const scps = world.organizations?.scps ?? [];
+  return {
+    identity: [
+      ...inline.map((policy) => ({
+        name: policy.PolicyName,
+        type: 'inline' as const,
+        document: policy.PolicyDocument,
+      })),
+      ...attached.map((arn) => {
+        const policy = documentOf(arn);
+        return {
+          name: policy.PolicyName,
+          arn,
+          type: 'managed' as const,
+          document: policy.Document,
+        };
+      }),
+    ],
+    ...(boundaryArn === undefined
+      ? {}
+      : { boundary: { arn: boundaryArn, document: documentOf(boundaryArn).Document } }),
+    ...(scps.length === 0
+      ? {}
+      : { scps: scps.map((scp) => ({ id: scp.Id, document: scp.Document })) }),
+  };
+}
+
+/** True when some role's simulations would need the policy engine. */
+export function worldHasPolicyDocuments(world: World): boolean {
+  const managed = new Set((world.iam.policies ?? []).map((policy) => policy.Arn));
+  return [
+    ...world.iam.roles,
+    ...world.iam.instanceProfiles.flatMap((profile) => profile.Roles ?? []),
+  ].some(
+    (role) =>
+      (role.RolePolicyList ?? []).length > 0 ||
+      (role.AttachedPolicies ?? []).some((policy) => managed.has(policy.PolicyArn ?? '')) ||
+      managed.has(role.PermissionsBoundary?.PermissionsBoundaryArn ?? '')
+  );
+}
+
+/** The request as SimulatePrincipalPolicy input, as the live simulator sends it. */
+function sdkInputOf(request: SimulationRequest): SimulatePrincipalPolicyCommandInput {
+  return {
+    PolicySourceArn: request.principalArn,
+    ActionNames: [...request.actions],
+    ...(request.resourceArns.length === 0 ? {} : { ResourceArns: [...request.resourceArns] }),
+    ...(request.context.length === 0
+      ? {}
+      : {
+          ContextEntries: request.context.map((entry) => ({
+            ContextKeyName: entry.key,
+            ContextKeyValues: [...entry.values],
+            ContextKeyType: entry.type,
+          })),
+        }),
+  };
+}
+
+export interface WorldPolicySimulatorOptions {
+  /** Evaluates roles' policy documents; without it such a role's simulations fail as not installed. */
+  readonly engine?: IamEngine;
+}
+
+/**
+ * Every action × resource of the request: by the engine over the principal's documents when the
+ * world gives them, otherwise decided by the first matching table row.
+ */
+export function createWorldPolicySimulator(
+  world: World,
+  options: WorldPolicySimulatorOptions = {}
+): PolicySimulatorPort {
   const rows = world.iam.permissions;
   return {
     async simulate(request: SimulationRequest): Promise<readonly SimulationResult[]> {
+      const documents = principalPolicyDocuments(world, request.principalArn);
+      if (documents !== undefined) {
+        if (options.engine === undefined) {
+          throw new SourceUnavailableError(
+            'iam:SimulatePrincipalPolicy',
+            'not-installed',
+            `The world file has policy documents for ${request.principalArn}; evaluating them needs the optional package ${IAM_ENGINE_PACKAGE}.`
+          );
+        }
+        const output = await options.engine(documents, sdkInputOf(request));
+        return resultsFromSdk(output.EvaluationResults ?? []);
+      }
       const candidates = rows.filter((row) =>
         principalMatches(row.principal, request.principalArn)
       );
@@ -66,6 +205,41 @@ export function createWorldPolicySimulator(world: World): PolicySimulatorPort {
           )
         )
       );
+    },
+  };
+}
+
+/**
+ * RolePolicyPort over the world's documents, in the order live IAM reads them (inline, then
+ * attached; the boundary apart). A role without documents is unreadable, as its policies are
+ * unknown: every context value then counts.
+ */
+export function createWorldRolePolicyReader(world: World): RolePolicyPort {
+  const policySet = async (roleArn: string): Promise<RolePolicySet> => {
+    const documents = principalPolicyDocuments(world, roleArn);
+    if (documents === undefined) {
+      throw new SourceUnavailableError(
+        'iam:GetRolePolicy',
+        'not-found',
+        `The world file gives no policy documents for ${roleArn}.`
+      );
+    }
+    const identity = documents.identity.map((policy) => policy.document);
+    const identityNames = documents.identity.map((policy) => policy.name);
+    return documents.boundary === undefined
+      ? { identity, identityNames }
+      : {
+          identity,
+          identityNames,
+          boundary: documents.boundary.document,
+          boundaryName: bareIamName(documents.boundary.arn),
+        };
+  };
+  return {
+    policySet,
+    async documents(roleArn) {
+      const { identity, boundary } = await policySet(roleArn);
+      return boundary === undefined ? identity : [...identity, boundary];
     },
   };
 }

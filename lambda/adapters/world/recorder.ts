@@ -1,8 +1,20 @@
 // Records the AWS responses a scan reads, in the SDK's own shapes, so `snapshot` can write a world
 // file that replays the scan exactly. Wraps the senders the live adapter uses: what the scan asked
 // for is what gets recorded, nothing more. Secrets are never recorded (the parameters' descriptor redacts them).
+// The policy documents a role's reader reads (inline, attached, boundary) are kept with the role
+// (`RolePolicyList`) and in `iam.policies`, so its simulations replay through the policy engine.
 import type { DescribeInstanceTypeOfferingsCommandOutput, EC2Client } from '@aws-sdk/client-ec2';
-import type { IAMClient } from '@aws-sdk/client-iam';
+import {
+  GetPolicyCommand,
+  type GetPolicyCommandOutput,
+  GetPolicyVersionCommand,
+  type GetPolicyVersionCommandOutput,
+  GetRolePolicyCommand,
+  type GetRolePolicyCommandOutput,
+  type IAMClient,
+  ListRolePoliciesCommand,
+  type ListRolePoliciesCommandOutput,
+} from '@aws-sdk/client-iam';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
 import {
@@ -22,13 +34,124 @@ export { REDACTED_PARAMETER_VALUE } from '../aws/keyed-fact-descriptors.js';
 
 type Json = Record<string, unknown>;
 
+/** A managed policy's default version as `iam.policies` holds it. */
+interface RecordedPolicy {
+  Arn: string;
+  PolicyName: string;
+  DefaultVersionId?: string;
+  Document: string;
+}
+
 export interface RecordedAws {
   /** Each EC2 list fact's items, by id, under its world-file key. */
   readonly ec2: Record<Ec2ListKey, Json[]>;
   /** Zone offerings of the scanned region; undefined when the scan never asked for them. */
   readonly instanceTypeOfferings?: { instanceType: string; zone: string }[];
-  /** Each keyed fact's recorded value, by world-file section and key (its descriptor's). */
-  readonly keyed: RecordedKeyed;
+  /**
+   * Each keyed fact's recorded value, by world-file section and key (its descriptor's); roles
+   * whose every policy document was read carry `RolePolicyList`, and `iam.policies` holds their
+   * managed documents.
+   */
+  readonly keyed: RecordedKeyed & { readonly iam: { readonly policies?: RecordedPolicy[] } };
+}
+
+/** IAM returns documents URL-encoded; the world keeps them as JSON text. */
+function decoded(document: string): string {
+  try {
+    return decodeURIComponent(document);
+  } catch {
+    return document;
+  }
+}
+
+/** The policy documents read: inline ones per role (in ListRolePolicies order), managed ones. */
+function policyDocumentRecording() {
+  const inlineNames = new Map<string, string[]>();
+  const inline = new Map<string, Map<string, string>>();
+  const managed = new Map<string, { name?: string; defaultVersion?: string }>();
+  const versions = new Map<string, string>();
+  return {
+    record(command: unknown, output: unknown): void {
+      if (command instanceof ListRolePoliciesCommand) {
+        const role = command.input.RoleName ?? '';
+        const names = (output as ListRolePoliciesCommandOutput).PolicyNames ?? [];
+        inlineNames.set(role, [
+          ...(command.input.Marker ? (inlineNames.get(role) ?? []) : []),
+          ...names,
+        ]);
+      } else if (command instanceof GetRolePolicyCommand) {
+        const { PolicyName, PolicyDocument } = output as GetRolePolicyCommandOutput;
+        const role = command.input.RoleName ?? '';
+        if (PolicyName === undefined || PolicyDocument === undefined) return;
+        const documents = inline.get(role) ?? new Map<string, string>();
+        documents.set(PolicyName, decoded(PolicyDocument));
+        inline.set(role, documents);
+      } else if (command instanceof GetPolicyCommand) {
+        const policy = (output as GetPolicyCommandOutput).Policy;
+        managed.set(command.input.PolicyArn ?? '', {
+          ...(policy?.PolicyName === undefined ? {} : { name: policy.PolicyName }),
+          ...(policy?.DefaultVersionId === undefined
+            ? {}
+            : { defaultVersion: policy.DefaultVersionId }),
+        });
+      } else if (command instanceof GetPolicyVersionCommand) {
+        const version = (output as GetPolicyVersionCommandOutput).PolicyVersion;
+        if (version?.Document === undefined) return;
+        versions.set(
+          `${command.input.PolicyArn} ${command.input.VersionId}`,
+          decoded(version.Document)
+        );
+      }
+    },
+    /** Only a role whose documents were all read carries them: a replay never evaluates part. */
+    apply(roles: readonly Json[]): { roles: Json[]; policies: RecordedPolicy[] } {
+      const policies = new Map<string, RecordedPolicy>();
+      const managedDocument = (arn: string): RecordedPolicy | undefined => {
+        const policy = managed.get(arn);
+        const document =
+          policy?.defaultVersion === undefined
+            ? undefined
+            : versions.get(`${arn} ${policy.defaultVersion}`);
+        if (policy === undefined || document === undefined) return undefined;
+        return {
+          Arn: arn,
+          PolicyName: policy.name ?? arn.split('/').at(-1) ?? arn,
+          ...(policy.defaultVersion === undefined
+            ? {}
+            : { DefaultVersionId: policy.defaultVersion }),
+          Document: document,
+        };
+      };
+      const withDocuments = roles.map((role) => {
+        const name = String(role.RoleName);
+        const names = inlineNames.get(name);
+        const attached = ((role.AttachedPolicies ?? []) as { PolicyArn?: string }[]).flatMap(
+          (policy) => (policy.PolicyArn === undefined ? [] : [policy.PolicyArn])
+        );
+        const boundary = (
+          role.PermissionsBoundary as { PermissionsBoundaryArn?: string } | undefined
+        )?.PermissionsBoundaryArn;
+        const arns = boundary === undefined ? attached : [...attached, boundary];
+        const documents = inline.get(name);
+        const list = (names ?? []).map((policy) => ({
+          PolicyName: policy,
+          PolicyDocument: documents?.get(policy),
+        }));
+        const found = arns.map(managedDocument);
+        const complete =
+          names !== undefined &&
+          list.every((policy) => policy.PolicyDocument !== undefined) &&
+          found.every((policy) => policy !== undefined);
+        if (!complete) return role;
+        for (const policy of found) if (policy) policies.set(policy.Arn, policy);
+        return { ...role, RolePolicyList: list };
+      });
+      return {
+        roles: withDocuments,
+        policies: [...policies.values()].sort((a, b) => a.Arn.localeCompare(b.Arn)),
+      };
+    },
+  };
 }
 
 export interface AwsRecorder {
@@ -43,6 +166,7 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   ) as Record<Ec2ListKey, Map<string, Json>>;
   let offerings: Map<string, { instanceType: string; zone: string }> | undefined;
   const keyed = keyedRecordings();
+  const documents = policyDocumentRecording();
 
   function keep(target: Map<string, Json>, key: string | undefined, item: object): void {
     if (key !== undefined) target.set(key, plain(item));
@@ -82,9 +206,14 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
     clients: {
       ec2: wrap<EC2Client>(inner.ec2, recordEc2),
       ssm: wrap<SSMClient>(inner.ssm, (command, output) => keyed.record('ssm', command, output)),
-      iam: wrap<IAMClient>(inner.iam, (command, output) => keyed.record('iam', command, output)),
+      iam: wrap<IAMClient>(inner.iam, (command, output) => {
+        keyed.record('iam', command, output);
+        documents.record(command, output);
+      }),
     },
     recorded(): RecordedAws {
+      const recordedKeyed = keyed.recorded();
+      const { roles, policies } = documents.apply(recordedKeyed.iam.roles as Json[]);
       return {
         ec2: Object.fromEntries(EC2_LIST_KEYS.map((key) => [key, byKey(lists[key])])) as Record<
           Ec2ListKey,
@@ -97,7 +226,14 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
                 .sort(([a], [b]) => a.localeCompare(b))
                 .map(([, offering]) => offering),
             }),
-        keyed: keyed.recorded(),
+        keyed: {
+          ...recordedKeyed,
+          iam: {
+            ...recordedKeyed.iam,
+            roles: roles as RecordedKeyed['iam']['roles'],
+            ...(policies.length === 0 ? {} : { policies }),
+          },
+        },
       };
     },
   };

@@ -6,6 +6,7 @@ import {
   INSTANCE_TYPE_OFFERINGS,
 } from '../aws/fact-descriptors.js';
 import { keyedWorldFields } from '../aws/keyed-fact-descriptors.js';
+import { PolicyDocumentSchema } from '../aws/policy-document.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
@@ -29,6 +30,21 @@ export const WorldPermissionSchema = z.looseObject({
   deniedBy: z.string().optional(),
   /** Condition keys the simulator would report as missing (`MissingContextValues`). */
   missingContextValues: z.array(z.string()).optional(),
+});
+
+/** A managed policy's default version (GetPolicy + GetPolicyVersion), attached or a boundary. */
+const WorldManagedPolicySchema = z.looseObject({
+  Arn: z.string(),
+  PolicyName: z.string(),
+  DefaultVersionId: z.string().optional(),
+  Document: PolicyDocumentSchema,
+});
+
+/** A service control policy that applies to the account (all of them evaluated as one level). */
+const WorldScpSchema = z.looseObject({
+  Id: z.string(),
+  Name: z.string().optional(),
+  Document: PolicyDocumentSchema,
 });
 
 const WorldAccessEntrySchema = z.looseObject({
@@ -112,10 +128,13 @@ export const WorldSchema = z.looseObject({
   iam: z
     .looseObject({
       ...keyedWorldFields('iam'),
+      /** Managed policy documents, for roles whose simulations evaluate their documents. */
+      policies: z.array(WorldManagedPolicySchema).optional(),
       permissions: z.array(WorldPermissionSchema).default([]),
       permissionsDefault: z.enum(['allowed', 'implicitDeny']).default('allowed'),
     })
     .prefault({}),
+  organizations: z.looseObject({ scps: z.array(WorldScpSchema).default([]) }).optional(),
   eks: z
     .looseObject({ clusters: z.array(WorldClusterSchema).default([]) })
     .default({ clusters: [] }),

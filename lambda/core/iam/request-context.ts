@@ -321,6 +321,8 @@ function ec2RegionContext(input: NodeClassSimulationInput): ContextEntry[] {
 }
 
 const RESOURCE_TAG_KEY = /^[a-z0-9-]+:resourcetag\/(.+)$/;
+/** Other keys AWS sets from an existing resource that the scan reads. */
+const RESOURCE_KEYS: ReadonlySet<string> = new Set(['ec2:vpc', 'ec2:availabilityzone']);
 
 /**
  * The keys AWS sets from an existing resource that the policies use and whose values were read:
@@ -372,8 +374,10 @@ function existingResourceGroups(
       ? []
       : [[arn(`placement-group/${resources.placementGroup}`), undefined] as const]),
   ];
-  // Unread policies: one simulation, as before; a resource key it lacks stays open.
-  if (input.policyKeys === undefined)
+  // Unread policies: one simulation, and a resource key it lacks stays open. Policies that use
+  // no resource key: one simulation too, as nothing a resource has can change their answer.
+  const keys = [...(input.policyKeys?.keys() ?? [])];
+  if (!keys.some((key) => RESOURCE_TAG_KEY.test(key) || RESOURCE_KEYS.has(key)))
     return [{ arns: listed.map(([resource]) => resource), context: [], known: false }];
   const groups = new Map<string, { arns: string[]; context: ContextEntry[]; known: boolean }>();
   for (const [resource, id] of listed) {
