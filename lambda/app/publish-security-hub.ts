@@ -8,7 +8,7 @@
 //   held: alerts never wait on a sink that cannot take them; the failure is logged.
 // New, changed and reminder changes import the open finding (reminders keep it fresh: Security
 // Hub deletes findings not updated for 90 days). Resolved findings and silently closed ones
-// (suppressed, follow-ons) are imported ARCHIVED, then marked `Workflow.Status: RESOLVED` with
+// (suppressed, follow-ons, notices) are imported ARCHIVED, then marked `Workflow.Status: RESOLVED` with
 // BatchUpdateFindings; Security Hub sets the workflow back to NEW if the finding reopens.
 import {
   type AsffCheck,
@@ -108,7 +108,8 @@ function plan(sink: SecurityHubSink, delivery: SecurityHubDelivery): Planned[] {
     return { findingId: change.next.id, record: record(subject, change.next), closes: false };
   });
   for (const close of delivery.silenced) {
-    // Suppressed → WARNING, a follow-on → its own status; archived either way.
+    // Suppressed → WARNING, a notice → PASSED (INFORMATIONAL), a follow-on → its own status;
+    // archived either way.
     const base = record(close.finding, close.next);
     planned.push({
       findingId: close.next.id,

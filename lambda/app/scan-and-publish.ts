@@ -19,7 +19,7 @@
 //      -- SNS publish of the adopted and claimed messages, each message id once --
 //   6. clearPending the published ones (up to CLEAR_ATTEMPTS passes)
 //   7. release      one per claim whose message SNS refused
-//   8. close (silent closes of suppressed and follow-on findings), touch, then the NodeClass
+//   8. close (silent closes of suppressed, follow-on and notice findings), touch, then the NodeClass
 //      index (loadIndex + batch write, or batch write)
 import {
   indexEntriesOf,

@@ -148,6 +148,9 @@ function asffGeneratorId(checkId: string): string {
  * The documented mapping of a finding's status:
  * - `fail` → FAILED, ACTIVE; `error` (could not look) → NOT_AVAILABLE, ACTIVE;
  * - `pass` → PASSED, ARCHIVED (a fixed finding of an earlier import closes under the same Id);
+ * - `notice` → PASSED, ARCHIVED: nothing failed, the record only informs (its severity label is
+ *   INFORMATIONAL, as for every PASSED record), and an import of an earlier version, which sent
+ *   the notice as FAILED, is closed under the same Id;
  * - `suppressed` → WARNING, ARCHIVED (accepted by an annotation or an ignore rule: not a pass,
  *   not open work; Security Hub has no "muted" status);
  * - a follow-on of another finding (`causedBy`) is ARCHIVED: it never counts on its own.
@@ -165,6 +168,7 @@ export function complianceOf(subject: Pick<AsffSubject, 'status' | 'causedBy'>):
       return { status: 'NOT_AVAILABLE', recordState: archivedIfQuiet };
     case 'suppressed':
       return { status: 'WARNING', recordState: 'ARCHIVED' };
+    case 'notice':
     case 'pass':
     case 'not-applicable':
       return { status: 'PASSED', recordState: 'ARCHIVED' };
@@ -215,7 +219,25 @@ function resourcesOf(resource: ResourceRef, target: AsffTarget): AsffResource[] 
             },
           },
         ];
-  if (resource.kind === 'Cluster') return cluster;
+  // A cluster-level finding of a manifest scan names no EKS cluster ("manifests"): ASFF needs at
+  // least one resource, so it is the scan's own, as `Other`.
+  if (resource.kind === 'Cluster') {
+    return cluster.length > 0
+      ? cluster
+      : [
+          {
+            Type: 'Other',
+            Id: truncate(`cluster/${resource.name}`, ASFF_LIMITS.id),
+            ...where,
+            Details: {
+              Other: {
+                kind: 'Cluster',
+                name: truncate(resource.name, ASFF_LIMITS.otherDetailValue),
+              },
+            },
+          },
+        ];
+  }
   const origin = resource.origin === undefined ? undefined : originLabel(resource.origin);
   const path = `${resource.kind === 'EC2NodeClass' ? 'ec2nodeclass' : 'nodepool'}/${resource.name}`;
   const objectId =

@@ -75,7 +75,8 @@ function inScope(finding: BaselineFinding, report: ScanReport, scope: BaselineSc
  * The report compared with a baseline: every `fail`/`error` finding gains `change` (a finding the
  * baseline did not have open is `new`, even when it was passing or suppressed there); `resolved`
  * lists the baseline's open findings that this scan looked at and found no longer open (passing,
- * suppressed or gone). Passing, not-applicable and suppressed findings get no `change`.
+ * suppressed or gone; not the `fail` an earlier version reported for what is now a notice of the
+ * same severity). Passing, notice, not-applicable and suppressed findings get no `change`.
  */
 export function compareWithBaseline(
   report: ScanReport,
@@ -93,8 +94,21 @@ export function compareWithBaseline(
     return { ...finding, change };
   });
   const stillOpen = new Set(findings.filter(isOpen).map((finding) => finding.id));
+  // A baseline taken by a version that reported this notice as a `fail` (same id and severity):
+  // it was never a failure, so nothing was fixed. At another severity it was a real failure that
+  // is now only a notice (a critical pending AMI after an upgrade): that one is resolved.
+  const notices = new Map(
+    findings
+      .filter((finding) => finding.status === 'notice')
+      .map((finding) => [finding.id, finding.severity])
+  );
+  const wasNotice = (finding: BaselineFinding) =>
+    finding.status === 'fail' && notices.get(finding.id) === finding.severity;
   const resolved: ResolvedFinding[] = [...previous.values()]
-    .filter((finding) => !stillOpen.has(finding.id) && inScope(finding, report, scope))
+    .filter(
+      (finding) =>
+        !stillOpen.has(finding.id) && !wasNotice(finding) && inScope(finding, report, scope)
+    )
     .map(({ id, checkId, resource, severity, message }) => ({
       id,
       checkId,

@@ -60,6 +60,10 @@ export interface RootCause {
 
 /** What a check returns; `evaluate` turns drafts into findings with ids and defaults. */
 export interface FindingDraft {
+  /**
+   * `notice` when nothing is wrong but the reader should know something (expected behaviour that
+   * looks like an error, advice while nothing fails): shown, never a failure, never alerted.
+   */
   readonly status: CheckStatus;
   readonly resource: ResourceRef;
   readonly message: string;

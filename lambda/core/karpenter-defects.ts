@@ -30,6 +30,11 @@ export interface KarpenterDefect {
    * cluster and version, not once per NodeClass); `nodeclass`: it depends on the NodeClass.
    */
   readonly scope: 'cluster' | 'nodeclass';
+  /**
+   * Expected behaviour that is easily mistaken for a failure (nothing to fix): reported as a
+   * `notice`, which informs without failing, alerting or reminding.
+   */
+  readonly notice?: true;
   /** Whether this NodeClass (in this cluster) has what triggers the defect. */
   appliesTo(nodeClass: EC2NodeClass, cluster: ClusterContext): boolean;
   /** What goes wrong, for this NodeClass and version. */
@@ -168,6 +173,7 @@ export const KARPENTER_DEFECTS: readonly KarpenterDefect[] = [
   {
     id: 'dry-run-412-noise',
     scope: 'cluster',
+    notice: true,
     title: 'Validation dry-runs show as HTTP 412 in API metrics',
     introduced: '1.3.0',
     fixedIn: [],

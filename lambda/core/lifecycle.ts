@@ -50,8 +50,9 @@ export interface LifecycleChange {
 }
 
 /**
- * A stored open finding closed without a notification, because it is now suppressed or a follow-on
- * of another finding. Stored as resolved, so it alerts as new once it stands on its own again.
+ * A stored open finding closed without a notification, because it is now suppressed, a follow-on
+ * of another finding, or a notice that an earlier version stored as a failure (`isStoredNotice`).
+ * Stored as resolved, so it alerts as new once it stands on its own again.
  */
 export interface SilentClose {
   readonly next: FindingState;
@@ -89,7 +90,7 @@ export interface LifecycleDiff {
    * a state stored before hashes existed.
    */
   readonly touched: readonly FindingState[];
-  /** Stored open findings now suppressed or follow-ons: written as resolved, never notified. */
+  /** Stored open findings now suppressed, follow-ons or notices: written as resolved, never notified. */
   readonly silenced: readonly SilentClose[];
 }
 
@@ -100,6 +101,21 @@ function isOpenStatus(status: Finding['status']): status is OpenFindingStatus {
 /** Suppressed findings and follow-ons of another finding never alert and never count as open. */
 function isQuiet(finding: Pick<Finding, 'status' | 'causedBy'>): boolean {
   return finding.status === 'suppressed' || finding.causedBy !== undefined;
+}
+
+/**
+ * A stored open state that is the same finding as this `notice`, stored as a failure by a version
+ * that reported notices as `fail` (the 412 dry-run notice was an info `fail`): same id, stored as
+ * `fail`, same severity. Closing it is no news, so it is closed silently. A stored failure of
+ * another severity was a real problem that is now only a notice (a critical pending AMI once
+ * Karpenter is upgraded): that one is resolved, and says so.
+ */
+function isStoredNotice(previous: FindingState, finding: Finding): boolean {
+  return (
+    finding.status === 'notice' &&
+    previous.findingStatus === 'fail' &&
+    previous.severity === finding.severity
+  );
 }
 
 /** The check could not look: an `error`, also when it is suppressed or a follow-on. */
@@ -182,12 +198,15 @@ function followOnsByRoot(findings: Iterable<Finding>): Map<string, Finding[]> {
  * - `new`: an open finding with no stored state, or whose stored state is resolved (reopened);
  * - `changed`: still open with other material facts (`changeBetween`: status, severity, the
  *   evidence its check declares material), never for a re-worded message alone;
- * - `resolved`: stored open, in scope, and now passing or gone — unless its input errored (the same
- *   id now `error`, an `error` for the same check and resource, a crashed check, or an unread cluster);
+ * - `resolved`: stored open, in scope, and now passing, a notice (of another severity) or gone —
+ *   unless its input errored (the same id now `error`, an `error` for the same check and resource,
+ *   a crashed check, or an unread cluster);
  * - `reminder`: unchanged and last notified at least `reminderIntervalMs` ago.
  * A stored failure that now errors stays open and silent: "could not look" is not "fixed".
  * Suppressed findings and follow-ons (`causedBy`) never alert: a stored open state of one is closed
  * silently (`silenced`), and an `error` among them still blocks resolving its check's failures.
+ * Notices are never stored, alerted or reminded; a stored failure that was the notice itself (an
+ * earlier version's state, `isStoredNotice`) is closed silently too.
  */
 export function diffFindings(input: DiffInput): LifecycleDiff {
   const now = input.now.toISOString();
@@ -214,7 +233,7 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
 
   for (const finding of current.values()) {
     const previous = storedById.get(finding.id);
-    if (isQuiet(finding)) {
+    if (isQuiet(finding) || (previous !== undefined && isStoredNotice(previous, finding))) {
       if (previous?.status === 'open') {
         silenced.push({ next: closedState(previous, now), previous, finding });
       }
@@ -271,7 +290,11 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
   for (const previous of input.stored) {
     if (previous.status !== 'open' || !inScope(input.scope, previous.resource)) continue;
     const finding = current.get(previous.id);
-    if (finding !== undefined && (isOpenStatus(finding.status) || isQuiet(finding))) continue;
+    if (
+      finding !== undefined &&
+      (isOpenStatus(finding.status) || isQuiet(finding) || isStoredNotice(previous, finding))
+    )
+      continue;
     const blocked =
       unread.has(previous.resource.cluster) ||
       (previous.resource.kind === 'NodePool' && unreadPools.has(previous.resource.cluster)) ||

@@ -2,8 +2,13 @@
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** What a check can conclude about a resource. */
-export const CHECK_STATUSES = ['fail', 'error', 'pass', 'not-applicable'] as const;
+/**
+ * What a check can conclude about a resource. `notice`: nothing is wrong, but there is something
+ * to know (expected behaviour that looks like an error, advice while nothing fails). A notice is
+ * shown in reports and never fails `--fail-on`, is never stored as open, alerted or reminded, and
+ * reaches Security Hub as PASSED.
+ */
+export const CHECK_STATUSES = ['fail', 'error', 'notice', 'pass', 'not-applicable'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
 /**

@@ -104,7 +104,7 @@ export function buildReport(input: {
 
 /**
  * Whether a finding can fail a CI gate on its own: `fail`, or `error` (a check that could not look
- * is not a pass). Suppressed findings never count; a follow-on counts through its root only; with a
+ * is not a pass). Notices inform and never count, whatever their severity; suppressed findings never count; a follow-on counts through its root only; with a
  * baseline, what the baseline already had (`unchanged`) was accepted when the baseline was taken.
  */
 function countsForGate(finding: ReportFinding): boolean {

@@ -12,6 +12,7 @@ import type {
 } from '../../lambda/core/asff.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import type { LifecycleChange } from '../../lambda/core/lifecycle.js';
+import { findingId } from '../../lambda/core/model.js';
 import { asffErrors } from '../cli/support/asff-schema.js';
 import { aNodeClassObject } from '../support/builders.js';
 import { aFinding, aStoredState } from '../support/findings.js';
@@ -228,6 +229,47 @@ describe('scanAndPublish with Security Hub', () => {
       RecordState: 'ARCHIVED',
       Workflow: { Status: 'RESOLVED' },
     });
+  });
+});
+
+describe('scanAndPublish with Security Hub: the 412 dry-run notice', () => {
+  const VERSION_CHECK = 'karpenter-version-supported';
+  const cluster = { cluster: 'prod', kind: 'Cluster' as const, name: 'prod' };
+  const noticeId = findingId(VERSION_CHECK, cluster, 'dry-run-412-noise');
+  const healthy = () =>
+    aNodeClassObject({
+      name: 'default',
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': '1.7.0' } },
+      spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' },
+    });
+
+  it('imports nothing for a notice that was never stored', async () => {
+    await scan(new Map([['prod', [healthy()]]]), 's1');
+    expect(hub.importCalls).toEqual([]);
+  });
+
+  it('closes the FAILED record a previous version imported as PASSED, INFORMATIONAL, archived and resolved', async () => {
+    // Prepare: the previous version stored the notice open (an info `fail`) and imported it FAILED
+    const legacy = aFinding({
+      id: noticeId,
+      checkId: VERSION_CHECK,
+      severity: 'info',
+      resource: cluster,
+      message: 'Expected, not an error: validation dry-runs succeed as HTTP 412.',
+    });
+    store.findings.set(noticeId, aStoredState(legacy, '2026-10-31T00:00:00.000Z'));
+    // Act
+    await scan(new Map([['prod', [healthy()]]]), 's1');
+    // Assess: closed in Security Hub, and no alert anywhere
+    expect(hub.record(noticeId)).toMatchObject({
+      Compliance: { Status: 'PASSED' },
+      RecordState: 'ARCHIVED',
+      Severity: { Label: 'INFORMATIONAL', Original: 'info' },
+      Workflow: { Status: 'RESOLVED' },
+      ProductFields: { 'nodeclass-scanner/status': 'notice' },
+    });
+    expect(publisher.sent).toEqual([]);
+    expect(store.findings.get(noticeId)?.status).toBe('resolved');
   });
 });
 

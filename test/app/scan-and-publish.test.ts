@@ -5,6 +5,8 @@ import {
   type ScanAndPublishDeps,
   scanAndPublish,
 } from '../../lambda/app/scan-and-publish.js';
+import type { FindingState } from '../../lambda/core/lifecycle.js';
+import { findingId } from '../../lambda/core/model.js';
 import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
 import { type SummaryBody, summaryMessageId } from '../../lambda/core/notify/summary.js';
 import { aNodeClassObject } from '../support/builders.js';
@@ -566,6 +568,77 @@ describe('scanAndPublish with suppressed findings', () => {
     await scanAndPublish(deps(world), request(['prod'], 's1'));
     expect(findingMessages()).toEqual([]);
     expect([...store.findings.values()].filter((s) => s.checkId === CHECK)).toEqual([]);
+  });
+});
+
+describe('scanAndPublish with the 412 dry-run notice', () => {
+  const VERSION_CHECK = 'karpenter-version-supported';
+  /** A healthy NodeClass of a cluster running Karpenter 1.7.0: validation dry-runs, 412s. */
+  const healthy = () =>
+    aNodeClassObject({
+      name: 'default',
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': '1.7.0' } },
+      spec: { role: undefined, instanceProfile: 'KarpenterNodeProfile' },
+    });
+  const noticeId = findingId(
+    VERSION_CHECK,
+    { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+    'dry-run-412-noise'
+  );
+  /** The open state the previous version stored: the notice as an info `fail`, alerted daily. */
+  const legacyState = (): FindingState => ({
+    id: noticeId,
+    checkId: VERSION_CHECK,
+    resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+    status: 'open',
+    findingStatus: 'fail',
+    severity: 'info',
+    message: 'Expected, not an error: Karpenter 1.7.0 validates each NodeClass with EC2 dry-runs.',
+    materialHash: '0123456789abcdef',
+    firstSeen: '2026-10-01T00:00:00.000Z',
+    lastSeen: '2026-10-31T00:00:00.000Z',
+    lastNotified: '2026-10-31T00:00:00.000Z',
+    revision: 31,
+  });
+
+  it('never stores, alerts or reminds the notice, day after day', async () => {
+    const world: World = new Map([['prod', [healthy()]]]);
+    for (const [day, scanId] of [
+      ['2026-11-01T00:00:00Z', 's1'],
+      ['2026-11-02T01:00:00Z', 's2'],
+      ['2026-11-03T02:00:00Z', 's3'],
+    ] as const) {
+      now = new Date(day);
+      await scanAndPublish(deps(world), request(['prod'], scanId));
+    }
+    expect(publisher.sent).toEqual([]);
+    expect([...store.findings.values()]).toEqual([]);
+  });
+
+  it('closes the open state a previous version stored without a RESOLVED alert, and never reminds it', async () => {
+    // Prepare: stored open by the previous version; its daily reminder is due
+    store.findings.set(noticeId, legacyState());
+    const world: World = new Map([['prod', [healthy()]]]);
+    // Act: the first scans after the upgrade
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    const closed = store.findings.get(noticeId);
+    now = new Date('2026-11-02T01:00:00Z');
+    await scanAndPublish(deps(world), request(['prod'], 's2'));
+    // Assess
+    expect(alertsIn(publisher.sent)).toEqual([]);
+    expect(publisher.sent).toEqual([]);
+    expect(closed).toMatchObject({
+      status: 'resolved',
+      resolvedAt: '2026-11-01T00:00:00.000Z',
+      lastNotified: '2026-10-31T00:00:00.000Z',
+      revision: 32,
+    });
+    expect(store.findings.get(noticeId)).toEqual(closed);
+    expect(store.pending.size).toBe(0);
+    const open = metrics.records.filter(
+      (r) => r.name === 'OpenFindings' && r.dimensions.Severity === 'info'
+    );
+    expect(open.map((r) => r.value)).toEqual([0, 0]);
   });
 });
 

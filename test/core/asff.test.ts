@@ -110,6 +110,21 @@ describe('toAsffFinding', () => {
     expect(finding.ProductFields['nodeclass-scanner/origin']).toBe('pools.yaml#2');
   });
 
+  it('names the scan itself for a cluster-level finding of a manifest scan (ASFF needs a resource)', () => {
+    const resource: ResourceRef = { cluster: '', kind: 'Cluster', name: 'manifests' };
+    const finding = toAsffFinding(subject({ resource }), { target, times });
+    expect(AsffFindingSchema.safeParse(finding).error?.issues ?? []).toEqual([]);
+    expect(finding.Resources).toEqual([
+      {
+        Type: 'Other',
+        Id: 'cluster/manifests',
+        Partition: 'aws',
+        Region: 'eu-west-1',
+        Details: { Other: { kind: 'Cluster', name: 'manifests' } },
+      },
+    ]);
+  });
+
   it('uses the GovCloud and China partitions in ARNs, and leaves out partitions ASFF does not list', () => {
     const gov = toAsffFinding(subject(), {
       target: { account: '123456789012', region: 'us-gov-west-1', partition: 'aws-us-gov' },
@@ -141,6 +156,32 @@ describe('toAsffFinding', () => {
     });
     expect(isAsffExported({ status: 'not-applicable' })).toBe(false);
     expect(isAsffExported({ status: 'pass' })).toBe(true);
+  });
+
+  it('exports a notice as PASSED, ARCHIVED and INFORMATIONAL: it informs, nothing failed', () => {
+    // Act
+    const finding = toAsffFinding(
+      subject({
+        checkId: 'karpenter-version-supported',
+        status: 'notice',
+        severity: 'info',
+        resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+        message: 'Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+      }),
+      { target, times }
+    );
+    // Assess
+    expect(isAsffExported({ status: 'notice' })).toBe(true);
+    expect(complianceOf({ status: 'notice' })).toEqual({
+      status: 'PASSED',
+      recordState: 'ARCHIVED',
+    });
+    expect(AsffFindingSchema.safeParse(finding).error?.issues ?? []).toEqual([]);
+    expect(finding.Compliance).toEqual({ Status: 'PASSED' });
+    expect(finding.RecordState).toBe('ARCHIVED');
+    expect(finding.Severity).toEqual({ Label: 'INFORMATIONAL', Original: 'info' });
+    expect(finding.ProductFields['nodeclass-scanner/status']).toBe('notice');
+    expect(finding.Description).toContain('HTTP 412 DryRunOperation');
   });
 
   it('shows a passed finding as informational, keeping the check severity as Original', () => {

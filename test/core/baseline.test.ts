@@ -193,6 +193,29 @@ describe('compareWithBaseline', () => {
     expect(changes(compared)).toMatchObject({ 'controller-can-launch': 'unchanged' });
   });
 
+  it('does not call resolved the fail an earlier version reported for what is now a notice of the same severity', () => {
+    // Prepare: the baseline's 412 dry-run finding was an info `fail`; this scan reports a notice.
+    const cluster: ResourceRef = { cluster: 'prod', kind: 'Cluster', name: 'prod' };
+    const legacy = finding('controller-can-launch', { resource: cluster, severity: 'info' });
+    const pending = finding('ami-selector-resolves', { severity: 'critical' });
+    const baseline = baselineOf(report([legacy, pending]));
+    // Act: the same 412 finding as a notice; the critical one is now only an info notice.
+    const compared = compareWithBaseline(
+      report([
+        finding('controller-can-launch', { resource: cluster, severity: 'info', status: 'notice' }),
+        finding('ami-selector-resolves', { severity: 'info', status: 'notice' }),
+      ]),
+      baseline,
+      allChecks
+    );
+    // Assess: notices get no change; only the real failure is resolved.
+    expect(compared.findings.map((f) => 'change' in f)).toEqual([false, false]);
+    expect(compared.resolved?.map((f) => [f.checkId, f.severity])).toEqual([
+      ['ami-selector-resolves', 'critical'],
+    ]);
+    expect(breachesThreshold(compared, 'info')).toBe(false);
+  });
+
   it('does not resolve findings of clusters or checks this scan did not look at', () => {
     const elsewhere = finding('tags', { resource: nodeClass('default', 'staging') });
     const notRun = finding('ami-selector-resolves');

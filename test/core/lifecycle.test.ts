@@ -556,6 +556,106 @@ describe('diffFindings with suppressed findings', () => {
   });
 });
 
+describe('diffFindings with notices', () => {
+  // The 412 dry-run notice: once per cluster, info, a notice (an earlier version: an info `fail`).
+  const notice = hashed(
+    aFinding({
+      checkId: 'karpenter-version-supported',
+      status: 'notice',
+      severity: 'info',
+      resource: { kind: 'Cluster', name: 'prod' },
+      message: 'Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+      evidence: { defect: 'dry-run-412-noise' },
+    }),
+    ['defect']
+  );
+  const asFailure = hashed({ ...notice, status: 'fail' }, ['defect']);
+
+  it('never stores, alerts or reminds a notice, scan after scan', () => {
+    let stored: FindingState[] = [];
+    for (const now of ['2026-11-01T00:00:00Z', '2026-11-02T01:00:00Z', '2026-11-09T00:00:00Z']) {
+      const diff = diffFindings({ stored, findings: [notice], scope, now: at(now) });
+      expect([...diff.changes, ...diff.silenced, ...diff.touched]).toEqual([]);
+      stored = applyChanges(stored, diff.changes);
+    }
+    expect(stored).toEqual([]);
+  });
+
+  it('closes the notice an earlier version stored as an open failure silently: no RESOLVED, no reminder', () => {
+    // Prepare: stored by the previous version (an info `fail`, notified, a day ago)
+    const legacy = aStoredState(asFailure, T0, { materialHash: asFailure.materialHash });
+    // Act: the first scans after the upgrade
+    const upgrade = diffFindings({
+      stored: [legacy],
+      findings: [notice],
+      scope,
+      now: at('2026-11-02T06:00:00Z'),
+    });
+    const stored = applyChanges([legacy], upgrade.silenced);
+    const later = diffFindings({
+      stored,
+      findings: [notice],
+      scope,
+      now: at('2026-11-03T07:00:00Z'),
+    });
+    // Assess
+    expect(upgrade.changes).toEqual([]);
+    expect(upgrade.touched).toEqual([]);
+    expect(upgrade.silenced).toHaveLength(1);
+    expect(upgrade.silenced[0]).toMatchObject({
+      finding: notice,
+      previous: legacy,
+      next: {
+        status: 'resolved',
+        resolvedAt: '2026-11-02T06:00:00.000Z',
+        lastNotified: T0,
+        revision: 2,
+      },
+    });
+    expect(openBySeverity(stored).info).toBe(0);
+    expect([...later.changes, ...later.silenced, ...later.touched]).toEqual([]);
+  });
+
+  it('resolves, with an alert, a real failure of another severity that is now only a notice', () => {
+    // Prepare: a critical pending AMI on Karpenter 1.1.2 …
+    const critical = hashed(
+      aFinding({ checkId: 'ami-newest-match-available', severity: 'critical' }),
+      ['images[].id']
+    );
+    // … which, after the upgrade to 1.6.2, Karpenter skips: an info notice of the same id.
+    const skipped = hashed({ ...critical, status: 'notice', severity: 'info' }, ['images[].id']);
+    // Act
+    const diff = diffFindings({
+      stored: [aStoredState(critical, T0, { materialHash: critical.materialHash })],
+      findings: [skipped],
+      scope,
+      now: at('2026-11-01T03:00:00Z'),
+    });
+    // Assess
+    expect(diff.silenced).toEqual([]);
+    expect(diff.changes.map((change) => [change.kind, change.next.severity])).toEqual([
+      ['resolved', 'critical'],
+    ]);
+  });
+
+  it('alerts a notice that turns into a failure as new', () => {
+    const failing = hashed(
+      aFinding({ checkId: 'ami-newest-match-available', severity: 'critical' }),
+      ['images[].id']
+    );
+    const skipped = hashed({ ...failing, status: 'notice', severity: 'info' }, ['images[].id']);
+    const before = diffFindings({ stored: [], findings: [skipped], scope, now: at(T0) });
+    const after = diffFindings({
+      stored: applyChanges([], before.changes),
+      findings: [failing],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    expect(before.changes).toEqual([]);
+    expect(after.changes.map((change) => change.kind)).toEqual(['new']);
+  });
+});
+
 describe('openBySeverity', () => {
   it('counts open states per severity, zeros included', () => {
     const states = [

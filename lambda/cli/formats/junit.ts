@@ -50,18 +50,36 @@ function detail(findings: readonly ReportFinding[], links: Links): string {
     .join('\n\n');
 }
 
-function skippedCase(attrs: Record<string, string | number>, message: string): TestCase {
+function skippedCase(
+  attrs: Record<string, string | number>,
+  message: string,
+  output: readonly string[]
+): TestCase {
   return {
     name: String(attrs.name),
     outcome: 'skipped',
-    element: xmlElement('testcase', attrs, { children: [xmlElement('skipped', { message })] }),
+    element: xmlElement('testcase', attrs, {
+      children: [xmlElement('skipped', { message }), ...output],
+    }),
   };
+}
+
+/**
+ * Notices as the testcase's `<system-out>`: shown with the test, never a failure (a testcase with
+ * only notices passes).
+ */
+function noticeOutput(notices: readonly Finding[]): string[] {
+  if (notices.length === 0) return [];
+  const text = notices
+    .map((f) => `notice [${f.severity}]: ${f.message}\nAdvice: ${f.remediation}`)
+    .join('\n\n');
+  return [xmlElement('system-out', {}, { text })];
 }
 
 /**
  * One check on one resource; several findings (e.g. one per violation) share the testcase. Only
  * a finding's own failure fails it: suppressed findings and follow-ons (whose root fails in its
- * own testcase) are skipped, with the reason.
+ * own testcase) are skipped, with the reason; notices pass, their text in `<system-out>`.
  */
 function testCase(
   className: string,
@@ -76,6 +94,7 @@ function testCase(
   const followOns = findings.filter(
     (f) => f.causedBy !== undefined && (f.status === 'fail' || f.status === 'error')
   );
+  const output = noticeOutput(own.filter((f) => f.status === 'notice'));
   const attrs = { classname: className, name: checkId, time: 0 };
   if (failed.length > 0) {
     const message = failed.map((f) => f.message).join(' | ');
@@ -87,7 +106,7 @@ function testCase(
     return {
       name: checkId,
       outcome: 'failure',
-      element: xmlElement('testcase', attrs, { children: [child] }),
+      element: xmlElement('testcase', attrs, { children: [child, ...output] }),
     };
   }
   if (errored.length > 0) {
@@ -96,19 +115,19 @@ function testCase(
     return {
       name: checkId,
       outcome: 'error',
-      element: xmlElement('testcase', attrs, { children: [child] }),
+      element: xmlElement('testcase', attrs, { children: [child, ...output] }),
     };
   }
   if (suppressed.length > 0) {
     const reasons = suppressed.map((f) => f.suppression?.reason ?? 'no reason given');
-    return skippedCase(attrs, `suppressed: ${[...new Set(reasons)].join(' | ')}`);
+    return skippedCase(attrs, `suppressed: ${[...new Set(reasons)].join(' | ')}`, output);
   }
   if (followOns.length > 0) {
     const causes = followOns.map((f) => {
       const root = links.byId.get(f.causedBy ?? '');
       return `caused by ${root?.checkId ?? f.causedBy}: ${f.message}`;
     });
-    return skippedCase(attrs, causes.join(' | '));
+    return skippedCase(attrs, causes.join(' | '), output);
   }
   if (findings.length > 0 && findings.every((f) => f.status === 'not-applicable')) {
     const message = findings.map((f) => f.message).join(' | ');
@@ -119,7 +138,11 @@ function testCase(
       element: xmlElement('testcase', attrs, { children: [child] }),
     };
   }
-  return { name: checkId, outcome: 'pass', element: xmlElement('testcase', attrs) };
+  return {
+    name: checkId,
+    outcome: 'pass',
+    element: xmlElement('testcase', attrs, { children: output }),
+  };
 }
 
 function suite(name: string, cases: readonly TestCase[], timestamp: string): string {

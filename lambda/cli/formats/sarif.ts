@@ -248,10 +248,14 @@ function result(
   options: SarifOptions
 ): Result {
   const suppressions = suppressionsOf(finding);
+  // SARIF 2.1.0 (`result.kind`, `result.level`): a result that reports no problem has a `kind`
+  // other than `fail`, and then its level SHALL be `none`.
+  const level: Result.level = finding.status === 'notice' ? 'none' : LEVELS[finding.severity];
   return {
     ruleId: finding.checkId,
     ...(ruleIndex >= 0 ? { ruleIndex } : {}),
-    level: LEVELS[finding.severity],
+    ...(finding.status === 'notice' ? { kind: 'informational' as const } : {}),
+    level,
     message: { text: messageOf(finding, followOns) },
     locations: [locationOf(finding, options)],
     partialFingerprints: { [FINDING_FINGERPRINT]: finding.id },
@@ -275,11 +279,19 @@ const REPORTED = new Set<Finding['status']>(['fail', 'error', 'suppressed']);
  * SARIF 2.1.0: rules from the registry; one result per `fail`, `error` or `suppressed` finding
  * (suppressed ones carry `suppressions`, so code scanning shows them as dismissed). A follow-on
  * finding is folded into its root's result: it never raises an alert of its own.
+ *
+ * Notices are complete results (`kind: informational`, `level: none`) kept in the run's property
+ * bag (`properties.notices`), not in `results`: GitHub code scanning ignores `kind` and opens an
+ * alert for every result, and a notice must not be an alert. Leaving `results` also closes the
+ * alert an earlier version opened for the same finding (it reported notices as `fail`, level note).
  */
 export function formatSarif(report: ScanReport, options: SarifOptions): string {
   const rules = options.checks.map(rule);
   const ruleIndex = new Map(options.checks.map((check, index) => [check.id, index]));
   const reported = report.findings.filter((finding) => REPORTED.has(finding.status));
+  const notices = report.findings
+    .filter((finding) => finding.status === 'notice')
+    .map((finding) => result(finding, ruleIndex.get(finding.checkId) ?? -1, [], options));
   const reportedIds = new Set(reported.map((finding) => finding.id));
   const followOnsOf = new Map<string, Finding[]>();
   for (const finding of reported) {
@@ -321,6 +333,7 @@ export function formatSarif(report: ScanReport, options: SarifOptions): string {
         properties: {
           nodeClasses: report.summary.nodeClasses,
           notRun: report.summary.notRun.map((entry) => ({ ...entry })),
+          ...(notices.length === 0 ? {} : { notices }),
         },
       },
     ],

@@ -25,6 +25,7 @@ const SEVERITY_COLORS: Readonly<Record<Severity, string>> = {
   info: '\u001b[2m',
 };
 const ERROR_COLOR = '\u001b[35m';
+const NOTICE_COLOR = '\u001b[36m';
 const DIM = '\u001b[2m';
 
 // Names, messages and file paths are untrusted: data goes through `terminalSafe` before `paint`.
@@ -83,6 +84,15 @@ function suppressedLines(finding: Finding, context: BlockContext): string[] {
   const was = suppression?.status ?? 'fail';
   const line = `  suppressed  ${finding.checkId} (${finding.severity} ${was}${source}${until}): ${suppression?.reason ?? ''}`;
   return [paint(terminalSafe(line), DIM, context.color), ...followOnLines(finding, context)];
+}
+
+/** A notice: something to know, not a failure (it never counts); its remediation is advice. */
+function noticeLines(finding: Finding, context: BlockContext): string[] {
+  const { color } = context;
+  return [
+    `  ${paint('notice', NOTICE_COLOR, color)}  ${terminalSafe(`${finding.checkId}: ${finding.message}`)}`,
+    `${INDENT}${paint('advice:', DIM, color)} ${terminalSafe(finding.remediation)}`,
+  ];
 }
 
 /** Several checks that could not look for the same reason (e.g. an object that does not parse). */
@@ -148,6 +158,7 @@ function summaryLine(report: ScanReport): string {
     `${own.filter((f) => f.status === 'error').length} error`,
     ...(followOns > 0 ? [`${followOns} follow-on`] : []),
     ...(byStatus.suppressed > 0 ? [`${byStatus.suppressed} suppressed`] : []),
+    ...(byStatus.notice > 0 ? [plural(byStatus.notice, 'notice')] : []),
     `${byStatus.pass} pass`,
     `${byStatus['not-applicable']} not-applicable`,
   ];
@@ -183,7 +194,7 @@ interface BlockContext {
   readonly passes: boolean;
 }
 
-/** Findings grouped by cluster and resource: fails, errors, suppressed, then pass counts. */
+/** Findings grouped by cluster and resource: fails, errors, suppressed, notices, then pass counts. */
 function resourceBlocks(findings: readonly ReportFinding[], context: BlockContext): string[] {
   const groups = new Map<string, ReportFinding[]>();
   for (const finding of findings) {
@@ -200,6 +211,7 @@ function resourceBlocks(findings: readonly ReportFinding[], context: BlockContex
     const failed = group.filter((f) => f.status === 'fail');
     const errors = collapseErrors(group.filter((f) => f.status === 'error'));
     const suppressed = group.filter((f) => f.status === 'suppressed');
+    const notices = group.filter((f) => f.status === 'notice');
     const idWidth = Math.max(
       0,
       ...failed.map((f) => f.checkId.length),
@@ -213,6 +225,7 @@ function resourceBlocks(findings: readonly ReportFinding[], context: BlockContex
           'findings' in e ? collapsedLines(e, idWidth, context) : findingLines(e, idWidth, context)
         ),
         ...suppressed.flatMap((f) => suppressedLines(f, context)),
+        ...notices.flatMap((f) => noticeLines(f, context)),
         ...(context.passes ? passSummary(group) : []),
       ].join('\n')
     );
@@ -261,6 +274,11 @@ function baselineSections(
   section(
     'Suppressed',
     findings.filter((f) => f.status === 'suppressed'),
+    false
+  );
+  section(
+    'Notices',
+    findings.filter((f) => f.status === 'notice'),
     false
   );
   if (resolved.length > 0) {

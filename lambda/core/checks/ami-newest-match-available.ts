@@ -91,9 +91,11 @@ export const amiNewestMatchAvailable = defineCheck({
               ];
             }
             const skips = `Karpenter ${version.raw} skips it (it queries state=available only)`;
+            // Nothing fails: Karpenter skips the image. What is left is advice (when nodes will
+            // roll, what to clean up), so it is a notice, not a failure.
             return [
               {
-                status: 'fail',
+                status: 'notice',
                 resource,
                 severity: 'info',
                 message: pendingOnly

@@ -25,7 +25,7 @@ function defectDraft(
   extraEvidence: Record<string, unknown> = {}
 ): FindingDraft {
   return {
-    status: 'fail',
+    status: defect.notice ? 'notice' : 'fail',
     resource,
     discriminator: defect.id,
     severity: defect.severity,

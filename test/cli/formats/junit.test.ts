@@ -9,7 +9,8 @@ function testcases(
   return findAll(root, 'testcase').map((testcase) => ({
     classname: testcase.attributes.classname,
     name: testcase.attributes.name,
-    outcome: testcase.children[0]?.name ?? 'pass',
+    // `<system-out>` (notices) is output, not an outcome.
+    outcome: testcase.children.find((child) => child.name !== 'system-out')?.name ?? 'pass',
   }));
 }
 
@@ -177,6 +178,49 @@ describe('formatJunit: suppressed findings and follow-ons', () => {
     const report = aReport([added]);
     const [failure] = findAll(parseXml(formatJunit(report)), 'failure');
     expect(failure?.text).toContain('[high, new] a-check failed');
+  });
+});
+
+describe('formatJunit: notices', () => {
+  const notice = aFinding({
+    checkId: 'karpenter-version-supported',
+    status: 'notice',
+    severity: 'info',
+    resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+    message: 'Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+    remediation: 'Exclude code="412" from error alerts.',
+  });
+
+  it('passes a testcase with only a notice, its text in system-out', () => {
+    // Act
+    const root = parseXml(formatJunit(aReport([notice])));
+    // Assess
+    expect(testcases(root)).toEqual([
+      { classname: 'prod/Cluster/prod', name: 'karpenter-version-supported', outcome: 'pass' },
+    ]);
+    expect(root.attributes).toMatchObject({ tests: '1', failures: '0', errors: '0', skipped: '0' });
+    const [out] = findAll(root, 'system-out');
+    expect(out?.text).toContain('notice [info]: Expected, not an error');
+    expect(out?.text).toContain('Advice: Exclude code="412" from error alerts.');
+    expect(findAll(root, 'failure')).toEqual([]);
+  });
+
+  it('fails a testcase on its failure only, keeping the notice beside it in system-out', () => {
+    const defect = aFinding({
+      checkId: 'karpenter-version-supported',
+      status: 'fail',
+      severity: 'medium',
+      resource: notice.resource,
+      id: 'defect',
+      message: 'Validation dry-runs RunInstances without a subnet.',
+    });
+    const root = parseXml(formatJunit(aReport([notice, defect])));
+    const [testcase] = findAll(root, 'testcase');
+    expect(testcase?.children.map((child) => child.name)).toEqual(['failure', 'system-out']);
+    expect(testcase?.children[0]?.attributes.message).toBe(
+      'Validation dry-runs RunInstances without a subnet.'
+    );
+    expect(root.attributes).toMatchObject({ failures: '1' });
   });
 });
 

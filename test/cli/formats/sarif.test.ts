@@ -42,6 +42,8 @@ function sarifOf(
 }
 
 const resultsOf = (log: Log): Result[] => log.runs[0]?.results ?? [];
+const noticesOf = (log: Log): Result[] =>
+  (log.runs[0]?.properties?.notices as Result[] | undefined) ?? [];
 const uriOf = (result: Result | undefined) =>
   result?.locations?.[0]?.physicalLocation?.artifactLocation?.uri;
 
@@ -101,6 +103,40 @@ describe('formatSarif', () => {
         .map((result) => result.ruleId)
         .sort()
     ).toEqual(['a', 'b', 'e']);
+  });
+
+  it('keeps notices out of results (code scanning would open an alert) and lists them in the run as informational results', () => {
+    // Prepare
+    const notice = aFinding({
+      checkId: 'karpenter-version-supported',
+      status: 'notice',
+      severity: 'info',
+      resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+      message: 'Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+    });
+
+    // Act
+    const log = sarifOf([notice, arnFinding]);
+
+    // Assess
+    expect(sarifErrors(log)).toEqual([]);
+    expect(resultsOf(log).map((result) => result.ruleId)).toEqual(['instance-profile-is-name']);
+    const [listed, ...others] = noticesOf(log);
+    expect(others).toEqual([]);
+    // SARIF 2.1.0 `result.level`: a kind other than `fail` requires level `none`.
+    expect(listed).toMatchObject({
+      ruleId: 'karpenter-version-supported',
+      kind: 'informational',
+      level: 'none',
+      partialFingerprints: { [FINDING_FINGERPRINT]: notice.id },
+      properties: { status: 'notice', severity: 'info' },
+    });
+    expect(listed?.message.text).toContain('HTTP 412 DryRunOperation');
+    expect(uriOf(listed)).toBe('clusters/prod/cluster.yaml');
+  });
+
+  it('adds no notices property to a run without notices', () => {
+    expect(sarifOf([arnFinding]).runs[0]?.properties).not.toHaveProperty('notices');
   });
 
   it.each<[Severity, string]>([
@@ -543,9 +579,10 @@ describe('scan --format sarif (the real CLI)', () => {
     // Assess
     const log = JSON.parse(run.stdout) as Log;
     expectUploadable(log);
-    const uris = resultsOf(log).map(uriOf);
+    // The world's one cluster-level finding is the 412 dry-run notice, kept out of `results`.
+    const uris = [...resultsOf(log), ...noticesOf(log)].map(uriOf);
     expect(uris).toContain('clusters/prod-use1/ec2nodeclasses/copied.yaml');
-    expect(uris).toContain('clusters/prod-use1/cluster.yaml');
+    expect(noticesOf(log).map(uriOf)).toContain('clusters/prod-use1/cluster.yaml');
     for (const uri of uris) {
       expect(uri).toMatch(
         /^clusters\/[a-z0-9-]+\/((ec2nodeclasses|nodepools)\/[a-z0-9-]+\.yaml|cluster\.yaml)$/

@@ -184,6 +184,50 @@ describe('formatTable: suppressed findings and follow-ons', () => {
   });
 });
 
+describe('formatTable: notices', () => {
+  const notice = aFinding({
+    checkId: 'karpenter-version-supported',
+    status: 'notice',
+    severity: 'info',
+    resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+    message: 'Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+    remediation: 'Exclude code="412" from error alerts.',
+  });
+
+  it('shows a notice marked as such, with its advice, and counts it apart from failures', () => {
+    // Act
+    const text = formatTable(aReport([notice]), { color: false, sources: noSources });
+    // Assess
+    expect(text).toBe(
+      [
+        'cluster prod · Cluster prod',
+        '  notice  karpenter-version-supported: Expected, not an error: validation dry-runs succeed as HTTP 412 DryRunOperation.',
+        '                 advice: Exclude code="412" from error alerts.',
+        '',
+        'Summary: 0 fail, 0 error, 1 notice, 0 pass, 0 not-applicable · 0 NodeClasses scanned',
+        '',
+      ].join('\n')
+    );
+  });
+
+  it('lists notices in a section of their own with a baseline, never as new', () => {
+    const text = formatTable(
+      { ...aReport([notice]), resolved: [] },
+      { color: false, sources: noSources }
+    );
+    expect(text).toContain(
+      [
+        'Notices: 1',
+        '',
+        'cluster prod · Cluster prod',
+        '  notice  karpenter-version-supported: ',
+      ].join('\n')
+    );
+    expect(text).toContain('New since the baseline: none');
+    expect(text).toContain('vs baseline: 0 new, 0 changed, 0 unchanged, 0 resolved');
+  });
+});
+
 describe('formatTable with a baseline', () => {
   const changed = {
     ...aFinding({ checkId: 'subnets-have-free-ips', resource: nodeClass('edge', 'prod') }),

@@ -52,12 +52,15 @@ describe('ami-newest-match-available', () => {
     expect(finding?.evidence).toMatchObject({ karpenterVersion: 'unknown', affectedVersion: true });
   });
 
-  it.each([['1.2.2'], ['1.3.0'], ['1.14.1']])('is info on fixed Karpenter %s', (version) => {
-    const [finding] = evaluate(version);
-    expect(finding?.status).toBe('fail');
-    expect(finding?.severity).toBe('info');
-    expect(finding?.message).toContain('rolls every node');
-  });
+  it.each([['1.2.2'], ['1.3.0'], ['1.14.1']])(
+    'is an info notice on fixed Karpenter %s: nothing fails',
+    (version) => {
+      const [finding] = evaluate(version);
+      expect(finding?.status).toBe('notice');
+      expect(finding?.severity).toBe('info');
+      expect(finding?.message).toContain('rolls every node');
+    }
+  );
 
   it('does not tell a fixed version to upgrade Karpenter', () => {
     const [finding] = evaluate('1.6.2');
@@ -89,6 +92,7 @@ describe('ami-newest-match-available', () => {
       anAwsInventory([nodeClass], facts, karpenterVersion ? { karpenterVersion } : {}),
       { now }
     );
+    expect(finding?.status).toBe('notice');
     expect(finding?.severity).toBe('info');
     expect(finding?.message).toContain('failed');
     expect(finding?.message).not.toContain('once it is');
