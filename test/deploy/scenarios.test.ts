@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRANTS_KEPT_WITHOUT_USE } from '../../infra/permissions.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
+import type { NamedPolicy } from '../../lambda/core/facts/permissions.js';
 import { runCliCaptured, tempTree } from '../cli/support/run-cli.js';
+import {
+  policyVariants,
+  type ReferencePolicyRelease,
+  referenceControllerPolicies,
+} from '../support/karpenter-controller-policy.js';
 import { wildcardMatch } from './authorize.js';
 import { ALERT_EMAIL, SIMULATION_CONTEXT } from './deployment-context.js';
 import type { QueuedMessage } from './emulator/aws.js';
@@ -28,6 +34,8 @@ interface Oracle {
   readonly open: ReadonlyMap<string, { readonly status: string; readonly materialHash: string }>;
   /** Findings that never alert: follow-ons (`causedBy`) and suppressed ones. */
   readonly quiet: ReadonlySet<string>;
+  /** What each finding is about: its check and resource name. */
+  readonly about: ReadonlyMap<string, { readonly checkId: string; readonly name: string }>;
 }
 
 /** An offline CLI scan of `world`, restricted to the deployed clusters. */
@@ -41,23 +49,26 @@ async function oracleOf(world: World, clusters: readonly string[] = CLUSTERS): P
     const report = JSON.parse(run.stdout) as {
       findings: {
         id: string;
+        checkId: string;
         status: string;
         materialHash: string;
         causedBy?: string;
-        resource: { cluster: string };
+        resource: { cluster: string; name: string };
       }[];
     };
     const open = new Map<string, { status: string; materialHash: string }>();
     const quiet = new Set<string>();
+    const about = new Map<string, { checkId: string; name: string }>();
     for (const finding of report.findings) {
       if (!clusters.includes(finding.resource.cluster)) continue;
       const key = `${finding.resource.cluster} ${finding.id}`;
+      about.set(key, { checkId: finding.checkId, name: finding.resource.name });
       if (finding.status === 'suppressed' || finding.causedBy !== undefined) quiet.add(key);
       else if (finding.status === 'fail' || finding.status === 'error') {
         open.set(key, { status: finding.status, materialHash: finding.materialHash });
       }
     }
-    return { open, quiet };
+    return { open, quiet, about };
   } finally {
     tree.cleanup();
   }
@@ -219,6 +230,101 @@ describe('event-driven rescans', () => {
     const gone = [...before.open.keys()].filter((entry) => !after.open.has(entry));
     expect(gone.length).toBeGreaterThan(0);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+  });
+});
+
+/**
+ * The world with each cluster's controller role carrying Karpenter's reference controller policy
+ * of its release (prod-use1 runs v1.6.2: the v1.5.8 policy; staging-use1 v1.1.2: v1.1.10) as its
+ * document, and no decision table: every simulation is evaluated by the IAM policy engine.
+ */
+function withReferencePolicies(
+  world: World,
+  edit: (cluster: string, policies: NamedPolicy[]) => NamedPolicy[] = (_, policies) => policies
+): World {
+  const copy = copyWorld(world);
+  const releases: Record<string, ReferencePolicyRelease> = {
+    'prod-use1': 'v1.5.8',
+    'staging-use1': 'v1.1.10',
+  };
+  copy.iam.permissions = [];
+  copy.iam.policies = Object.entries(releases).map(([cluster, release]) => {
+    const [policy, ...more] = edit(
+      cluster,
+      referenceControllerPolicies(release, {
+        partition: 'aws',
+        region: copy.region,
+        accountId: copy.account,
+        clusterName: cluster,
+        nodeRoleArn: `arn:aws:iam::${copy.account}:role/KarpenterNodeRole-${cluster}`,
+      })
+    );
+    if (policy === undefined || more.length > 0) throw new Error(`${release}: one policy expected`);
+    const name = `KarpenterControllerPolicy-${cluster}`;
+    return {
+      Arn: `arn:aws:iam::${copy.account}:policy/${name}`,
+      PolicyName: name,
+      DefaultVersionId: 'v1',
+      Document: policy.document,
+    };
+  });
+  return copy;
+}
+
+const PERMISSION_CHECK = /^controller-can-/;
+/** The one class whose node role (KarpenterNodeRole-analytics) the reference policy does not name. */
+const PASS_ROLE_ELSEWHERE = ['prod-use1 controller-can-pass-node-role analytics: fail'];
+
+describe("Karpenter's reference controller policy, evaluated by an IAM policy engine", () => {
+  it('passes every controller check of every NodeClass using the node role the policy names, and alerts what the CLI reports', async () => {
+    // Prepare
+    await sim.resetState();
+    const world = withReferencePolicies(sim.world);
+    sim.setWorld(world);
+    sim.aws.published.length = 0;
+    const oracle = await oracleOf(world);
+
+    // Act
+    await scheduledScan();
+
+    // Assess: alerts are exactly the offline scan's open findings.
+    expect(alertsOf(sim.aws.published)).toEqual(asNew([...oracle.open.keys()]));
+    // No permission verdict is `error`; the only permission failures are PassRole on node roles
+    // the reference policy does not name.
+    const permissionFindings = [...oracle.open.entries()].flatMap(([entry, finding]) => {
+      const about = oracle.about.get(entry);
+      return about !== undefined && PERMISSION_CHECK.test(about.checkId)
+        ? [`${entry.split(' ')[0]} ${about.checkId} ${about.name}: ${finding.status}`]
+        : [];
+    });
+    expect(permissionFindings.sort()).toEqual(PASS_ROLE_ELSEWHERE);
+  });
+
+  it("a Deny on one NodeClass tag value alerts that class's controller-can-launch, and nothing else", async () => {
+    // Prepare
+    await sim.resetState();
+    const before = withReferencePolicies(sim.world);
+    sim.setWorld(before);
+    await scheduledScan();
+    const after = withReferencePolicies(sim.world, (cluster, policies) =>
+      cluster === 'staging-use1' ? policyVariants.denyNodeClassByTag(policies, 'default') : policies
+    );
+    sim.setWorld(after);
+    sim.aws.published.length = 0;
+
+    // Act
+    await scheduledScan();
+
+    // Assess
+    const alerts = alertsOf(sim.aws.published);
+    expect(alerts).toEqual(changesBetween(await oracleOf(before), await oracleOf(after)));
+    expect(alerts).toHaveLength(1);
+    const [cluster, id] = (alerts[0] ?? '').split(' ').slice(1);
+    expect(cluster).toBe('staging-use1');
+    expect((await oracleOf(after)).about.get(`${cluster} ${id}`)).toEqual({
+      checkId: 'controller-can-launch',
+      name: 'default',
+    });
   });
 });
 
