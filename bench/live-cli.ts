@@ -162,9 +162,15 @@ function childEnv(directory: string, extra: Record<string, string>): NodeJS.Proc
 /** Runs the CLI against the stand-ins for a generated fleet. */
 export async function runLiveCli(
   fleet: FleetSize,
-  options: { readonly seed?: number; readonly limits?: typeof RATE_LIMITS } = {}
+  options: {
+    readonly seed?: number;
+    readonly limits?: typeof RATE_LIMITS;
+    /** Edits the generated world before both the stand-ins and the world file see it. */
+    readonly editWorld?: (world: Record<string, unknown>) => Record<string, unknown>;
+  } = {}
 ): Promise<LiveCliRun & { readonly worldFile: string; readonly cleanup: () => void }> {
-  const worldJson = buildFleetWorld(fleet, options.seed);
+  const generated = buildFleetWorld(fleet, options.seed);
+  const worldJson = options.editWorld === undefined ? generated : options.editWorld(generated);
   const world = WorldSchema.parse(worldJson);
   const account = { id: world.account, region: world.region, partition: world.partition ?? 'aws' };
   const directory = mkdtempSync(join(tmpdir(), 'live-cli-bench-'));
