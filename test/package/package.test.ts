@@ -33,7 +33,7 @@ const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'ut
 
 /** What the package may hold: the launcher, the build output and the package metadata. */
 const PACKED =
-  /^(bin\/nodeclass-scan\.js|dist\/.+|docs\/checks\/[a-z0-9-]+\.md|docs\/checks\/README\.md|package\.json|README\.md|LICENSE)$/;
+  /^(bin\/nodeclass-scan\.js|dist\/.+|docs\/checks\/[a-z0-9-]+\.md|docs\/checks\/README\.md|docs\/[a-z0-9-]+\.md|package\.json|README\.md|LICENSE)$/;
 
 interface Outcome {
   readonly code: number;
