@@ -54,7 +54,7 @@ export function engineDocuments(role: EngineRole): PrincipalPolicyDocuments {
 }
 
 /** An IAM client for one role, counting the simulations sent. */
-export function engineIamClient(role: EngineRole): {
+function engineIamClient(role: EngineRole): {
   readonly sender: IamSimulatorSender;
   readonly simulations: () => number;
 } {

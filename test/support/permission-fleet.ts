@@ -24,7 +24,7 @@ export const SCOPE = {
   accountId: ACCOUNT,
   clusterName: 'demo',
 };
-export const PERMISSION_CHECKS = [
+const PERMISSION_CHECKS = [
   controllerCanLaunch,
   controllerCanPassNodeRole,
   controllerCanManageInstanceProfile,

@@ -91,7 +91,7 @@ const refOf = (statement: ParsedStatement): PolicyStatementRef => ({
  * denied pair, an Allow for an implicit deny). Without the policies every such key leaves an
  * allowed pair open. An SCP denial stands: IAM does not list the keys SCPs use, and they cannot be read.
  */
-export function openKeysOf(
+function openKeysOf(
   result: SimulationResult,
   request: Pick<SimulationRequest, 'resourceTagsKnown'>,
   statements: readonly ParsedStatement[] | undefined

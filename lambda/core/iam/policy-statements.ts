@@ -26,7 +26,7 @@ export const StatementSchema = z.looseObject({
   NotResource: oneOrMany.optional(),
 });
 
-export const PolicySchema = z.looseObject({
+const PolicySchema = z.looseObject({
   Statement: z.union([StatementSchema, z.array(StatementSchema)]),
 });
 

@@ -158,7 +158,7 @@ export function describeActions(version: KarpenterVersion | undefined): string[]
 }
 
 /** Instance-profile actions the controller calls in role mode. */
-export function instanceProfileActions(version: KarpenterVersion | undefined): string[] {
+function instanceProfileActions(version: KarpenterVersion | undefined): string[] {
   return actionsMadeBy(INSTANCE_PROFILE_CALLS, version);
 }
 
