@@ -19,6 +19,17 @@ import {
 import { type CliRun, runCliCaptured, useTempTrees } from '../cli/support/run-cli.js';
 import { eksCluster, mockLiveAws } from '../support/live-aws-mocks.js';
 
+/**
+ * A YAML double-quoted scalar holding `text`. JSON.stringify leaves DEL and C1 characters raw,
+ * which kubectl (and so the scanner) refuses in a file; YAML escapes them, and they still reach
+ * the scanner's output as the characters themselves.
+ */
+const yamlQuoted = (text: string): string =>
+  JSON.stringify(text).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  );
+
 const GUARD_MS = 60_000;
 const BIN = join(import.meta.dirname, '..', '..', 'lambda', 'cli', 'nodeclass-scan.js');
 const EXAMPLE_WORLD = join(import.meta.dirname, '..', '..', 'examples', 'world.json');
@@ -70,16 +81,16 @@ const errorLines = (stderr: string) => stderr.split('\n').filter((line) => line 
 const NODE_CLASS = (name: string, reason: string) => `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata:
-  name: ${JSON.stringify(name)}
+  name: ${yamlQuoted(name)}
   annotations:
-    ignore-check.nodeclass-scanner/ami-selector-pinned: ${JSON.stringify(reason)}
+    ignore-check.nodeclass-scanner/ami-selector-pinned: ${yamlQuoted(reason)}
 spec:
   amiSelectorTerms:
     - alias: al2023@latest
-  role: ${JSON.stringify(`Role${HOSTILE_TEXT}`)}
+  role: ${yamlQuoted(`Role${HOSTILE_TEXT}`)}
   subnetSelectorTerms:
     - tags:
-        karpenter.sh/discovery: ${JSON.stringify(`demo${HOSTILE_TEXT}`)}
+        karpenter.sh/discovery: ${yamlQuoted(`demo${HOSTILE_TEXT}`)}
   securityGroupSelectorTerms:
     - tags:
         karpenter.sh/discovery: demo
@@ -182,7 +193,7 @@ describe('hostile terminal escapes in input files', () => {
     const config = `cfg${ESC}]0;t${BEL}.yaml`;
     const dir = tree({
       'nc.yaml': NODE_CLASS('web', 'ok'),
-      [config]: `ignore:\n  - check: ami-selector-pinned\n    resource: ${JSON.stringify(`*/EC2NodeClass/w*${HOSTILE_TEXT}`)}\n    reason: old\n    expires: 2026-01-01\n`,
+      [config]: `ignore:\n  - check: ami-selector-pinned\n    resource: ${yamlQuoted(`*/EC2NodeClass/w*${HOSTILE_TEXT}`)}\n    reason: old\n    expires: 2026-01-01\n`,
     });
 
     const warned = await runCliCaptured(['scan', join(dir, 'nc.yaml'), '--config', config], {

@@ -10,8 +10,13 @@ import {
   type InputLimits,
   inputLimitsFromEnv,
 } from './limits.js';
-import { type ParsedManifests, parseManifestText, type TokenBudget } from './parse-manifests.js';
-import { readRegularFile } from './read-input.js';
+import {
+  type DocumentTally,
+  type ParsedManifests,
+  parseManifestText,
+  type TokenBudget,
+} from './parse-manifests.js';
+import { decodeManifestBytes, readRegularFileBytes } from './read-input.js';
 import { type ListDirectory, walkManifestFiles } from './walk.js';
 
 /** Larger files are refused rather than parsed: no real NodeClass manifest comes close. */
@@ -22,7 +27,10 @@ export interface ManifestSourceOptions {
   readonly paths: readonly string[];
   /** Context for spec checks (region, partition, Karpenter version). */
   readonly cluster: ClusterContext;
-  /** Reads standard input, rejecting as soon as more than `maxBytes` bytes arrive. */
+  /**
+   * Reads standard input, rejecting as soon as more than `maxBytes` bytes arrive; decoded as
+   * kubectl decodes it (read-input.ts `readCapped`).
+   */
   readonly readStdin?: (maxBytes: number) => Promise<string>;
   /** Default: the documented limits, each overridden by its environment variable. */
   readonly limits?: InputLimits;
@@ -62,6 +70,12 @@ async function expand(path: string, walk: Walk, options: ManifestSourceOptions):
   return found.files;
 }
 
+function emptyStdinMessage(text: string): string {
+  return text.trim() === ''
+    ? 'is empty: no manifest to scan (did the command before the pipe fail?)'
+    : 'holds no manifest, only comments or empty documents: nothing to scan';
+}
+
 function describeFsError(error: unknown): string {
   const code = (error as { code?: string }).code;
   if (code === 'ENOENT') return 'no such file or directory';
@@ -70,7 +84,12 @@ function describeFsError(error: unknown): string {
 }
 
 async function readText(path: string, options: ManifestSourceOptions, limits: InputLimits) {
-  if (path !== '-') return readRegularFile(path, limits.maxInputBytes, 'maxInputBytes');
+  if (path !== '-') {
+    // Decoded by byte order mark, as kubectl decodes files (UTF-8, UTF-16LE, UTF-16BE).
+    return decodeManifestBytes(
+      await readRegularFileBytes(path, limits.maxInputBytes, 'maxInputBytes')
+    );
+  }
   if (!options.readStdin) throw new Error('standard input is not available');
   const text = await options.readStdin(limits.maxInputBytes);
   // A reader that ignored the cap: still refuse what it returned.
@@ -144,10 +163,16 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
       merged.errors.push({ source, message: describeFsError(error) });
       continue;
     }
-    const parsed = parseManifestText(text, source, options.cluster.name, limits, budget);
+    const tally: DocumentTally = { documents: 0 };
+    const parsed = parseManifestText(text, source, options.cluster.name, limits, budget, tally);
     for (const entry of parsed.nodeClasses) merged.nodeClasses.push(entry);
     for (const entry of parsed.nodePools) merged.nodePools.push(entry);
     for (const error of parsed.errors) merged.errors.push(error);
+    if (file === '-' && parsed.errors.length === 0 && tally.documents === 0) {
+      // A pipe whose producer failed (`kubectl get … | nodeclass-scan scan -`) must not pass as
+      // "nothing found"; kubectl itself answers "no objects passed to apply".
+      merged.errors.push({ source, message: emptyStdinMessage(text) });
+    }
   }
   return {
     nodeClasses: withOrigins(merged.nodeClasses, 'EC2NodeClass'),

@@ -1,17 +1,13 @@
-import {
-  Composer,
-  CST,
-  type Document,
-  isMap,
-  isScalar,
-  isSeq,
-  Lexer,
-  LineCounter,
-  type Node,
-  Parser,
-} from 'yaml';
+import { Composer, CST, type Document, Lexer, LineCounter, Parser } from 'yaml';
 import { formatPath } from '../../core/schema.js';
 import { addObject, isKarpenterObject, kindOf, type ParsedManifests } from './kube-objects.js';
+import {
+  type KubernetesValue,
+  KubernetesYamlError,
+  kubectlRefusesText,
+  type Origin,
+  toKubernetesValue,
+} from './kube-yaml.js';
 import { DEFAULT_INPUT_LIMITS, describeLimit, type InputLimits } from './limits.js';
 
 export type { ParsedManifests };
@@ -29,16 +25,21 @@ export const MAX_NESTING = 200;
 /** Raw flow-collection depth refused before parsing (the YAML parser fails on a few thousand). */
 export const MAX_FLOW_NESTING = 1_000;
 
-/** True when `value` nests arrays/objects more than `limit` levels deep (iterative: no recursion). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+/**
+ * What keeps Kubernetes (or the scanner) from reading a converted document: containers nested
+ * more than `limit` levels deep, or a number JSON cannot hold (`.nan`, `.inf`), which
+ * sigs.k8s.io/yaml fails to marshal. Iterative: no recursion.
+ */
+function treeProblem(value: unknown, limit: number): 'too-deep' | 'not-json' | undefined {
   const pending: [unknown, number][] = [[value, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [current, depth] = next;
+    if (typeof current === 'number' && !Number.isFinite(current)) return 'not-json';
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
+    if (depth >= limit) return 'too-deep';
     for (const child of Object.values(current)) pending.push([child, depth + 1]);
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -74,37 +75,48 @@ export function flowNestingTooDeep(text: string, limit: number): number | undefi
   return undefined;
 }
 
-/** Dotted JSON path → 1-based position of every key and sequence item, within the bounds above. */
-function positionsOf(root: Node | null | undefined, lineCounter: LineCounter): Positions {
+/**
+ * Dotted JSON path → 1-based position of every key and sequence item of a converted value, within
+ * the bounds above. A map entry's path points at its key, the one whose value Kubernetes keeps
+ * (the last of duplicate keys, or the key in the map a `<<` merged); entries reached through an
+ * alias point into the anchored node.
+ */
+function positionsOf(
+  root: unknown,
+  rootOffset: number | undefined,
+  origins: WeakMap<object, Origin>,
+  lineCounter: LineCounter
+): Positions {
   const positions: Positions = {};
   let remaining = MAX_POSITIONS;
   const record = (path: PropertyKey[], offset: number) => {
     const key = formatPath(path);
-    // A map entry's path points at its key (recorded first): the line a reader looks for.
     if (positions[key] !== undefined || remaining <= 0) return;
     const { line, col } = lineCounter.linePos(offset);
     positions[key] = { line, column: col };
     remaining -= 1;
   };
-  const visit = (node: Node | null | undefined, path: PropertyKey[], depth: number): void => {
-    if (!node || depth > MAX_POSITION_DEPTH || remaining <= 0) return;
-    if (node.range) record(path, node.range[0]);
-    if (isMap(node)) {
-      for (const pair of node.items) {
+  const visit = (value: unknown, path: PropertyKey[], depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > MAX_POSITION_DEPTH) return;
+    const origin = origins.get(value);
+    if (origin === undefined) return;
+    if (Array.isArray(origin)) {
+      const items = value as unknown[];
+      for (const [index, offset] of (origin as readonly number[]).entries()) {
         if (remaining <= 0) return;
-        if (!isScalar(pair.key)) continue;
-        const childPath = [...path, String(pair.key.value)];
-        if (pair.key.range) record(childPath, pair.key.range[0]);
-        const value = pair.value as Node | null;
-        if (value && (isMap(value) || isSeq(value))) visit(value, childPath, depth + 1);
+        record([...path, index], offset);
+        visit(items[index], [...path, index], depth + 1);
       }
-    } else if (isSeq(node)) {
-      for (const [index, item] of node.items.entries()) {
-        if (remaining <= 0) return;
-        visit(item as Node, [...path, index], depth + 1);
-      }
+      return;
+    }
+    const entries = value as Record<string, unknown>;
+    for (const [key, offset] of origin as ReadonlyMap<string, number>) {
+      if (remaining <= 0) return;
+      record([...path, key], offset);
+      visit(entries[key], [...path, key], depth + 1);
     }
   };
+  if (rootOffset !== undefined) record([], rootOffset);
   visit(root, [], 0);
   return positions;
 }
@@ -133,10 +145,17 @@ function composeWithinLimits(
   lineCounter: LineCounter,
   limits: ParseLimits,
   budget: TokenBudget,
-  onDocument: (document: Document.Parsed, index: number) => void
+  onDocument: (document: Document.Parsed, index: number) => Breach | undefined
 ): Breach | undefined {
   const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer({ uniqueKeys: false });
+  // Every scalar a string: kube-yaml.ts resolves them as go-yaml v2 does (YAML 1.1), merges `<<`
+  // keys, and lets the last of duplicate keys win, as Kubernetes does.
+  const composer = new Composer({
+    uniqueKeys: false,
+    schema: 'failsafe',
+    resolveKnownTags: false,
+    logLevel: 'silent',
+  });
   let documents = 0;
   // The parser completes a document before the composer hands it over: this numbers the one
   // being read. Tokens since it began include `...` lines or stray tokens between documents.
@@ -151,7 +170,8 @@ function composeWithinLimits(
           message: `holds too many documents (${describeLimit(limits, 'maxDocuments')}); not scanned`,
         };
       }
-      onDocument(document, documents);
+      const breach = onDocument(document, documents);
+      if (breach) return breach;
       documents += 1;
     }
     return undefined;
@@ -198,18 +218,26 @@ function composeWithinLimits(
   return feed(parser.end()) ?? take(composer.end());
 }
 
+/** Counts what a parse found, for callers that must tell "nothing there" apart. */
+export interface DocumentTally {
+  /** Documents with content (neither empty nor `null`), readable or not. */
+  documents: number;
+}
+
 /**
  * Parses YAML or JSON text (multi-document, `List` kinds) into Karpenter objects with line
- * positions. Never throws: a bad document becomes an input error naming the file and line, and a
- * file past a limit (documents, tokens per document, tokens in the whole scan) one error naming the
- * file and the limit, with none of its objects.
+ * positions, reading YAML as Kubernetes does (docs/yaml-as-kubernetes-reads-it.md). Never throws:
+ * a bad document, or one kubectl would refuse, becomes an input error naming the file and line,
+ * and a file past a limit (documents, tokens per document, tokens in the whole scan, aliases
+ * expanded past those) one error naming the file and the limit, with none of its objects.
  */
 export function parseManifestText(
   text: string,
   file: string,
   cluster = '',
   limits: ParseLimits = DEFAULT_INPUT_LIMITS,
-  budget: TokenBudget = { tokensLeft: limits.maxTotalTokens }
+  budget: TokenBudget = { tokensLeft: limits.maxTotalTokens },
+  tally: DocumentTally = { documents: 0 }
 ): ParsedManifests {
   const result: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
   const tooDeepAt = flowNestingTooDeep(text, MAX_FLOW_NESTING);
@@ -218,6 +246,12 @@ export function parseManifestText(
       source: `${file}:${tooDeepAt}`,
       message: `brackets nest more than ${MAX_FLOW_NESTING} levels deep; not parsed`,
     });
+    return result;
+  }
+  const refused = kubectlRefusesText(text);
+  if (refused) {
+    const line = text.slice(0, refused.offset).split('\n').length;
+    result.errors.push({ source: `${file}:${line}`, message: refused.message });
     return result;
   }
   const lineCounter = new LineCounter();
@@ -229,7 +263,7 @@ export function parseManifestText(
   Error.stackTraceLimit = 0;
   try {
     breach = composeWithinLimits(text, lineCounter, limits, budget, (document, index) =>
-      addDocument(result, document, index, { file, cluster, lineCounter })
+      addDocument(result, document, index, { file, cluster, lineCounter, limits, budget, tally })
     );
   } catch (error) {
     return {
@@ -251,61 +285,139 @@ export function parseManifestText(
   return result;
 }
 
+interface DocumentContext {
+  readonly file: string;
+  readonly cluster: string;
+  readonly lineCounter: LineCounter;
+  readonly limits: ParseLimits;
+  readonly budget: TokenBudget;
+  readonly tally: DocumentTally;
+}
+
+/**
+ * Converts one document as Kubernetes reads it. Returns the value, or records an input error
+ * (undefined), or a breach of a limit by its aliases (which stops the file).
+ */
+function convertDocument(
+  result: ParsedManifests,
+  document: Document.Parsed,
+  index: number,
+  { file, lineCounter, limits, budget }: DocumentContext
+): KubernetesValue | Breach | undefined {
+  const fail = (offset: number, message: string) => {
+    const { line } = lineCounter.linePos(offset);
+    result.errors.push({ source: `${file}:${line}`, message: `document ${index + 1} ${message}` });
+    return undefined;
+  };
+  let converted: KubernetesValue;
+  try {
+    converted = toKubernetesValue(document, MAX_NESTING);
+  } catch (error) {
+    if (!(error instanceof KubernetesYamlError)) throw error;
+    return error.reason === 'too-deep'
+      ? fail(document.range[0], `is nested more than ${MAX_NESTING} levels deep`)
+      : fail(error.offset, `cannot be read: ${error.message} (kubectl refuses it too)`);
+  }
+  // Expanded aliases cost what the tokens they repeat cost: the token limits bound them too.
+  budget.tokensLeft -= converted.aliasNodes;
+  if (converted.aliasNodes > limits.maxDocumentTokens) {
+    return {
+      offset: document.range[0],
+      message: `document ${index + 1} repeats ${converted.aliasNodes} YAML nodes through aliases, more than the tokens one document may hold (${describeLimit(limits, 'maxDocumentTokens')}); file not scanned`,
+    };
+  }
+  if (budget.tokensLeft < 0) {
+    return {
+      offset: document.range[0],
+      message: `the scan's files hold too many YAML tokens in all, aliases expanded (${describeLimit(limits, 'maxTotalTokens')}); file not scanned`,
+    };
+  }
+  const problem = treeProblem(converted.value, MAX_NESTING);
+  if (problem === 'too-deep') {
+    return fail(document.range[0], `is nested more than ${MAX_NESTING} levels deep`);
+  }
+  if (problem === 'not-json') {
+    return fail(
+      document.range[0],
+      'cannot be read: it holds .nan or .inf, which JSON cannot hold (kubectl refuses it too)'
+    );
+  }
+  return converted;
+}
+
+function usesDirectives(document: Document.Parsed): boolean {
+  const { directives } = document;
+  return (
+    directives.yaml.explicit === true ||
+    Object.keys(directives.tags).some((handle) => handle !== '!' && handle !== '!!')
+  );
+}
+
 /** Sorts one parsed document into the result: Karpenter objects, List items, or an input error. */
 function addDocument(
   result: ParsedManifests,
   document: Document.Parsed,
   index: number,
-  { file, cluster, lineCounter }: { file: string; cluster: string; lineCounter: LineCounter }
-): void {
+  context: DocumentContext
+): Breach | undefined {
+  const { file, cluster, lineCounter, tally } = context;
+  // kubectl splits the stream at `---` lines and decodes the first document of each part only:
+  // one that follows `...` without a `---` of its own is never applied.
+  if (index > 0 && document.directives.docStart !== true) return undefined;
   const firstError = document.errors[0];
   if (firstError) {
+    tally.documents += 1;
     const { line } = lineCounter.linePos(firstError.pos[0]);
     result.errors.push({
       source: `${file}:${line}`,
       message: `document ${index + 1} is not valid YAML/JSON: ${firstError.message.split('\n')[0]}`,
     });
-    return;
+    return undefined;
   }
-  let value: unknown;
-  try {
-    value = document.toJS({ maxAliasCount: 100 });
-  } catch (error) {
+  if (usesDirectives(document)) {
+    tally.documents += 1;
     const { line } = lineCounter.linePos(document.range[0]);
     result.errors.push({
       source: `${file}:${line}`,
-      message: `document ${index + 1} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      message: `document ${index + 1} follows a %YAML or %TAG directive, which kubectl refuses (it splits the directive from its document at \`---\`: "did not find expected <document start>")`,
     });
-    return;
+    return undefined;
   }
-  if (value === null || value === undefined) return;
-  if (nestsDeeperThan(value, MAX_NESTING)) {
-    const { line } = lineCounter.linePos(document.range[0]);
-    result.errors.push({
-      source: `${file}:${line}`,
-      message: `document ${index + 1} is nested more than ${MAX_NESTING} levels deep`,
-    });
-    return;
-  }
+  const converted = convertDocument(result, document, index, context);
+  if (converted === undefined) tally.documents += 1;
+  if (converted === undefined || 'message' in converted) return converted;
+  const { value, origins } = converted;
+  // Empty, `null` or `~`: kubectl skips it.
+  if (value === null || value === undefined) return undefined;
+  tally.documents += 1;
   const { kind } = kindOf(value);
   if (kind === 'List' || kind?.endsWith('List')) {
     const items = (value as { items?: unknown }).items;
-    if (!Array.isArray(items)) return;
-    const itemsNode = isMap(document.contents) ? document.contents.get('items', true) : undefined;
+    if (!Array.isArray(items)) return undefined;
+    const itemOffsets = origins.get(items);
     items.forEach((item, itemIndex) => {
       if (!isKarpenterObject(item)) return;
-      const itemNode = isSeq(itemsNode) ? (itemsNode.items[itemIndex] as Node) : undefined;
+      const itemOffset = Array.isArray(itemOffsets)
+        ? (itemOffsets as readonly number[])[itemIndex]
+        : undefined;
       addObject(
         result,
         item,
         cluster,
-        { file, document: index, item: itemIndex, positions: positionsOf(itemNode, lineCounter) },
+        {
+          file,
+          document: index,
+          item: itemIndex,
+          positions: positionsOf(item, itemOffset, origins, lineCounter),
+        },
         `${file}#${index + 1}.items[${itemIndex}]`
       );
     });
-    return;
+    return undefined;
   }
-  if (!isKarpenterObject(value)) return;
-  const positions = positionsOf(document.contents as Node, lineCounter);
+  if (!isKarpenterObject(value)) return undefined;
+  const rootOffset = document.contents?.range?.[0];
+  const positions = positionsOf(value, rootOffset, origins, lineCounter);
   addObject(result, value, cluster, { file, document: index, positions }, `${file}#${index + 1}`);
+  return undefined;
 }

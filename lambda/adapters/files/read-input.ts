@@ -22,8 +22,41 @@ function tooLarge(maxBytes: number, limit: ByteLimit): InputError {
 }
 
 /**
- * Reads a stream as UTF-8, stopping as soon as it passes `maxBytes`: at most one chunk past the
- * cap is ever held, whatever the writer sends. Leaving the loop early destroys the stream.
+ * Manifest bytes as kubectl decodes them (k8s.io/cli-runtime's FileVisitor, for files and
+ * standard input alike: golang.org/x/text BOMOverride over UTF-8): a UTF-16LE or UTF-16BE byte
+ * order mark switches to UTF-16, a UTF-8 one is dropped, anything else is UTF-8 with invalid bytes
+ * replaced. UTF-32, which kubectl cannot read, is refused; UTF-16 without a byte order mark decodes
+ * to NUL characters, which the parser refuses as kubectl does.
+ */
+export function decodeManifestBytes(bytes: Uint8Array): string {
+  const [b0, b1, b2, b3] = bytes;
+  if (
+    (b0 === 0xff && b1 === 0xfe && b2 === 0 && b3 === 0) ||
+    (b0 === 0 && b1 === 0 && b2 === 0xfe && b3 === 0xff)
+  ) {
+    throw new InputError(
+      'is UTF-32 (byte order mark), which kubectl cannot read: save it as UTF-8; not scanned'
+    );
+  }
+  if (b0 === 0xff && b1 === 0xfe) {
+    return new TextDecoder('utf-16le', { ignoreBOM: true }).decode(bytes.subarray(2));
+  }
+  if (b0 === 0xfe && b1 === 0xff) {
+    // Swapped into UTF-16LE, which every Node build decodes (UTF-16BE needs full ICU).
+    const swapped = Buffer.from(bytes.subarray(2));
+    swapped.subarray(0, swapped.length - (swapped.length % 2)).swap16();
+    return new TextDecoder('utf-16le', { ignoreBOM: true }).decode(swapped);
+  }
+  const start = b0 === 0xef && b1 === 0xbb && b2 === 0xbf ? 3 : 0;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, bytes.byteLength - start).toString(
+    'utf8'
+  );
+}
+
+/**
+ * Reads manifest text from a stream (standard input), decoded as `decodeManifestBytes` does,
+ * stopping as soon as it passes `maxBytes`: at most one chunk past the cap is ever held, whatever
+ * the writer sends. Leaving the loop early destroys the stream.
  */
 export async function readCapped(
   source: AsyncIterable<Uint8Array | string>,
@@ -41,7 +74,7 @@ export async function readCapped(
     if (total > maxBytes) throw tooLarge(maxBytes, limit);
     chunks.push(bytes);
   }
-  return Buffer.concat(chunks, total).toString('utf8');
+  return decodeManifestBytes(Buffer.concat(chunks, total));
 }
 
 function kindOf(info: Stats): string {
@@ -67,15 +100,15 @@ export async function assertRegularFile(path: string): Promise<Stats> {
 }
 
 /**
- * Reads a regular file as UTF-8, refusing anything else and stopping at `maxBytes`. Opened
- * non-blocking and checked again on the descriptor, so a file swapped for a FIFO after the first
- * check cannot hang the read either.
+ * Reads a regular file, refusing anything else and stopping at `maxBytes`. Opened non-blocking and
+ * checked again on the descriptor, so a file swapped for a FIFO after the first check cannot hang
+ * the read either.
  */
-export async function readRegularFile(
+export async function readRegularFileBytes(
   path: string,
   maxBytes: number,
   limit: ByteLimit
-): Promise<string> {
+): Promise<Buffer> {
   const info = await assertRegularFile(path);
   if (info.size > maxBytes) {
     throw new InputError(
@@ -98,8 +131,17 @@ export async function readRegularFile(
       if (total > maxBytes) throw tooLarge(maxBytes, limit);
       chunks.push(buffer.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return Buffer.concat(chunks, total);
   } finally {
     await handle.close();
   }
+}
+
+/** `readRegularFileBytes` as UTF-8 text (world, config and baseline files). */
+export async function readRegularFile(
+  path: string,
+  maxBytes: number,
+  limit: ByteLimit
+): Promise<string> {
+  return (await readRegularFileBytes(path, maxBytes, limit)).toString('utf8');
 }
