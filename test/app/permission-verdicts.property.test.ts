@@ -184,5 +184,6 @@ describe('permission verdicts equal the engine on exact per-NodeClass requests',
       }),
       { numRuns: propertyRuns(60) }
     );
-  });
+    // Each case runs two scans and the per-request oracle through the engine.
+  }, 180_000);
 });

@@ -305,17 +305,18 @@ export async function simulatePrincipalPolicy(
     }
   }
 
-  /** The policies of `from` with a statement of `effect` that applies to the request on its own. */
+  /**
+   * The policies of `from` with a statement of `effect` that applies to the request. Evaluated as
+   * the only policy: an allowed pair has no applying Deny anywhere, so a policy alone allows it
+   * exactly when one of its Allow statements applies; alone it denies exactly when one of its Deny
+   * statements applies. One evaluation per policy, not per statement.
+   */
   function applying(action: string, resource: string, from: readonly Parsed[], effect: string) {
     const expected = effect === 'Allow' ? 'Allowed' : 'ExplicitlyDenied';
     return from.flatMap((policy) =>
-      policy.statements.some(
-        (statement) =>
-          statement.effect === effect &&
-          evaluate(action, resource, {
-            identity: [{ name: policy.name, policy: statement.alone }],
-          }) === expected
-      )
+      policy.statements.some((statement) => statement.effect === effect) &&
+      evaluate(action, resource, { identity: [{ name: policy.name, policy: policy.policy }] }) ===
+        expected
         ? [{ SourcePolicyId: policy.source.id, SourcePolicyType: policy.source.type }]
         : []
     );
