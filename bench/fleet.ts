@@ -1,6 +1,7 @@
 // Synthetic fleets for benchmarks: a world-state file (WorldSchema shape) with C clusters × N
 // NodeClasses and realistic selector sharing — most classes reuse their cluster's discovery tags
-// and a few account-wide AMI aliases; about one in ten has a unique AMI name selector.
+// and a few account-wide AMI aliases; about one in ten has a unique AMI name selector. The region
+// has a synthetic instance-type catalog of Karpenter's size with its zone offerings.
 import { mulberry32 } from './prng.js';
 
 const ACCOUNT = '111122223333';
@@ -8,6 +9,193 @@ const REGION = 'us-east-1';
 const K8S_VERSION = '1.33';
 const ALIASES = ['al2023@v20251001', 'al2023@v20251015', 'bottlerocket@1.50.0'] as const;
 const ARCHES = ['x86_64', 'arm64'] as const;
+const ZONES = ['a', 'b', 'c', 'd', 'e', 'f'].map((letter) => `us-east-1${letter}`);
+
+/** Families of the synthetic catalog: name, architecture, GiB per vCPU, sizes, and extras. */
+interface Family {
+  readonly name: string;
+  readonly arch: 'x86_64' | 'arm64';
+  readonly memoryPerVcpu: number;
+  readonly sizes: readonly string[];
+  readonly gpu?: { readonly name: string; readonly memoryMiB: number };
+  readonly nvmeGbPerVcpu?: number;
+}
+
+const SIZES = [
+  'large',
+  'xlarge',
+  '2xlarge',
+  '4xlarge',
+  '8xlarge',
+  '12xlarge',
+  '16xlarge',
+  '24xlarge',
+];
+const WIDE = [...SIZES, '32xlarge', '48xlarge', 'metal'];
+const VCPUS: Readonly<Record<string, number>> = {
+  nano: 2,
+  micro: 2,
+  small: 2,
+  medium: 2,
+  large: 2,
+  xlarge: 4,
+  '2xlarge': 8,
+  '4xlarge': 16,
+  '8xlarge': 32,
+  '12xlarge': 48,
+  '16xlarge': 64,
+  '24xlarge': 96,
+  '32xlarge': 128,
+  '48xlarge': 192,
+  metal: 192,
+};
+
+function families(): Family[] {
+  const out: Family[] = [];
+  const add = (
+    names: string,
+    arch: Family['arch'],
+    memoryPerVcpu: number,
+    sizes = SIZES,
+    more = {}
+  ) => {
+    for (const name of names.split(' ')) out.push({ name, arch, memoryPerVcpu, sizes, ...more });
+  };
+  add('m5 m5a m5n m5zn m6i m6a m6in m7i m7a m7i-flex m8i', 'x86_64', 4, WIDE);
+  add('m5d m5ad m5dn m6id m6idn m7id', 'x86_64', 4, WIDE, { nvmeGbPerVcpu: 37.5 });
+  add('m6g m7g m8g', 'arm64', 4);
+  add('m6gd m7gd m8gd', 'arm64', 4, SIZES, { nvmeGbPerVcpu: 59 });
+  add('c5 c5a c5n c6i c6a c6in c7i c7a c7i-flex c8i', 'x86_64', 2, WIDE);
+  add('c5d c5ad c6id c7id', 'x86_64', 2, WIDE, { nvmeGbPerVcpu: 25 });
+  add('c6g c6gn c7g c7gn c8g', 'arm64', 2);
+  add('c6gd c7gd', 'arm64', 2, SIZES, { nvmeGbPerVcpu: 59 });
+  add('r5 r5a r5b r5n r6i r6a r6in r7i r7a r7iz r8i', 'x86_64', 8, WIDE);
+  add('r5d r5ad r5dn r6id r6idn r7id', 'x86_64', 8, WIDE, { nvmeGbPerVcpu: 37.5 });
+  add('r6g r7g r8g', 'arm64', 8);
+  add('r6gd r7gd', 'arm64', 8, SIZES, { nvmeGbPerVcpu: 59 });
+  add(
+    'x2idn x2iedn x2iezn',
+    'x86_64',
+    32,
+    ['xlarge', '2xlarge', '4xlarge', '8xlarge', '16xlarge', '24xlarge', '32xlarge', 'metal'],
+    { nvmeGbPerVcpu: 30 }
+  );
+  add('x2gd x8g', 'arm64', 16, SIZES, { nvmeGbPerVcpu: 59 });
+  add('i3 i3en i4i i7ie', 'x86_64', 8, SIZES, { nvmeGbPerVcpu: 468 });
+  add('i4g im4gn is4gen', 'arm64', 8, SIZES, { nvmeGbPerVcpu: 468 });
+  add('t3 t3a', 'x86_64', 2, ['nano', 'micro', 'small', 'medium', 'large', 'xlarge', '2xlarge']);
+  add('t4g', 'arm64', 2, ['nano', 'micro', 'small', 'medium', 'large', 'xlarge', '2xlarge']);
+  add('z1d', 'x86_64', 8, [
+    'large',
+    'xlarge',
+    '2xlarge',
+    '3xlarge',
+    '6xlarge',
+    '12xlarge',
+    'metal',
+  ]);
+  add('g4dn', 'x86_64', 4, SIZES, { gpu: { name: 'T4', memoryMiB: 16384 }, nvmeGbPerVcpu: 28 });
+  add('g5 g6 g6e', 'x86_64', 4, SIZES, {
+    gpu: { name: 'A10G', memoryMiB: 24576 },
+    nvmeGbPerVcpu: 60,
+  });
+  add('g5g', 'arm64', 2, ['xlarge', '2xlarge', '4xlarge', '8xlarge', '16xlarge'], {
+    gpu: { name: 'T4g', memoryMiB: 16384 },
+  });
+  add('p3 p4d p5', 'x86_64', 8, ['2xlarge', '8xlarge', '16xlarge', '24xlarge', '48xlarge'], {
+    gpu: { name: 'A100', memoryMiB: 40960 },
+  });
+  return out;
+}
+
+/**
+ * A synthetic us-east-1 catalog of Karpenter's size (about 800 types, as DescribeInstanceTypes
+ * returns them) and its zone offerings: each type in four to six of the region's six zones.
+ */
+export function instanceTypeCatalog(rand: () => number): {
+  readonly types: Record<string, unknown>[];
+  readonly offerings: { instanceType: string; zone: string }[];
+} {
+  const types: Record<string, unknown>[] = [];
+  const offerings: { instanceType: string; zone: string }[] = [];
+  for (const family of families()) {
+    for (const size of family.sizes) {
+      const vcpus = VCPUS[size] ?? (Number.parseInt(size, 10) * 4 || 2);
+      const small = vcpus <= 2;
+      const enis = vcpus <= 2 ? 3 : vcpus <= 8 ? 4 : vcpus <= 48 ? 8 : 15;
+      const ipv4 =
+        vcpus <= 2
+          ? size === 'nano' || size === 'micro'
+            ? 2
+            : 10
+          : vcpus <= 8
+            ? 15
+            : vcpus <= 48
+              ? 30
+              : 50;
+      const name = `${family.name}.${size}`;
+      const gpus = family.gpu ? Math.max(1, Math.floor(vcpus / 8)) : 0;
+      types.push({
+        InstanceType: name,
+        CurrentGeneration: true,
+        SupportedUsageClasses: ['on-demand', 'spot'],
+        SupportedVirtualizationTypes: ['hvm'],
+        BareMetal: size === 'metal',
+        Hypervisor: size === 'metal' ? undefined : 'nitro',
+        ProcessorInfo: {
+          SupportedArchitectures: [family.arch],
+          Manufacturer:
+            family.arch === 'arm64' ? 'AWS' : family.name.includes('a') ? 'AMD' : 'Intel',
+          SustainedClockSpeedInGhz: family.arch === 'arm64' ? 2.6 : 3.2,
+        },
+        VCpuInfo: { DefaultVCpus: vcpus },
+        MemoryInfo: {
+          SizeInMiB:
+            small && family.name.startsWith('t')
+              ? 512 * vcpus
+              : vcpus * family.memoryPerVcpu * 1024,
+        },
+        ...(family.gpu
+          ? {
+              GpuInfo: {
+                Gpus: [
+                  {
+                    Name: family.gpu.name,
+                    Manufacturer: 'NVIDIA',
+                    Count: gpus,
+                    MemoryInfo: { SizeInMiB: family.gpu.memoryMiB },
+                  },
+                ],
+              },
+            }
+          : {}),
+        ...(family.nvmeGbPerVcpu
+          ? {
+              InstanceStorageInfo: {
+                TotalSizeInGB: Math.round(vcpus * family.nvmeGbPerVcpu),
+                NvmeSupport: 'required',
+              },
+            }
+          : {}),
+        EbsInfo: {
+          EbsOptimizedSupport: 'default',
+          EbsOptimizedInfo: { MaximumBandwidthInMbps: Math.min(40000, 2500 * vcpus) },
+        },
+        NetworkInfo: {
+          MaximumNetworkInterfaces: enis,
+          DefaultNetworkCardIndex: 0,
+          NetworkCards: [{ NetworkCardIndex: 0, MaximumNetworkInterfaces: enis }],
+          Ipv4AddressesPerInterface: ipv4,
+          EnaSupport: 'required',
+          EncryptionInTransitSupported: true,
+        },
+      });
+      const zones = 4 + Math.floor(rand() * 3);
+      for (const zone of ZONES.slice(0, zones)) offerings.push({ instanceType: name, zone });
+    }
+  }
+  return { types, offerings };
+}
 
 export interface FleetSize {
   readonly clusters: number;
@@ -203,7 +391,7 @@ export function buildFleetWorld(size: FleetSize, seed = 42): Record<string, unkn
           template: {
             spec: {
               nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name },
-              // Required by the v1 CRD; no instance type restriction (no offerings query needed).
+              // Required by the v1 CRD; the region's instance types and offerings are read once.
               requirements: [
                 { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
               ],
@@ -245,12 +433,16 @@ export function buildFleetWorld(size: FleetSize, seed = 42): Record<string, unkn
     });
   }
 
+  // The region's instance types and zone offerings, read once per scan for every NodePool.
+  const catalog = instanceTypeCatalog(mulberry32(seed + 1));
   return {
     version: 1,
     account: ACCOUNT,
     region: REGION,
     partition: 'aws',
     ec2: { images, subnets, securityGroups, capacityReservations: [] },
+    instanceTypeOfferings: { [REGION]: catalog.offerings },
+    instanceTypes: { [REGION]: catalog.types },
     ssm: { parameters },
     iam: { instanceProfiles, roles, permissions: [], permissionsDefault: 'allowed' },
     eks: { clusters },

@@ -10,7 +10,9 @@
 //   Describe* per 200 distinct values of that filter (EC2 ORs a filter's values and refuses more
 //   than 200 in a call); any other term one call;
 // - each distinct capacity-reservation selector term: one DescribeCapacityReservations;
-// - the region's instance type offerings, once, when a NodePool narrows instance types;
+// - the region's instance types and their zone offerings, once each, when a NodePool launches
+//   through a NodeClass: DescribeInstanceTypes 100 a page (HVM x86_64/arm64 types only, as
+//   Karpenter asks), DescribeInstanceTypeOfferings 1,000 rows a page;
 // - the SSM parameters behind every alias and ssmParameter term: GetParameters, 10 names a call;
 // - each distinct node role (GetRole + ListAttachedRolePolicies when it exists) and instance
 //   profile (GetInstanceProfile);
@@ -157,13 +159,24 @@ function amiNeeds(
   return { queries, parameters };
 }
 
-/** Requirement keys that narrow instance types (which zones offer them must then be known). */
-function restrictsInstanceTypes(key: unknown): boolean {
-  return (
-    key === 'node.kubernetes.io/instance-type' ||
-    (typeof key === 'string' &&
-      /^karpenter\.k8s\.aws\/instance-(family|category|generation|size)$/.test(key))
-  );
+/** DescribeInstanceTypes pages at most 100 types, DescribeInstanceTypeOfferings 1,000 rows. */
+const INSTANCE_TYPES_PER_CALL = 100;
+const OFFERINGS_PER_CALL = 1000;
+
+/** The region's types Karpenter's query returns: HVM, x86_64 or arm64. */
+function karpenterTypes(types: readonly unknown[]): number {
+  return types.filter((type) => {
+    const info = record(type);
+    const hvm = list(info.SupportedVirtualizationTypes).includes('hvm');
+    const arch = list(record(info.ProcessorInfo).SupportedArchitectures);
+    return hvm && (arch.includes('x86_64') || arch.includes('arm64'));
+  }).length;
+}
+
+/** A region-wide section's list for the world's region (`{ "us-east-1": [...] }`). */
+function regionList(section: unknown, region: string): unknown[] {
+  const byRegion = record(section);
+  return Object.hasOwn(byRegion, region) ? list(byRegion[region]) : [];
 }
 
 /** The controller role of a cluster: Pod Identity for Karpenter's service account, else IRSA. */
@@ -214,18 +227,19 @@ export function fleetLowerBound(world: unknown): LowerBound {
   const instanceProfiles = new Set<string>();
   const controllerContexts = new Map<string, Set<string>>();
 
-  let offeringsNeeded = false;
+  let instanceTypesNeeded = false;
   for (const cluster of list(record(root.eks).clusters).map(record)) {
     const clusterName = text(cluster.name) ?? '';
     const kubernetesVersion = text(cluster.version) ?? '';
     const kubernetes = record(cluster.kubernetes);
-    for (const nodePool of list(kubernetes.nodePools).map(record)) {
-      const requirements = list(record(record(record(nodePool.spec).template).spec).requirements);
-      if (requirements.some((requirement) => restrictsInstanceTypes(record(requirement).key))) {
-        offeringsNeeded = true;
-      }
-    }
     const nodeClasses = list(kubernetes.ec2NodeClasses).map(record);
+    const classNames = new Set(
+      nodeClasses.map((nodeClass) => text(record(nodeClass.metadata).name))
+    );
+    for (const nodePool of list(kubernetes.nodePools).map(record)) {
+      const ref = record(record(record(nodePool.spec).template).spec).nodeClassRef;
+      if (classNames.has(text(record(ref).name))) instanceTypesNeeded = true;
+    }
     const controller = controllerRoleOf(cluster);
     if (controller !== undefined && nodeClasses.length > 0) {
       const contexts = controllerContexts.get(controller) ?? new Set<string>();
@@ -279,8 +293,21 @@ export function fleetLowerBound(world: unknown): LowerBound {
     'ec2:DescribeSubnets': filterCalls(subnets),
     'ec2:DescribeSecurityGroups': filterCalls(securityGroups),
     'ec2:DescribeCapacityReservations': reservations.size,
-    // The region's zone offerings, once, when a NodePool narrows instance types.
-    'ec2:DescribeInstanceTypeOfferings': offeringsNeeded ? 1 : 0,
+    // The region's instance types and zone offerings, once, when a NodePool launches anything.
+    'ec2:DescribeInstanceTypes': instanceTypesNeeded
+      ? Math.max(
+          1,
+          Math.ceil(
+            karpenterTypes(regionList(root.instanceTypes, region)) / INSTANCE_TYPES_PER_CALL
+          )
+        )
+      : 0,
+    'ec2:DescribeInstanceTypeOfferings': instanceTypesNeeded
+      ? Math.max(
+          1,
+          Math.ceil(regionList(root.instanceTypeOfferings, region).length / OFFERINGS_PER_CALL)
+        )
+      : 0,
     'ssm:GetParameters': Math.ceil(parameters.size / PARAMETERS_PER_CALL),
     'iam:GetInstanceProfile': instanceProfiles.size,
     'iam:GetRole': readRoles.size,

@@ -377,7 +377,8 @@ async function measureEvents(size: FleetSize) {
         scan: (request) => scanAndPublish(deps, request),
         metrics: deps.metrics,
         logger: silentLogger,
-        images: createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
+        imagesIn: () => createLiveAwsFacts(account.sdk, { limiter: account.limiter }),
+        homeRegion: world.region,
         matches: (candidate, term, context) =>
           imageMatchesTerm(candidate, term, { ...context, accountId: world.account }),
       },

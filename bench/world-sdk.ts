@@ -1,7 +1,8 @@
 // SDK clients answered from a world file: the live adapters (`createLiveAwsFacts`,
 // `createIamSimulator`) run unchanged on top, so benchmarks count the real API operations
 // (GetRole + ListAttachedRolePolicies, pagination, 20-ARN simulation chunks) and reliability tests
-// inject faults where AWS would raise them. The fact commands (EC2 lists, offerings, SSM parameters,
+// inject faults where AWS would raise them. The fact commands (EC2 lists, region-wide lists such as
+// the instance types and their zone offerings, SSM parameters,
 // instance profiles, roles) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
 // over the world adapter's replay; only the IAM commands that are no facts (policy and entity reads,
 // simulations) are emulated here. A role whose policy documents the world gives is simulated by the
@@ -23,9 +24,12 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../lambda/adapters/aws/aws-facts-adapter.js';
 import {
   type AnyEc2ListFact,
+  type AnyRegionFact,
   EC2_LIST_FACTS,
   EC2_LIST_KEYS,
-  INSTANCE_TYPE_OFFERINGS,
+  REGION_FACTS,
+  REGION_KEYS,
+  selectRegionRecords,
 } from '../lambda/adapters/aws/fact-descriptors.js';
 import {
   type AnyKeyedFact,
@@ -163,16 +167,27 @@ export function createWorldSdk(
         return { ...fact.output(items, result.nextToken), $metadata: {} };
       });
     }
-    if (INSTANCE_TYPE_OFFERINGS.isCommand(command)) {
-      const fact = INSTANCE_TYPE_OFFERINGS;
+    for (const key of REGION_KEYS) {
+      const fact = REGION_FACTS[key] as unknown as AnyRegionFact;
+      if (!fact.isCommand(command)) continue;
       const input = inputOf<PagedInput>(command);
       return intercept('ec2', operationOf(fact.action), input, async () => {
-        // AWS always has offerings; a world without them for its region answers none.
-        const found = fact.asksZones(command)
-          ? ((await facts.describeInstanceTypeOfferings()) ?? [])
-          : [];
+        // AWS always has offerings and instance types; a world without them for its region
+        // answers none. The command's own query selects among the recorded records.
+        const byRegion: Readonly<Record<string, readonly object[]>> | undefined = world[key];
+        const records =
+          byRegion !== undefined && Object.hasOwn(byRegion, world.region)
+            ? (byRegion[world.region] ?? [])
+            : [];
+        const found = selectRegionRecords(fact, records, fact.queryOf(command));
         const result = page(found, input.MaxResults, input.NextToken);
-        return { ...fact.output(result.items, result.nextToken), $metadata: {} };
+        return {
+          ...fact.output(
+            result.items.map(({ record }) => record),
+            result.nextToken
+          ),
+          $metadata: {},
+        };
       });
     }
     throw new Error(`world SDK: unsupported EC2 command ${String(command)}`);

@@ -8,6 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import {
+  amiForwardingStackName,
   DEFAULT_STACK_NAME,
   FORWARDING_STACK_SUFFIX,
   parseScannerConfig,
@@ -15,7 +16,13 @@ import {
 } from './config.js';
 import { IAM_EVENTS_REGION } from './event-patterns.js';
 // The package's CDK entry, used exactly as a consumer's app would.
-import { IamEventForwardingStack, type NodeClassScannerProps, ScannerStack } from './index.js';
+import {
+  AmiEventForwardingStack,
+  amiEventForwardingRegions,
+  IamEventForwardingStack,
+  type NodeClassScannerProps,
+  ScannerStack,
+} from './index.js';
 
 /** The stacks' names when `stackName` is not set. */
 export const SCANNER_STACK_NAME = DEFAULT_STACK_NAME;
@@ -26,6 +33,11 @@ export interface ScannerApp {
   readonly scanner: ScannerStack;
   /** Absent when the home region is us-east-1 or IAM events are off. */
   readonly forwarder?: IamEventForwardingStack | undefined;
+  /**
+   * One per region other than home the scanner scans (`name@region` clusters, discovery regions),
+   * by region; empty when it scans its home region only or AMI events are off.
+   */
+  readonly amiForwarders: ReadonlyMap<string, AmiEventForwardingStack>;
 }
 
 /** Reads the context of `app` (all of it: an unknown key is an error), then adds the stacks. */
@@ -44,8 +56,18 @@ export function buildScannerApp(app: App, options: { readonly nag?: boolean } = 
           homeRegion: config.homeRegion,
         })
       : undefined;
+  const amiForwarders = new Map(
+    (config.amiEvents ? amiEventForwardingRegions(config) : []).map((region) => [
+      region,
+      new AmiEventForwardingStack(app, amiForwardingStackName(config.stackName, region), {
+        env: { region },
+        description: `nodeclass-scanner: forwards ${region} AMI state changes to ${config.homeRegion}`,
+        homeRegion: config.homeRegion,
+      }),
+    ])
+  );
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { config, scanner, forwarder };
+  return { config, scanner, forwarder, amiForwarders };
 }
 
 /** Context → construct props (the VPC is imported, never looked up: synth needs no credentials). */
@@ -79,6 +101,7 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
     // Stack names cannot hold `_`, so distinct stack names give distinct namespaces.
     metricsNamespace: config.stackName.replaceAll('-', '_'),
     ignore: config.ignore,
+    annotationSuppression: config.annotationSuppression,
     dryRunRoleArn: config.dryRunRoleArn,
     securityHub: config.securityHub,
     ssmParameterPrefixes: config.ssmParameterPrefixes,

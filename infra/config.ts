@@ -13,14 +13,16 @@ import {
   SCAN_ENVIRONMENTS,
   scopedIgnoreRules,
 } from '../lambda/core/cluster-settings.js';
-import { ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
+import { annotationSuppressionSchema, ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
 import { SEVERITIES } from '../lambda/core/model.js';
 import { isRegionName, partitionOf } from '../lambda/core/region.js';
 import { didYouMean } from '../lambda/core/suggest.js';
 import {
+  ANNOTATION_SUPPRESSION_MAX_CHARS,
   IGNORE_RULES_MAX_CHARS,
   SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../lambda/shared/config.js';
+import { amiEventForwardingRegions } from './constructs/ami-event-forwarder.js';
 import { LAMBDA_BUNDLES_CONTEXT_KEY } from './constructs/scanner-function.js';
 
 /** `-c key=a,b` arrives as a string; cdk.json gives arrays. Accept both. */
@@ -66,7 +68,19 @@ const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2,4}(-[a-z]+)+-\d
 
 /** The IAM-events stack is named after the scanner stack, with this suffix. */
 export const FORWARDING_STACK_SUFFIX = 'IamEvents';
+/** Each AMI-events stack is named after the scanner stack, with this suffix and its region. */
+export const AMI_FORWARDING_STACK_SUFFIX = 'AmiEvents';
 export const DEFAULT_STACK_NAME = 'NodeClassScanner';
+/** CloudFormation's limit on a stack name. */
+const STACK_NAME_MAX = 128;
+
+/** The name of the stack forwarding `region`'s AMI state changes: `NodeClassScannerAmiEvents-eu-west-1`. */
+export function amiForwardingStackName(stackName: string, region: string): string {
+  return `${stackName}${AMI_FORWARDING_STACK_SUFFIX}-${region}`;
+}
+
+/** Partitions whose regions EventBridge routes events between (commercial and GovCloud). */
+const CROSS_REGION_EVENT_PARTITIONS: readonly string[] = ['aws', 'aws-us-gov'];
 
 /** Every context key the app reads, with its default. The README's configuration table mirrors it. */
 export const scannerConfigSchema = z
@@ -81,7 +95,7 @@ export const scannerConfigSchema = z
         /^[A-Za-z][A-Za-z0-9-]*$/,
         'expected a CloudFormation stack name: letters, digits and hyphens, starting with a letter'
       )
-      .max(128 - FORWARDING_STACK_SUFFIX.length)
+      .max(STACK_NAME_MAX - FORWARDING_STACK_SUFFIX.length)
       .default(DEFAULT_STACK_NAME),
     homeRegion: region,
     clusters: listOf(
@@ -121,6 +135,20 @@ export const scannerConfigSchema = z
     ),
     /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
     ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),
+    /**
+     * Whether ignore-check annotations on cluster objects may suppress findings: `allow`, `deny`,
+     * or a list of check ids/globs whose annotations may. A trust decision (README).
+     */
+    annotationSuppression: z
+      .preprocess(
+        (value) => {
+          if (typeof value !== 'string') return value;
+          const trimmed = value.trim();
+          return trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed;
+        },
+        annotationSuppressionSchema(CHECKS.map((check) => check.id))
+      )
+      .default('allow'),
     dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
     /** Custom SSM parameter path prefixes the scanner may read, beyond /aws/service/; none by default. */
     ssmParameterPrefixes: listOf(
@@ -146,6 +174,8 @@ export const scannerConfigSchema = z
     accessEntries: flag.default(false),
     eksAdminViewPolicy: flag.default(false),
     iamEvents: flag.default(true),
+    /** Deploy a stack forwarding AMI state changes from each other region the scanner scans. */
+    amiEvents: flag.default(true),
     /** Opt-in: import findings into Security Hub (the account must have Security Hub enabled). */
     securityHub: flag.default(false),
   })
@@ -183,6 +213,17 @@ export const scannerConfigSchema = z
         });
       }
       byName.set(clusterNameOf(target), target);
+    }
+    const annotationChars =
+      typeof config.annotationSuppression === 'string'
+        ? 0
+        : config.annotationSuppression.join(',').length;
+    if (annotationChars > ANNOTATION_SUPPRESSION_MAX_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['annotationSuppression'],
+        message: `the check list takes ${annotationChars} characters of the Lambdas' 4 KB environment; keep it under ${ANNOTATION_SUPPRESSION_MAX_CHARS} (globs such as ami-*)`,
+      });
     }
     const prefixChars = config.ssmParameterPrefixes.join(',').length;
     if (prefixChars > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
@@ -250,7 +291,51 @@ export const scannerConfigSchema = z
           'cross-region into GovCloud or China); set iamEvents=false and rely on the schedule',
       });
     }
+    if (config.amiEvents) amiForwardingProblems(config, ctx);
   });
+
+/** The AMI forwarding stacks this configuration deploys must be nameable and routable. */
+function amiForwardingProblems(
+  config: {
+    readonly stackName: string;
+    readonly homeRegion: string;
+    readonly clusters: readonly string[];
+    readonly discoverClusters: string;
+    readonly discoveryRegions: readonly string[];
+  },
+  ctx: z.RefinementCtx
+): void {
+  const regions = amiEventForwardingRegions(config);
+  const longest = regions
+    .map((region) => amiForwardingStackName(config.stackName, region))
+    .find((name) => name.length > STACK_NAME_MAX);
+  if (longest !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['stackName'],
+      message: `the AMI-events stack "${longest}" would be longer than CloudFormation's ${STACK_NAME_MAX} characters; shorten stackName`,
+    });
+  }
+  const home = partitionOf(config.homeRegion);
+  const foreign = regions.filter((region) => partitionOf(region) !== home);
+  if (foreign.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['amiEvents'],
+      message:
+        `${foreign.join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not in the partition of ` +
+        `${config.homeRegion} (${home}): one account, and its events, live in one partition`,
+    });
+  } else if (regions.length > 0 && !CROSS_REGION_EVENT_PARTITIONS.includes(home)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['amiEvents'],
+      message:
+        `forwarding AMI events from ${regions.join(', ')} needs EventBridge cross-Region routing, ` +
+        `which the ${home} partition does not document; set amiEvents=false and rely on the schedule`,
+    });
+  }
+}
 
 /** Cluster entries (`name@region`) that are not in `homeRegion`. */
 function clustersOutside(clusters: readonly string[], homeRegion: string): string[] {

@@ -3,6 +3,12 @@
 export type { IgnoreRule } from '../lambda/core/ignore-rules.js';
 export type { Severity } from '../lambda/core/model.js';
 export {
+  AmiEventForwarder,
+  type AmiEventForwarderProps,
+  amiEventForwardingRegions,
+  type ScannedRegionsInput,
+} from './constructs/ami-event-forwarder.js';
+export {
   CLOUDTRAIL_REQUIREMENT,
   IamEventForwarder,
   type IamEventForwarderProps,
@@ -18,6 +24,10 @@ export {
   ScannerFunction,
 } from './constructs/scanner-function.js';
 export { IAM_EVENTS_REGION } from './event-patterns.js';
+export {
+  AmiEventForwardingStack,
+  type AmiEventForwardingStackProps,
+} from './stacks/ami-event-forwarding-stack.js';
 export {
   IamEventForwardingStack,
   type IamEventForwardingStackProps,

@@ -154,14 +154,18 @@ const RULES: readonly ScopeRule[] = [
     ],
   },
   {
-    // BatchUpdateFindings has no resource type; the condition allows only the RESOLVED mark.
+    // BatchUpdateFindings has no resource type; the condition allows only the workflow marks the
+    // lifecycle sets: RESOLVED (fixed), SUPPRESSED (accepted, with a note) and NEW (failing again
+    // after a suppression: Security Hub never resets SUPPRESSED itself).
     matches: exactly('securityhub:BatchUpdateFindings'),
     resources: () => ['*'],
     conditions: {
-      StringEquals: { 'securityhub:ASFFSyntaxPath/Workflow.Status': 'RESOLVED' },
+      StringEquals: {
+        'securityhub:ASFFSyntaxPath/Workflow.Status': ['RESOLVED', 'SUPPRESSED', 'NEW'],
+      },
     },
     reason:
-      'securityhub:BatchUpdateFindings supports no resource-level permissions; the grant is conditioned on setting Workflow.Status to RESOLVED only',
+      'securityhub:BatchUpdateFindings supports no resource-level permissions; the grant is conditioned on setting Workflow.Status to RESOLVED, SUPPRESSED or NEW only',
   },
   {
     matches: (action) =>

@@ -38,8 +38,11 @@ export const GRANTS_KEPT_WITHOUT_USE: readonly { action: string; reason: string 
   },
   {
     action: 'ec2:DescribeInstanceTypeOfferings',
-    reason:
-      'only for NodeClasses whose NodePools restrict instance type, family, category, generation or size',
+    reason: 'only for NodeClasses a NodePool launches through (once per scan)',
+  },
+  {
+    action: 'ec2:DescribeInstanceTypes',
+    reason: 'only for NodeClasses a NodePool launches through (once per scan)',
   },
   {
     action: 'ssm:GetParameter',

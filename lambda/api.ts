@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { collectInventory, evaluateInventory } from './app/run-scan.js';
-import { loadCliConfig } from './cli/config-file.js';
+import { type CliConfig, loadCliConfig } from './cli/config-file.js';
 import { formatJson } from './cli/formats/json.js';
 import { buildPlan } from './cli/plan.js';
 import { CHECKS } from './core/checks/index.js';
@@ -99,7 +99,7 @@ export async function scan(input: ScanInput): Promise<ScanReport> {
   const options = parseInput(input);
   const now = options.now ?? new Date();
   const paths = [...(options.paths ?? []), ...(options.manifests === undefined ? [] : ['-'])];
-  const config =
+  const config: CliConfig =
     options.config === undefined
       ? { ignore: [] }
       : await loadCliConfig({ explicit: options.config, cwd: process.cwd() });
@@ -119,7 +119,18 @@ export async function scan(input: ScanInput): Promise<ScanReport> {
   const { inventory, inputErrors } = await collectInventory(plan);
   const report = evaluateInventory(
     inventory,
-    { now, only: options.only ?? [], skip: options.skip ?? [], ignore: config.ignore },
+    {
+      now,
+      only: options.only ?? [],
+      skip: options.skip ?? [],
+      ignore: config.ignore,
+      ...(config.annotationSuppression !== undefined
+        ? {
+            annotationSuppression: config.annotationSuppression,
+            annotationSuppressionSetting: `annotationSuppression in ${config.file ?? 'the config file'}`,
+          }
+        : {}),
+    },
     inputErrors
   );
   // Through the CLI's own JSON writer: the same document, not a look-alike.

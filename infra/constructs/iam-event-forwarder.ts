@@ -1,10 +1,9 @@
-import { Aws, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
-import { EventBus as EventBusTarget } from 'aws-cdk-lib/aws-events-targets';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
+import type { Rule } from 'aws-cdk-lib/aws-events';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { IAM_CHANGE_PATTERN, IAM_EVENTS_REGION } from '../event-patterns.js';
+import { forwardToHomeBus } from './home-bus-forwarding.js';
 
 export interface IamEventForwarderProps {
   /** The scanner's region: IAM change events go to its default event bus. */
@@ -33,29 +32,13 @@ export class IamEventForwarder extends Construct {
         `IamEventForwarder must be deployed in ${IAM_EVENTS_REGION}, where IAM delivers its events (got ${region})`
       );
     }
-    const homeBus = EventBus.fromEventBusArn(
-      this,
-      'HomeBus',
-      `arn:${Aws.PARTITION}:events:${props.homeRegion}:${Aws.ACCOUNT_ID}:event-bus/default`
-    );
-    this.deadLetterQueue = new Queue(this, 'ForwardingDeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the forwarding rule.',
-    });
-    const role = new Role(this, 'ForwardingRole', {
-      assumedBy: new ServicePrincipal('events.amazonaws.com'),
-      description: `nodeclass-scanner: put IAM change events on the default bus in ${props.homeRegion}`,
-    });
-    this.rule = new Rule(this, 'IamChangeRule', {
-      description: `nodeclass-scanner: forward IAM role/instance-profile changes to ${props.homeRegion}`,
+    ({ rule: this.rule, deadLetterQueue: this.deadLetterQueue } = forwardToHomeBus(this, {
+      homeRegion: props.homeRegion,
+      ruleId: 'IamChangeRule',
+      ruleDescription: `nodeclass-scanner: forward IAM role/instance-profile changes to ${props.homeRegion}`,
+      roleDescription: `nodeclass-scanner: put IAM change events on the default bus in ${props.homeRegion}`,
       eventPattern: IAM_CHANGE_PATTERN,
-      targets: [new EventBusTarget(homeBus, { role, deadLetterQueue: this.deadLetterQueue })],
-    });
+    }));
     new CfnOutput(this, 'CloudTrailRequirement', { value: CLOUDTRAIL_REQUIREMENT });
   }
 }

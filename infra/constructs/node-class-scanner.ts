@@ -10,12 +10,19 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
 import { ssmPrefixProblem } from '../../lambda/core/ami/ssm-scope.js';
+import {
+  type AnnotationSuppression,
+  annotationSuppressionIssues,
+  annotationSuppressionProblems,
+  annotationSuppressionText,
+} from '../../lambda/core/annotation-policy.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import { type ClusterSettingsMap, scopedIgnoreRules } from '../../lambda/core/cluster-settings.js';
 import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../../lambda/core/ignore-rules.js';
 import type { Severity } from '../../lambda/core/model.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import {
+  ANNOTATION_SUPPRESSION_MAX_CHARS,
   CONFIG_ENV_KEYS,
   type EnvKey,
   HANDLER_ENV_KEYS,
@@ -77,11 +84,20 @@ export interface NodeClassScannerProps {
   /** `non-production` lowers AMI-pinning findings to info. @default 'production' */
   readonly scanEnvironment?: 'production' | 'non-production' | undefined;
   /**
-   * Accepted findings: each matching `fail`/`error` finding is reported as `suppressed` and never
-   * alerts, until the rule's `expires` date. Validated at synth against the check catalog.
+   * Accepted findings: each matching `fail`/`error` finding is reported as `suppressed` and no
+   * longer alerts (an open one is closed with one `suppressed` message), until the rule's
+   * `expires` date. Validated at synth against the check catalog.
    * @default none
    */
   readonly ignore?: readonly IgnoreRule[] | undefined;
+  /**
+   * Whether `ignore-check.nodeclass-scanner/<check>` annotations on cluster objects may suppress
+   * findings: `allow`, `deny`, or the check ids (or globs such as `ami-*`) whose annotations may.
+   * A trust decision: whoever can edit a NodeClass can otherwise accept its findings. Every
+   * suppression of an open finding is alerted (`change=suppressed`); a refused annotation leaves
+   * the finding open, saying so. @default 'allow'
+   */
+  readonly annotationSuppression?: AnnotationSuppression | undefined;
   /**
    * Per-cluster settings, keyed by an entry of `clusters` (or, with discovery, a cluster name):
    * `environment` and `alertMinSeverity` override the global ones for that cluster, and `ignore`
@@ -277,6 +293,7 @@ export class NodeClassScanner extends Construct {
         IGNORE_RULES_MAX_CHARS - ignoreRules.length
       ),
       IGNORE_RULES: ignoreRules,
+      ANNOTATION_SUPPRESSION: annotationSuppressionValue(props.annotationSuppression ?? 'allow'),
       SSM_PARAMETER_PREFIXES: ssmParameterPrefixesValue(props.ssmParameterPrefixes ?? []),
       SECURITY_HUB: props.securityHub === true ? 'true' : 'false',
     };
@@ -311,6 +328,27 @@ export function ignoreRulesValue(rules: readonly IgnoreRule[]): string {
     throw new Error(
       `NodeClassScanner: the ignore rules take ${value.length} characters of the Lambdas' 4 KB ` +
         `environment; keep them under ${IGNORE_RULES_MAX_CHARS}`
+    );
+  }
+  return value;
+}
+
+/** The ANNOTATION_SUPPRESSION variable: `allow`, `deny`, or check ids/globs, validated. */
+export function annotationSuppressionValue(policy: AnnotationSuppression): string {
+  const problems = annotationSuppressionProblems(
+    policy,
+    CHECKS.map((check) => check.id)
+  );
+  if (problems.length > 0) {
+    throw new Error(
+      `NodeClassScanner: ${annotationSuppressionIssues('annotationSuppression', problems).join('; ')} (allow, deny, or check ids)`
+    );
+  }
+  const value = annotationSuppressionText(policy);
+  if (value.length > ANNOTATION_SUPPRESSION_MAX_CHARS) {
+    throw new Error(
+      `NodeClassScanner: annotationSuppression takes ${value.length} characters of the Lambdas' 4 KB ` +
+        `environment; keep it under ${ANNOTATION_SUPPRESSION_MAX_CHARS} (globs such as ami-*)`
     );
   }
   return value;

@@ -201,6 +201,7 @@ function createRules(
     schedule: Schedule.rate(schedule),
     targets: [target('dispatch')],
   });
+  // Also receives the AMI events AmiEventForwarder forwards from the other regions it scans.
   new Rule(scope, 'AmiStateChangeRule', {
     description: 'nodeclass-scanner: AMI state changes in this account',
     eventPattern: AMI_STATE_CHANGE_PATTERN,

@@ -4,7 +4,10 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { STSClient } from '@aws-sdk/client-sts';
 import type { SimulationCacheOptions } from '../app/cached-simulator.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
-import { createPermissionsEnricher } from '../app/collect-permissions.js';
+import {
+  createPermissionsEnricher,
+  type PermissionsEnricherOptions,
+} from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { SsmParameterScope } from '../core/ami/ssm-scope.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
@@ -52,6 +55,14 @@ export interface LivePlanOptions {
   readonly ssmParameterScope?: SsmParameterScope;
   /** Simulation verdicts kept across scans (the Lambdas); the CLI simulates every time. */
   readonly simulationCache?: SimulationCacheOptions;
+  /**
+   * Answers the controller's simulations and gives its policies instead of IAM (the CLI's
+   * `--controller-policy` documents); the controller role is still found in the cluster.
+   */
+  readonly permissions?: Pick<
+    PermissionsEnricherOptions,
+    'simulator' | 'policies' | 'policySource'
+  >;
 }
 
 /** EC2 and STS clients holding the DryRun role's credentials, assumed once per plan. */
@@ -115,10 +126,12 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     // [issue 5] Permissions enricher: AFTER the AWS facts enricher (it simulates for the node
     //           role those facts resolve).
     createPermissionsEnricher({
-      simulator: createIamSimulator(clients.iam(options.region), { limiter: clients.limiter }),
-      policies: createIamRolePolicyReader(
-        rateLimited(clients.iam(options.region), 'iam', clients.limiter)
-      ),
+      ...(options.permissions ?? {
+        simulator: createIamSimulator(clients.iam(options.region), { limiter: clients.limiter }),
+        policies: createIamRolePolicyReader(
+          rateLimited(clients.iam(options.region), 'iam', clients.limiter)
+        ),
+      }),
       ...(options.controllerRoles === undefined
         ? {}
         : { controllerRoles: options.controllerRoles }),

@@ -24,6 +24,7 @@ import type {
   Image,
   ImageSelection,
   InstanceProfileFacts,
+  InstanceTypeFacts,
   InstanceTypeOfferingFacts,
   NodeRoleFacts,
   SecurityGroupFacts,
@@ -32,7 +33,7 @@ import type {
 } from '../core/facts/aws.js';
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
 import { bareIamName } from '../core/iam/arns.js';
-import { nodeClassesNeedingOfferings } from '../core/instance-types.js';
+import { nodeClassesLaunchedThrough } from '../core/instance-types.js';
 import {
   type ClusterContext,
   clusterOf,
@@ -365,15 +366,32 @@ async function collectNodeClassFacts(
 }
 
 /**
- * The region's instance type offerings (one memoised query serves every NodeClass); undefined when
- * the source does not record them.
+ * The region's instance types and their zone offerings (one memoised query each serves every
+ * NodeClass); a fact the source does not record is left out.
  */
-async function collectInstanceTypeOfferings(
+async function collectInstanceTypes(
   port: AwsFactsPort
-): Promise<Slice<InstanceTypeOfferingFacts> | undefined> {
-  const read = await attempt(() => port.describeInstanceTypeOfferings());
-  if (read.status === 'unavailable') return read;
-  return read.value === undefined ? undefined : ok({ offerings: read.value });
+): Promise<Pick<AwsNodeClassFacts, 'instanceTypes' | 'instanceTypeOfferings'>> {
+  const [types, offerings] = await Promise.all([
+    attempt(() => port.describeInstanceTypes()),
+    attempt(() => port.describeInstanceTypeOfferings()),
+  ]);
+  const instanceTypes: Slice<InstanceTypeFacts> | undefined =
+    types.status === 'unavailable'
+      ? types
+      : types.value === undefined
+        ? undefined
+        : ok({ types: types.value });
+  const instanceTypeOfferings: Slice<InstanceTypeOfferingFacts> | undefined =
+    offerings.status === 'unavailable'
+      ? offerings
+      : offerings.value === undefined
+        ? undefined
+        : ok({ offerings: offerings.value });
+  return {
+    ...(instanceTypes ? { instanceTypes } : {}),
+    ...(instanceTypeOfferings ? { instanceTypeOfferings } : {}),
+  };
 }
 
 /** The `aws` enricher. Each `enrich` call is one scan with its own memo. */
@@ -384,7 +402,7 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
       const port = memoizeAwsFactsPort(options.port, {
         ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       });
-      const needOfferings = nodeClassesNeedingOfferings(inventory);
+      const launchedThrough = nodeClassesLaunchedThrough(inventory);
       const collected = await Promise.all(
         inventory.nodeClasses.map(async (entry) => {
           if (!entry.parsed.ok) return undefined;
@@ -400,11 +418,11 @@ export function createAwsFactsEnricher(options: AwsFactsEnricherOptions): Invent
             options.ssmParameterScope
           );
           const key = factsKeyOf(entry);
-          // Only for classes a NodePool restricts instance types on: a region-wide query.
-          const offerings = needOfferings.has(nodeClassKey(entry.cluster, entry.name))
-            ? await collectInstanceTypeOfferings(port)
-            : undefined;
-          return [key, offerings ? { ...facts, instanceTypeOfferings: offerings } : facts] as const;
+          // Only for classes a NodePool launches through: region-wide queries, read once.
+          const instanceTypes = launchedThrough.has(nodeClassKey(entry.cluster, entry.name))
+            ? await collectInstanceTypes(port)
+            : {};
+          return [key, { ...facts, ...instanceTypes }] as const;
         })
       );
       const awsFacts = new Map(inventory.awsFacts);

@@ -9,6 +9,7 @@ import type {
   ControllerRoleResolution,
   DryRunOutcome,
   PermissionFacts,
+  PermissionNote,
   ReadPolicies,
   SimulationGap,
   SimulationOutcome,
@@ -18,7 +19,11 @@ import type {
 import { ok, type Slice, unavailable } from '../core/facts/slice.js';
 import { accountOfArn, bareIamName } from '../core/iam/arns.js';
 import { resolveControllerRole } from '../core/iam/controller-role.js';
-import { permissionScopeOf, simulationInputOf } from '../core/iam/nodeclass-inputs.js';
+import {
+  permissionScopeOf,
+  simulationInputOf,
+  wildcardLaunchResources,
+} from '../core/iam/nodeclass-inputs.js';
 import {
   type ContextKeyUsage,
   contextKeyUsage,
@@ -67,7 +72,23 @@ export interface PermissionsEnricherOptions {
    * reads them and the request: nothing is cached for a principal whose policies were not read.
    */
   readonly cache?: SimulationCacheOptions;
+  /**
+   * Where the verdicts come from when not the controller role's own policies (`--controller-policy`
+   * documents): said in the evidence of every controller-* finding.
+   */
+  readonly policySource?: string;
+  /**
+   * Simulate the launch on wildcard ARNs of each resource type (`image/*`, `subnet/*`,
+   * `security-group/*`) for a class with neither AWS facts nor status, instead of leaving the
+   * launch unverified (manifests checked against `--controller-policy` documents). Said in the
+   * launch finding.
+   */
+  readonly wildcardUnresolvedLaunch?: boolean;
 }
+
+/** Said in the launch finding of a class simulated on wildcard resource ARNs. */
+const WILDCARD_LAUNCH_NOTE =
+  "The class' image, subnets and security groups were not resolved (no AWS facts, no status), so the launch was simulated on wildcard ARNs of each type (image/*, subnet/*, security-group/*). A policy that allows only some images, subnets or security groups denies these; scan with --world or --aws to simulate the class' own resources.";
 
 const ALL_GROUPS = ['launch', 'pass-node-role', 'manage-instance-profile', 'discover'] as const;
 
@@ -198,6 +219,7 @@ interface NodeClassPlan {
   readonly requests: readonly SimulationRequest[];
   readonly gaps: readonly SimulationGap[];
   readonly input?: NodeClassSimulationInput;
+  readonly notes?: readonly PermissionNote[];
 }
 
 function gapsForAll(reason: SimulationGap['reason'], message: string): SimulationGap[] {
@@ -240,7 +262,8 @@ function principalsToSimulate(
 function planNodeClasses(
   inventory: Inventory,
   roleOf: (cluster: ClusterContext) => ControllerRoleResolution,
-  policyKeysOf: (principal: string) => ReadonlyMap<string, string> | undefined
+  policyKeysOf: (principal: string) => ReadonlyMap<string, string> | undefined,
+  wildcardUnresolvedLaunch: boolean
 ): NodeClassPlan[] {
   const plans: NodeClassPlan[] = [];
   for (const entry of inventory.nodeClasses) {
@@ -263,12 +286,32 @@ function planNodeClasses(
       continue;
     }
     const policyKeys = policyKeysOf(controllerRole.roleArn);
+    const resolved = simulationInputOf(
+      inventory,
+      entry,
+      entry.parsed.value,
+      scope.value,
+      controllerRole
+    );
+    // Nothing resolved the class' resources: unavailable launch resources and no AWS facts at all.
+    const wildcard =
+      wildcardUnresolvedLaunch &&
+      resolved.launch.status === 'unavailable' &&
+      !inventory.awsFacts.has(key);
     const input = {
-      ...simulationInputOf(inventory, entry, entry.parsed.value, scope.value, controllerRole),
+      ...resolved,
+      ...(wildcard ? { launch: ok(wildcardLaunchResources(entry.parsed.value)) } : {}),
       ...(policyKeys === undefined ? {} : { policyKeys }),
     };
     const plan = buildSimulations(input);
-    plans.push({ key, controllerRole, requests: plan.requests, gaps: plan.gaps, input });
+    plans.push({
+      key,
+      controllerRole,
+      requests: plan.requests,
+      gaps: plan.gaps,
+      input,
+      ...(wildcard ? { notes: [{ group: 'launch' as const, message: WILDCARD_LAUNCH_NOTE }] } : {}),
+    });
   }
   return plans;
 }
@@ -332,7 +375,12 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
         concurrency,
         rolesRead(inventory)
       );
-      const plans = planNodeClasses(inventory, roleOf, (principal) => read.get(principal)?.keys);
+      const plans = planNodeClasses(
+        inventory,
+        roleOf,
+        (principal) => read.get(principal)?.keys,
+        options.wildcardUnresolvedLaunch === true
+      );
       const requests = plans.flatMap((plan) => plan.requests);
       const batches = batchSimulations(
         requests,
@@ -383,12 +431,17 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
         const principal =
           plan.controllerRole.status === 'found' ? plan.controllerRole.roleArn : undefined;
         const controllerPolicies = principal === undefined ? undefined : read.get(principal)?.read;
+        const notes: PermissionNote[] = [
+          ...(options.policySource === undefined ? [] : [{ message: options.policySource }]),
+          ...(plan.notes ?? []),
+        ];
         const facts: PermissionFacts = {
           controllerRole: plan.controllerRole,
           ...(controllerPolicies === undefined ? {} : { controllerPolicies }),
           simulations,
           gaps: plan.gaps,
           ...(dryRun === undefined ? {} : { dryRun }),
+          ...(notes.length === 0 ? {} : { notes }),
         };
         permissions.set(plan.key, facts);
       }

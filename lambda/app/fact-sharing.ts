@@ -85,6 +85,7 @@ export const FACT_SHARING = {
   },
   describeCapacityReservations: { share: 'per-query', label: 'capacity-reservations' },
   describeInstanceTypeOfferings: { share: 'per-region', label: 'instance-type-offerings' },
+  describeInstanceTypes: { share: 'per-region', label: 'instance-types' },
   getParameter: {
     share: 'batched',
     label: 'parameter',

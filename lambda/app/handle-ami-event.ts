@@ -1,6 +1,8 @@
 // `EC2 AMI State Change` → the image → the stored NodeClasses whose selector terms (or last
 // resolved AMIs) match it → a scan restricted to those NodeClasses. The event body is not trusted
-// beyond the image id: the image is looked up again (an event is a hint, never the state).
+// beyond the image id and its region: the image is looked up again, in that region (an event is a
+// hint, never the state). Events reach the home region's function from every region the scanner
+// scans (forwarded by AmiEventForwarder), so the event's `region` decides which clusters count.
 import {
   affectedByImage,
   type ImageTermMatcher,
@@ -22,8 +24,11 @@ export interface EventDeps {
 }
 
 export interface AmiEventDeps extends EventDeps {
-  readonly images: Pick<AwsFactsPort, 'describeImages'>;
+  /** The image lookup of one region (AMIs are regional: an image is looked up where it lives). */
+  readonly imagesIn: (region: string) => Pick<AwsFactsPort, 'describeImages'>;
   readonly matches: ImageTermMatcher;
+  /** The function's own region: the region of a stored cluster that names none. */
+  readonly homeRegion: string;
 }
 
 export type EventOutcome =
@@ -80,17 +85,26 @@ export async function handleAmiEvent(deps: AmiEventDeps, raw: unknown): Promise<
   const parsed = parseAmiStateChange(raw);
   if (!parsed.ok) return ignoreEvent(deps, parsed.reason, parsed.detail);
   const { ImageId: imageId, State: state } = parsed.value.detail;
+  const region = parsed.value.region;
+  const trigger = `ami-${state}:${imageId}`;
+  const index = await deps.store.loadIndex();
+  // AMIs are regional: an image only matters to clusters in the event's region. Clusters of no
+  // other region are looked at, and no other region's EC2 is asked.
+  const inRegion = index.filter((entry) => (entry.region ?? deps.homeRegion) === region);
+  if (inRegion.length === 0) {
+    deps.logger.info('No stored NodeClass is in the region of the AMI state change', {
+      trigger,
+      region,
+      indexed: index.length,
+    });
+    return { status: 'no-match' };
+  }
   // Deregistered and disabled images may no longer be listed: then only ids can match.
-  const images = await deps.images.describeImages({
+  const images = await deps.imagesIn(region).describeImages({
     filters: [{ name: 'image-id', values: [imageId] }],
     includeDeprecated: true,
   });
   const image: Image | undefined = images.find((candidate) => candidate.id === imageId);
-  const index = await deps.store.loadIndex();
-  // AMIs are regional: an image only matters to clusters in the event's region.
-  const inRegion = index.filter(
-    (entry) => entry.region === undefined || entry.region === parsed.value.region
-  );
   const affected = affectedByImage(
     inRegion,
     imageId,
@@ -101,9 +115,10 @@ export async function handleAmiEvent(deps: AmiEventDeps, raw: unknown): Promise<
   deps.logger.info('AMI state change', {
     imageId,
     state,
+    region,
     imageListed: image !== undefined,
     indexed: index.length,
     affected: affected.length,
   });
-  return rescan(deps, `ami-${parsed.value.id}`, `ami-${state}:${imageId}`, affected);
+  return rescan(deps, `ami-${parsed.value.id}`, trigger, affected);
 }

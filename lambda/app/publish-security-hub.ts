@@ -8,8 +8,11 @@
 //   held: alerts never wait on a sink that cannot take them; the failure is logged.
 // New, changed and reminder changes import the open finding (reminders keep it fresh: Security
 // Hub deletes findings not updated for 90 days). Resolved findings and silently closed ones
-// (suppressed, follow-ons, notices) are imported ARCHIVED, then marked `Workflow.Status: RESOLVED` with
-// BatchUpdateFindings; Security Hub sets the workflow back to NEW if the finding reopens.
+// (follow-ons, notices) are imported ARCHIVED, then marked `Workflow.Status: RESOLVED` with
+// BatchUpdateFindings; Security Hub sets the workflow back to NEW if the finding reopens. A finding
+// that became suppressed is imported ARCHIVED (WARNING) and marked `SUPPRESSED` with a note naming
+// the annotation or rule and its reason. Security Hub never resets SUPPRESSED by itself, so a
+// finding that fails again after it was closed (`new` with a stored state) is marked NEW.
 import {
   type AsffCheck,
   type AsffFinding,
@@ -17,7 +20,9 @@ import {
   type AsffTarget,
   type SecurityHubFailure,
   type SecurityHubPort,
+  suppressionNote,
   toAsffFinding,
+  type WorkflowUpdate,
 } from '../core/asff.js';
 import type { FindingState, LifecycleChange, ScanStamp, SilentClose } from '../core/lifecycle.js';
 import type { AppLogger } from '../core/ports/service.js';
@@ -65,8 +70,11 @@ function subjectOfState(state: FindingState): AsffSubject {
 interface Planned {
   readonly findingId: string;
   readonly record: AsffFinding;
-  /** Marked RESOLVED once imported. */
-  readonly closes: boolean;
+  /**
+   * The workflow set once imported: RESOLVED (fixed, or closed silently), SUPPRESSED with a note
+   * (suppressed), NEW (failing again after it was closed).
+   */
+  readonly workflow?: { readonly status: 'RESOLVED' } | Omit<WorkflowUpdate, 'Id' | 'ProductArn'>;
 }
 
 function plan(sink: SecurityHubSink, delivery: SecurityHubDelivery): Planned[] {
@@ -101,20 +109,30 @@ function plan(sink: SecurityHubSink, delivery: SecurityHubDelivery): Planned[] {
           status: 'PASSED',
           recordState: 'ARCHIVED',
         }),
-        closes: true,
+        workflow: { status: 'RESOLVED' },
       };
     }
     const subject = change.finding ?? subjectOfState(change.next);
-    return { findingId: change.next.id, record: record(subject, change.next), closes: false };
+    // Suppressed: WARNING, ARCHIVED (the status mapping), and the suppression as a note.
+    const workflow =
+      change.kind === 'suppressed'
+        ? { status: 'SUPPRESSED' as const, note: suppressionNote(subject) }
+        : change.kind === 'new' && change.previous !== undefined
+          ? { status: 'NEW' as const }
+          : undefined;
+    return {
+      findingId: change.next.id,
+      record: record(subject, change.next),
+      ...(workflow === undefined ? {} : { workflow }),
+    };
   });
   for (const close of delivery.silenced) {
-    // Suppressed → WARNING, a notice → PASSED (INFORMATIONAL), a follow-on → its own status;
-    // archived either way.
+    // A notice → PASSED (INFORMATIONAL), a follow-on → its own status; archived either way.
     const base = record(close.finding, close.next);
     planned.push({
       findingId: close.next.id,
       record: { ...base, RecordState: 'ARCHIVED' },
-      closes: true,
+      workflow: { status: 'RESOLVED' },
     });
   }
   return planned;
@@ -135,14 +153,21 @@ export async function deliverToSecurityHub(
   const byAsffId = new Map(planned.map((item) => [item.record.Id, item]));
   const importFailures = await sink.port.importFindings(planned.map((item) => item.record));
   const importFailed = new Set(importFailures.map((failure) => failure.id));
-  const toResolve = planned.filter((item) => item.closes && !importFailed.has(item.record.Id));
+  const imported = planned.filter((item) => !importFailed.has(item.record.Id));
+  const toResolve = imported.filter((item) => item.workflow?.status === 'RESOLVED');
   const resolveFailures =
     toResolve.length === 0
       ? []
       : await sink.port.markResolved(
           toResolve.map((item) => ({ Id: item.record.Id, ProductArn: item.record.ProductArn }))
         );
-  const failures = [...importFailures, ...resolveFailures];
+  const toUpdate = imported.flatMap((item): WorkflowUpdate[] =>
+    item.workflow === undefined || item.workflow.status === 'RESOLVED'
+      ? []
+      : [{ Id: item.record.Id, ProductArn: item.record.ProductArn, ...item.workflow }]
+  );
+  const updateFailures = toUpdate.length === 0 ? [] : await sink.port.updateWorkflow(toUpdate);
+  const failures = [...importFailures, ...resolveFailures, ...updateFailures];
   const held = new Set(
     failures
       .filter((failure) => failure.kind === 'transient')

@@ -1,3 +1,4 @@
+import type { AnnotationSuppression } from '../core/annotation-policy.js';
 import type { Check } from '../core/check.js';
 import { CHECKS } from '../core/checks/index.js';
 import { runChecks } from '../core/evaluate.js';
@@ -22,6 +23,10 @@ export interface ScanOptions {
   readonly skip?: readonly string[];
   /** Config `ignore` rules (validated); annotations on the objects apply as well. */
   readonly ignore?: readonly IgnoreRule[];
+  /** Whether annotations on the objects may suppress (default `allow`). */
+  readonly annotationSuppression?: AnnotationSuppression | undefined;
+  /** What refuses annotations, as a refused finding's message names it (the flag, the setting). */
+  readonly annotationSuppressionSetting?: string | undefined;
 }
 
 export function selectChecks(
@@ -69,6 +74,8 @@ export function evaluateInventory(
     objects: annotatedObjectsOf(inventory),
     now: options.now,
     catalog,
+    annotationSuppression: options.annotationSuppression,
+    annotationSuppressionSetting: options.annotationSuppressionSetting,
   });
   return buildReport({
     evaluation: { ...evaluation, findings },

@@ -6,7 +6,8 @@
 // Batching: more than `alertBatchThreshold` changes of one cluster scan, or any change of a cluster
 // with no stored state yet (its first scan), go out as ONE summary message. Every claim of the
 // batch carries that same message, and messages are published once per id, so a summary is sent
-// once however many claims (own or adopted) carry it.
+// once however many claims (own or adopted) carry it. A `suppressed` change is never batched: it
+// is always its own message, so a subscription filter on `change = suppressed` sees every one.
 //
 // Store calls of one cluster scan, in order (a fault from any of them on fails the scan, and the
 // redelivery of the same scan finishes its work):
@@ -19,8 +20,14 @@
 //      -- SNS publish of the adopted and claimed messages, each message id once --
 //   6. clearPending the published ones (up to CLEAR_ATTEMPTS passes)
 //   7. release      one per claim whose message SNS refused
-//   8. close (silent closes of suppressed, follow-on and notice findings), touch, then the NodeClass
+//   8. close (silent closes of follow-on and notice findings), touch, then the NodeClass
 //      index (loadIndex + batch write, or batch write)
+//
+// Items the store cannot hold (over DynamoDB's 400 KB) are found before step 1 writes anything
+// else (`oversizedItems`): each becomes an `error` finding on its object, and the rest of the scan
+// is stored and alerted (storage-limits.ts). A scan that fails anyway logs the cluster and, when a
+// write of one object failed, that object.
+import type { AnnotationSuppression } from '../core/annotation-policy.js';
 import {
   indexEntriesOf,
   type NodeClassIndexEntry,
@@ -39,6 +46,7 @@ import {
   type PendingPublish,
   type ScanStamp,
 } from '../core/lifecycle.js';
+import type { ResourceRef } from '../core/model.js';
 import { renderDigest } from '../core/notify/digest.js';
 import {
   type AlertLocation,
@@ -53,7 +61,9 @@ import type {
   NotificationPublisher,
   ServiceMetrics,
 } from '../core/ports/service.js';
+import { applyStorageLimits, type OversizedItem } from '../core/storage-limits.js';
 import { mapLimited } from '../shared/concurrency.js';
+import { ItemTooLargeError } from '../shared/errors.js';
 import { apiCallMeter } from './api-call-meter.js';
 import { logFindingStates } from './finding-state-log.js';
 import { deliverToSecurityHub, type SecurityHubSink } from './publish-security-hub.js';
@@ -72,6 +82,8 @@ export interface ScanSettings {
   readonly reminderIntervalMs: number;
   /** Config `ignore` rules (validated); annotations on the objects apply as well. */
   readonly ignore?: readonly IgnoreRule[];
+  /** Whether annotations on the objects may suppress (the `annotationSuppression` setting). */
+  readonly annotationSuppression?: AnnotationSuppression;
   readonly digest: 'on-change' | 'always' | 'never';
   /** How long a claim pending publish belongs to its scan (`DEFAULT_PENDING_LEASE_MS`). */
   readonly pendingLeaseMs?: number;
@@ -173,6 +185,48 @@ function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** A store write for one object failed: the failed scan's log names the object and the step. */
+class ObjectWriteError extends Error {
+  public readonly object: string;
+  public readonly step: string;
+
+  public constructor(resource: ResourceRef, step: string, cause: unknown) {
+    super(`${step} of ${resource.kind}/${resource.name} failed`, { cause });
+    this.name = 'ObjectWriteError';
+    this.object = `${resource.kind}/${resource.name}`;
+    this.step = step;
+  }
+}
+
+async function forObject<T>(resource: ResourceRef, step: string, write: () => Promise<T>) {
+  try {
+    return await write();
+  } catch (error) {
+    throw new ObjectWriteError(resource, step, error);
+  }
+}
+
+/** What the log of a failed scan says about the failure: the error, and the object if known. */
+function failureOf(error: unknown): {
+  error: string;
+  object?: string;
+  step?: string;
+  item?: string;
+} {
+  const cause = error instanceof ObjectWriteError ? error.cause : error;
+  return {
+    error: errorText(cause),
+    ...(error instanceof ObjectWriteError ? { object: error.object, step: error.step } : {}),
+    ...(cause instanceof ItemTooLargeError ? { item: cause.item } : {}),
+  };
+}
+
+function oversizedObject(item: OversizedItem): string {
+  return item.item === 'nodeclass-index'
+    ? `EC2NodeClass/${item.entry.name}`
+    : `${item.finding.resource.kind}/${item.finding.resource.name}`;
+}
+
 interface ClusterRun {
   readonly outcome: ClusterOutcome;
   readonly published: readonly LifecycleChange[];
@@ -219,7 +273,8 @@ const coverKey = (change: Pick<LifecycleChange, 'kind' | 'next'>) =>
  * The message each candidate change is claimed with. A change that a summary taken over from an
  * earlier attempt already lists is claimed with that summary (the earlier attempt claimed part of
  * the batch, then stopped): it is then sent once, in the summary. The others go out one message
- * each, or as one new summary when there are more than the threshold or the cluster is new.
+ * each, or as one new summary when there are more than the threshold or the cluster is new;
+ * a suppression always goes alone.
  */
 function messagesFor(
   candidates: readonly LifecycleChange[],
@@ -237,7 +292,12 @@ function messagesFor(
     if (pending.message.attributes.change !== 'summary') continue;
     for (const key of pending.message.covers ?? []) summaries.set(key, pending.message);
   }
-  const fresh = candidates.filter((change) => !summaries.has(coverKey(change)));
+  // A suppression always goes out as its own message (`change = suppressed`), never inside a
+  // summary: a subscription filter on it must see every one.
+  const batchable = (change: LifecycleChange) => change.kind !== 'suppressed';
+  const fresh = candidates.filter(
+    (change) => batchable(change) && !summaries.has(coverKey(change))
+  );
   const summary =
     fresh.length > batch.threshold || (batch.firstScan && fresh.length > 0)
       ? renderSummary({
@@ -252,7 +312,7 @@ function messagesFor(
     change,
     message:
       summaries.get(coverKey(change)) ??
-      summary ??
+      (batchable(change) ? summary : undefined) ??
       renderChangeMessage(change, { location: batch.location }),
   }));
 }
@@ -274,11 +334,37 @@ async function scanCluster(
   const basePlan = await deps.planFor(target);
   const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
   const { inventory, inputErrors } = await collectInventory(plan);
-  const report = evaluateInventory(
+  const evaluated = evaluateInventory(
     inventory,
-    { now: started, ignore: deps.settings.ignore ?? [] },
+    {
+      now: started,
+      ignore: deps.settings.ignore ?? [],
+      annotationSuppression: deps.settings.annotationSuppression,
+      annotationSuppressionSetting: "the deployment's annotationSuppression setting",
+    },
     inputErrors
   );
+  // What cannot be stored is reported on its object instead, before anything is written.
+  const allEntries = indexEntriesOf(inventory);
+  const oversized = await deps.store.oversizedItems({
+    findings: evaluated.findings,
+    index: allEntries,
+  });
+  const storable = applyStorageLimits({
+    findings: evaluated.findings,
+    index: allEntries,
+    oversized,
+  });
+  for (const item of oversized) {
+    deps.logger.warn('Item too large to store', {
+      cluster,
+      object: oversizedObject(item),
+      item: item.item,
+      bytes: item.bytes,
+      maxBytes: item.maxBytes,
+    });
+  }
+  const report = { ...evaluated, findings: storable.findings };
   const unread = unreadClusters(inventory, cluster, inputErrors.length);
   const scope: DiffScope = {
     clusters: [cluster],
@@ -352,7 +438,11 @@ async function scanCluster(
   // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
   const claimed = (
     await mapLimited(planned, CLAIM_CONCURRENCY, async ({ change, message }) =>
-      (await deps.store.claim(change, { stamp, message })) ? { change, message } : undefined
+      (await forObject(change.next.resource, 'claim', () =>
+        deps.store.claim(change, { stamp, message })
+      ))
+        ? { change, message }
+        : undefined
     )
   ).filter(defined);
   const outgoing: Outgoing[] = [
@@ -378,10 +468,12 @@ async function scanCluster(
   const refused = outgoing
     .filter((item) => item.own && failedIds.has(item.message.id))
     .map((item) => item.change);
-  await mapLimited(refused, CLAIM_CONCURRENCY, (change) => deps.store.release(change, stamp));
+  await mapLimited(refused, CLAIM_CONCURRENCY, (change) =>
+    forObject(change.next.resource, 'release', () => deps.store.release(change, stamp))
+  );
   const published = sent.map((item) => item.change);
 
-  const entries: NodeClassIndexEntry[] = indexEntriesOf(inventory);
+  const entries: NodeClassIndexEntry[] = storable.index;
   const closed = superseded
     ? []
     : (
@@ -390,7 +482,10 @@ async function scanCluster(
             (close) => !pendingIds.has(close.next.id) && !heldBack(close.next.id)
           ),
           CLAIM_CONCURRENCY,
-          async (close) => ((await deps.store.close(close, stamp)) ? close : undefined)
+          async (close) =>
+            (await forObject(close.next.resource, 'close', () => deps.store.close(close, stamp)))
+              ? close
+              : undefined
         )
       ).filter(defined);
   if (!superseded) {
@@ -470,10 +565,11 @@ export async function scanAndPublish(
     } catch (error) {
       deps.metrics.scanFailed(target.cluster);
       deps.metrics.sourceErrors(target.cluster, 1);
+      const failure = failureOf(error);
       deps.logger.error('Cluster scan failed', {
         cluster: target.cluster,
         scanId: request.scanId,
-        error: errorText(error),
+        ...failure,
       });
       outcomes.push({
         cluster: target.cluster,
@@ -481,7 +577,7 @@ export async function scanAndPublish(
         nodeClassesScanned: 0,
         changes: 0,
         published: 0,
-        error: errorText(error),
+        error: failure.error,
       });
     }
   }

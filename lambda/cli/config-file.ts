@@ -4,8 +4,15 @@ import { resolve } from 'node:path';
 import { parse, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { readRegularFile } from '../adapters/files/read-input.js';
+import type { AnnotationSuppression } from '../core/annotation-policy.js';
 import { CHECKS } from '../core/checks/index.js';
-import { type IgnoreRule, ignoreRulesSchema, isExpired, issuePath } from '../core/ignore-rules.js';
+import {
+  annotationSuppressionSchema,
+  type IgnoreRule,
+  ignoreRulesSchema,
+  isExpired,
+  issuePath,
+} from '../core/ignore-rules.js';
 import { ConfigError, InputError } from '../shared/errors.js';
 import { terminalSafe } from './terminal.js';
 
@@ -19,6 +26,11 @@ export interface CliConfig {
   /** The file read, when there was one. */
   readonly file?: string;
   readonly ignore: readonly IgnoreRule[];
+  /**
+   * Whether ignore-check annotations may suppress (`allow`, `deny`, check ids); absent: not set
+   * in the file (the default, `allow`, unless `--no-annotation-suppression`).
+   */
+  readonly annotationSuppression?: AnnotationSuppression;
 }
 
 const configSchema = z.strictObject({
@@ -29,6 +41,7 @@ const configSchema = z.strictObject({
       ignoreRulesSchema(CHECKS.map((check) => check.id))
     )
     .default([]),
+  annotationSuppression: annotationSuppressionSchema(CHECKS.map((check) => check.id)).optional(),
 });
 
 async function readText(
@@ -62,7 +75,10 @@ export function parseCliConfig(text: string, file: string): CliConfig {
     const problems = result.error.issues.map((issue) => {
       if (issue.code === 'unrecognized_keys') {
         const where = issue.path.length === 0 ? '' : `${issuePath('', issue.path).slice(1)}: `;
-        const allowed = issue.path.length === 0 ? 'ignore' : 'check, resource, reason, expires';
+        const allowed =
+          issue.path.length === 0
+            ? 'ignore, annotationSuppression'
+            : 'check, resource, reason, expires';
         return `${where}unknown key ${issue.keys.map((key) => `"${key}"`).join(', ')} (allowed: ${allowed})`;
       }
       const path = issuePath('', issue.path).slice(1);
@@ -70,7 +86,12 @@ export function parseCliConfig(text: string, file: string): CliConfig {
     });
     throw new ConfigError(`${file}: ${problems.join('; ')}`);
   }
-  return { file, ignore: result.data.ignore };
+  const { annotationSuppression } = result.data;
+  return {
+    file,
+    ignore: result.data.ignore,
+    ...(annotationSuppression === undefined ? {} : { annotationSuppression }),
+  };
 }
 
 /**

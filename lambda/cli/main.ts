@@ -8,7 +8,7 @@ import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
 import type { CliIo, CommandContext } from './command-context.js';
-import { expiredRuleWarnings, loadCliConfig } from './config-file.js';
+import { type CliConfig, expiredRuleWarnings, loadCliConfig } from './config-file.js';
 import { asffTargetFor } from './formats/asff.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
 import { OUTPUT_FORMATS, type OutputFormat, writeReport } from './formats/index.js';
@@ -56,8 +56,26 @@ function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): number {
   return breachesThreshold(report, failOn) ? EXIT_FINDINGS : EXIT_OK;
 }
 
+/** Whether annotations may suppress: `--no-annotation-suppression`, else the config file's key. */
+function annotationTrust(flags: ScanFlags, config: CliConfig) {
+  if (flags.annotationSuppression === false) {
+    return {
+      annotationSuppression: 'deny' as const,
+      annotationSuppressionSetting: '--no-annotation-suppression',
+    };
+  }
+  return config.annotationSuppression === undefined
+    ? {}
+    : {
+        annotationSuppression: config.annotationSuppression,
+        annotationSuppressionSetting: `annotationSuppression in ${config.file ?? 'the config file'}`,
+      };
+}
+
 interface ScanFlags {
   controllerRole?: string[];
+  controllerPolicy?: string[];
+  permissionsBoundary?: string;
   dryRunRole?: string;
   cluster?: string[];
   region?: string;
@@ -73,6 +91,8 @@ interface ScanFlags {
   config?: string;
   baseline?: string;
   nonProduction?: boolean;
+  /** false with `--no-annotation-suppression`. */
+  annotationSuppression?: boolean;
   stdinName?: string;
   awsAccountId?: string;
 }
@@ -108,6 +128,10 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
     )
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
     .option(
+      '--no-annotation-suppression',
+      'ignore-check annotations on the objects suppress nothing (their findings stay open, saying so); overrides annotationSuppression in the config file'
+    )
+    .option(
       '--baseline <file>',
       'compare with an earlier --format json report; --fail-on then counts only new and changed findings'
     )
@@ -131,6 +155,14 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
     .option(
       '--dry-run-role <arn>',
       'also DryRun RunInstances/CreateFleet with this assumed role (live)'
+    )
+    .option(
+      '--controller-policy <files...>',
+      "simulate these IAM policy documents (JSON/YAML) as the controller role's policies"
+    )
+    .option(
+      '--permissions-boundary <file>',
+      'with --controller-policy: simulate this permissions boundary with them'
     )
     .action(async (paths: string[], flags: ScanFlags) => {
       checkIdsExist(flags.only ?? [], '--only');
@@ -161,6 +193,10 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
         readStdin: io.readStdin,
         now: io.now(),
         controllerRoles: flags.controllerRole ?? [],
+        controllerPolicies: flags.controllerPolicy ?? [],
+        ...(flags.permissionsBoundary === undefined
+          ? {}
+          : { permissionsBoundary: flags.permissionsBoundary }),
         ...(flags.dryRunRole === undefined ? {} : { dryRunRole: flags.dryRunRole }),
         ...(io.stderrIsTty
           ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
@@ -169,7 +205,13 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
       const { inventory, inputErrors } = await collectInventory(plan);
       const evaluated = evaluateInventory(
         inventory,
-        { now: io.now(), only: flags.only ?? [], skip: flags.skip ?? [], ignore: config.ignore },
+        {
+          now: io.now(),
+          only: flags.only ?? [],
+          skip: flags.skip ?? [],
+          ignore: config.ignore,
+          ...annotationTrust(flags, config),
+        },
         inputErrors
       );
       const report =

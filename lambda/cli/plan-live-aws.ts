@@ -6,6 +6,10 @@ import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
+import {
+  createPermissionsEnricher,
+  type PermissionsEnricherOptions,
+} from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import { ok } from '../core/facts/slice.js';
 import type { ClusterContext } from '../core/inventory.js';
@@ -25,6 +29,18 @@ export interface LiveManifestPlanOptions {
   readonly now: Date;
   /** Injected clients (tests); created from region/profile otherwise. */
   readonly clients?: AwsClients;
+  /**
+   * `--controller-policy` with `--controller-role CLUSTER=ARN`: the manifests are that cluster's,
+   * and its controller checks simulate the documents (the class' resources resolved live).
+   */
+  readonly controllerPolicy?: {
+    readonly cluster: string;
+    readonly controllerRole: string;
+    readonly permissions: Pick<
+      PermissionsEnricherOptions,
+      'simulator' | 'policies' | 'policySource'
+    >;
+  };
 }
 
 export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): Promise<ScanPlan> {
@@ -46,6 +62,15 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
     );
   }
   const region = await resolveRegion(clients, options.region);
+  const { controllerPolicy } = options;
+  if (
+    controllerPolicy !== undefined &&
+    controllerPolicy.controllerRole.split(':')[1] !== partitionOf(region)
+  ) {
+    throw new ConfigError(
+      `--controller-role ${controllerPolicy.controllerRole} is not in partition ${partitionOf(region)} of region ${region}`
+    );
+  }
   await verifyAwsAccess(clients.sts(region), region);
   return {
     environment: options.environment,
@@ -53,6 +78,7 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
       paths: options.paths,
       cluster: {
         ...options.cluster,
+        ...(controllerPolicy === undefined ? {} : { name: controllerPolicy.cluster }),
         region,
         partition: partitionOf(region),
         ...(kubernetesVersion === undefined ? {} : { aws: ok({ kubernetesVersion }) }),
@@ -71,6 +97,15 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
         ),
         now: options.now,
       }),
+      // After the AWS facts: the simulations use the resolved images, subnets and node roles.
+      ...(controllerPolicy === undefined
+        ? []
+        : [
+            createPermissionsEnricher({
+              ...controllerPolicy.permissions,
+              controllerRoles: { [controllerPolicy.cluster]: controllerPolicy.controllerRole },
+            }),
+          ]),
     ],
   };
 }

@@ -17,7 +17,10 @@ import {
   worldClusterContext,
 } from '../adapters/world/world-objects.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
-import { createPermissionsEnricher } from '../app/collect-permissions.js';
+import {
+  createPermissionsEnricher,
+  type PermissionsEnricherOptions,
+} from '../app/collect-permissions.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { LoadedObjects, ObjectSource } from '../core/ports/objects.js';
 import { type KarpenterVersion, parseKarpenterVersion } from '../core/version.js';
@@ -34,6 +37,13 @@ export interface WorldPlanOptions {
   readonly now: Date;
   /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
   readonly controllerRoles?: Readonly<Record<string, string>>;
+  /**
+   * `--controller-policy`: the simulator, policy reader and note that replace the world's
+   * documents and decision table for the controller roles, given the world's SCPs.
+   */
+  readonly controllerPolicy?: (
+    scps: readonly { readonly id: string; readonly document: string }[]
+  ) => Pick<PermissionsEnricherOptions, 'simulator' | 'policies' | 'policySource'>;
 }
 
 function karpenterVersionFlag(raw: string | undefined): KarpenterVersion | undefined {
@@ -122,12 +132,23 @@ export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPla
       }),
       // After the AWS facts: simulations use the resolved images, subnets and node roles.
       createPermissionsEnricher({
-        // The policy engine is an optional package: imported on the first simulation that needs it.
-        simulator: createWorldPolicySimulator(
-          world,
-          worldHasPolicyDocuments(world) ? { engine: lazyIamEngine() } : {}
-        ),
-        policies: createWorldRolePolicyReader(world),
+        ...(options.controllerPolicy === undefined
+          ? {
+              // The policy engine is an optional package: imported on the first simulation that
+              // needs it.
+              simulator: createWorldPolicySimulator(
+                world,
+                worldHasPolicyDocuments(world) ? { engine: lazyIamEngine() } : {}
+              ),
+              policies: createWorldRolePolicyReader(world),
+            }
+          : // The documents stand in for the controller role's; the account's SCPs still apply.
+            options.controllerPolicy(
+              (world.organizations?.scps ?? []).map((scp) => ({
+                id: scp.Id,
+                document: scp.Document,
+              }))
+            )),
         ...(options.controllerRoles === undefined
           ? {}
           : { controllerRoles: options.controllerRoles }),

@@ -2,6 +2,7 @@
 // for manifest or --world scans: the bundled CLI then starts without parsing the SDK.
 import { limitsFromEnv } from '../adapters/files/limits.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
+import type { PolicyFileOptions } from '../adapters/iam-engine/policy-files.js';
 import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
@@ -29,6 +30,10 @@ export interface ScanCliOptions {
   readonly controllerRoles?: readonly string[];
   /** `--dry-run-role ARN`: opt-in EC2 DryRun with this assumed role (live scans only). */
   readonly dryRunRole?: string;
+  /** `--controller-policy FILE…`: policy documents simulated in place of the controller role's. */
+  readonly controllerPolicies?: readonly string[];
+  /** `--permissions-boundary FILE`: the boundary simulated with them. */
+  readonly permissionsBoundary?: string;
   /** Called as each live cluster finishes (the CLI prints it when stderr is a TTY). */
   readonly onProgress?: (progress: ClusterProgress) => void;
 }
@@ -61,6 +66,15 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
       `--controller-role names ${unknown.join(', ')}, which is not a --cluster of this scan`
     );
   }
+  // Before any AWS call: a file that cannot be used ends the scan first.
+  const files = controllerPolicyFilesOf(options);
+  const permissions =
+    files === undefined
+      ? undefined
+      : await import('./plan-controller-policy.js').then(
+          async ({ controllerPolicyPermissions, loadControllerPolicy }) =>
+            controllerPolicyPermissions(await loadControllerPolicy(files), 'live')
+        );
   const [{ createAwsClients }, { resolveRegion, verifyAwsAccess }, { createLivePlan }, kube] =
     await Promise.all([
       import('../adapters/aws/clients.js'),
@@ -83,6 +97,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     ...(karpenterVersion ? { karpenterVersion } : {}),
     ...(Object.keys(controllerRoles).length === 0 ? {} : { controllerRoles }),
     ...(options.dryRunRole === undefined ? {} : { dryRunRole: options.dryRunRole }),
+    ...(permissions === undefined ? {} : { permissions }),
     environment: options.environment,
     kubeLimits: limitsFromEnv(kube.DEFAULT_KUBE_LIMITS, kube.KUBE_LIMIT_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -104,6 +119,86 @@ function parseControllerRoles(values: readonly string[] = []): Record<string, st
     roles[cluster] = arn;
   }
   return roles;
+}
+
+/** `--controller-policy`/`--permissions-boundary`, or undefined without them. */
+function controllerPolicyFilesOf(options: ScanCliOptions): PolicyFileOptions | undefined {
+  const policies = options.controllerPolicies ?? [];
+  if (policies.length === 0) {
+    if (options.permissionsBoundary !== undefined) {
+      throw new ConfigError(
+        '--permissions-boundary is simulated with the documents of --controller-policy: give --controller-policy FILE too'
+      );
+    }
+    return undefined;
+  }
+  return {
+    policies,
+    ...(options.permissionsBoundary === undefined ? {} : { boundary: options.permissionsBoundary }),
+  };
+}
+
+/**
+ * Manifests checked against `--controller-policy` documents have no cluster to read: the one
+ * `--controller-role CLUSTER=ARN` names the cluster (Karpenter's tags and the policy's conditions
+ * carry its name) and the account (the role's).
+ */
+function controllerPolicyCluster(
+  options: ScanCliOptions,
+  how: string
+): { readonly cluster: string; readonly controllerRole: string } {
+  const roles = Object.entries(parseControllerRoles(options.controllerRoles));
+  const [first] = roles;
+  if (first === undefined) {
+    throw new ConfigError(
+      `--controller-policy ${how} needs the cluster and its controller role: add --controller-role CLUSTER=arn:aws:iam::ACCOUNT:role/NAME (CLUSTER as Karpenter's CLUSTER_NAME; the account is the role's)`
+    );
+  }
+  if (roles.length > 1) {
+    throw new ConfigError(
+      `--controller-policy ${how} checks one cluster: give one --controller-role, not ${roles.length}`
+    );
+  }
+  const [cluster, controllerRole] = first;
+  return { cluster, controllerRole };
+}
+
+/** The role must live in the region's partition: its ARN is what IAM's conditions compare. */
+function samePartition(controllerRole: string, region: string): void {
+  const partition = partitionOf(region);
+  if (controllerRole.split(':')[1] !== partition) {
+    throw new ConfigError(
+      `--controller-role ${controllerRole} is not in partition ${partition} of region ${region}`
+    );
+  }
+}
+
+/** `scan paths… --controller-policy FILE… --region R --controller-role CLUSTER=ARN` (offline). */
+async function buildManifestControllerPolicyPlan(
+  options: ScanCliOptions,
+  files: PolicyFileOptions
+): Promise<ScanPlan> {
+  if (options.dryRunRole !== undefined) {
+    throw new ConfigError('--dry-run-role calls EC2 and needs a live scan (--cluster)');
+  }
+  const { cluster, controllerRole } = controllerPolicyCluster(options, 'on manifests');
+  if (options.region === undefined) {
+    throw new ConfigError(
+      `--controller-policy on manifests needs --region (the region of cluster "${cluster}")`
+    );
+  }
+  samePartition(controllerRole, options.region);
+  const { buildControllerPolicyManifestPlan, loadControllerPolicy } = await import(
+    './plan-controller-policy.js'
+  );
+  return buildControllerPolicyManifestPlan({
+    paths: options.paths,
+    cluster: { ...manifestClusterContext(options), name: cluster },
+    controllerRole,
+    readStdin: options.readStdin,
+    environment: options.environment,
+    policy: await loadControllerPolicy(files),
+  });
 }
 
 export type ScanMode = 'manifests' | 'world' | 'live';
@@ -146,12 +241,14 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
       '--kubernetes-version applies to manifests scanned with --aws or --profile only'
     );
   }
+  const files = controllerPolicyFilesOf(options);
   if (mode === 'manifests') {
     if (options.paths.length === 0) {
       throw new ConfigError(
-        'nothing to scan: give manifest paths, `-` for stdin, --world FILE or --cluster NAME'
+        `nothing to scan: give manifest paths, \`-\` for stdin, --world FILE or --cluster NAME${files === undefined ? '' : ' (--controller-policy takes every argument up to the next flag: give manifest paths before it)'}`
       );
     }
+    if (files !== undefined) return buildManifestControllerPolicyPlan(options, files);
     if (options.dryRunRole !== undefined || (options.controllerRoles ?? []).length > 0) {
       throw new ConfigError(
         '--dry-run-role and --controller-role need permission checks: add --world FILE or --cluster NAME'
@@ -175,7 +272,18 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
     // Loaded only for --world: the world adapters carry the fact descriptors' SDK command classes,
     // which `--version`, `checks` and manifest scans never need.
     const { buildWorldPlan } = await import('./plan-world.js');
+    const controllerPolicy =
+      files === undefined
+        ? undefined
+        : await import('./plan-controller-policy.js').then(
+            async ({ controllerPolicyPermissions, loadControllerPolicy }) => {
+              const policy = await loadControllerPolicy(files);
+              return (scps: Parameters<typeof controllerPolicyPermissions>[2]) =>
+                controllerPolicyPermissions(policy, 'world', scps);
+            }
+          );
     return buildWorldPlan({
+      ...(controllerPolicy === undefined ? {} : { controllerPolicy }),
       controllerRoles: parseControllerRoles(options.controllerRoles),
       world: options.world,
       paths: options.paths,
@@ -191,13 +299,32 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
   }
   if (mode === 'live' && options.clusters.length > 0) return buildClusterPlan(options);
   if (mode === 'live') {
-    if (options.dryRunRole !== undefined || (options.controllerRoles ?? []).length > 0) {
+    if (
+      options.dryRunRole !== undefined ||
+      ((options.controllerRoles ?? []).length > 0 && files === undefined)
+    ) {
       throw new ConfigError(
         '--dry-run-role and --controller-role need clusters: use --cluster NAME (or --world)'
       );
     }
+    if (files !== undefined && options.paths.length === 0) {
+      throw new ConfigError(
+        'nothing to scan: give manifest paths with --aws/--profile, or --cluster NAME for live clusters (--controller-policy takes every argument up to the next flag: give manifest paths before it)'
+      );
+    }
+    const controllerPolicy =
+      files === undefined
+        ? undefined
+        : {
+            ...controllerPolicyCluster(options, 'on manifests with --aws or --profile'),
+            permissions: await import('./plan-controller-policy.js').then(
+              async ({ controllerPolicyPermissions, loadControllerPolicy }) =>
+                controllerPolicyPermissions(await loadControllerPolicy(files), 'live')
+            ),
+          };
     const { buildLiveManifestPlan } = await import('./plan-live-aws.js');
     return buildLiveManifestPlan({
+      ...(controllerPolicy === undefined ? {} : { controllerPolicy }),
       paths: options.paths,
       ...(options.kubernetesVersion === undefined
         ? {}

@@ -278,6 +278,7 @@ function productFields(subject: AsffSubject): Record<string, string> {
     'nodeclass-scanner/suppressionReason': subject.suppression?.reason,
     'nodeclass-scanner/suppressionSource': subject.suppression?.source,
     'nodeclass-scanner/suppressedStatus': subject.suppression?.status,
+    'nodeclass-scanner/suppressionExpires': subject.suppression?.expires,
   };
   return Object.fromEntries(
     Object.entries(fields).flatMap(([key, value]) =>
@@ -364,6 +365,35 @@ export interface SecurityHubFailure {
   readonly kind: SecurityHubFailureKind;
 }
 
+/** BatchUpdateFindings takes a note of at most 512 characters. */
+const ASFF_NOTE_MAX_CHARS = 512;
+/** Who the notes this scanner writes are `UpdatedBy`. */
+export const ASFF_NOTE_AUTHOR = PROVIDER_NAME;
+
+/**
+ * A workflow change beyond RESOLVED: `SUPPRESSED` (with a note: who suppressed the finding and
+ * why) when a finding becomes suppressed, and `NEW` when a finding fails again after it was closed
+ * (Security Hub resets NOTIFIED and RESOLVED to NEW by itself, never SUPPRESSED).
+ */
+export interface WorkflowUpdate {
+  readonly Id: string;
+  readonly ProductArn: string;
+  readonly status: 'NEW' | 'SUPPRESSED';
+  readonly note?: string;
+}
+
+/** The note of a suppressed finding: source, reason and expiry, within Security Hub's limit. */
+export function suppressionNote(subject: Pick<AsffSubject, 'checkId' | 'suppression'>): string {
+  const { suppression } = subject;
+  if (suppression === undefined) return 'Suppressed.';
+  const by =
+    suppression.source === 'annotation'
+      ? `annotation ignore-check.nodeclass-scanner/${subject.checkId} on the object`
+      : 'an ignore rule of the configuration';
+  const until = suppression.expires === undefined ? '' : ` until ${suppression.expires}`;
+  return truncate(`Suppressed by ${by}${until}: ${suppression.reason}`, ASFF_NOTE_MAX_CHARS);
+}
+
 /** The service's Security Hub: imports and resolves findings, reporting what it did not take. */
 export interface SecurityHubPort {
   /** BatchImportFindings, at most 100 per call; failures are returned, never thrown. */
@@ -372,4 +402,9 @@ export interface SecurityHubPort {
   markResolved(
     findings: readonly { readonly Id: string; readonly ProductArn: string }[]
   ): Promise<readonly SecurityHubFailure[]>;
+  /**
+   * BatchUpdateFindings `Workflow.Status` SUPPRESSED (with its note) or NEW, one request per
+   * status and note; failures are returned, never thrown.
+   */
+  updateWorkflow(updates: readonly WorkflowUpdate[]): Promise<readonly SecurityHubFailure[]>;
 }

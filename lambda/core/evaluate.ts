@@ -1,7 +1,8 @@
-import type { Check, CheckContext, FindingDraft } from './check.js';
+import type { Check, CheckContext, CheckMeta, FindingDraft } from './check.js';
 import type { Inventory } from './inventory.js';
 import { materialHash } from './material.js';
 import { type Finding, findingId, type ResourceRef, resourceKey, severityRank } from './model.js';
+import { boundFindingText } from './text-budget.js';
 
 export interface Evaluation {
   readonly findings: readonly Finding[];
@@ -9,19 +10,34 @@ export interface Evaluation {
   readonly notRun: readonly { checkId: string; missingInputs: string[] }[];
 }
 
-function toFinding(check: Check, draft: FindingDraft): Finding {
+/** What making a finding reads of its check. */
+export type FindingMaker = Pick<CheckMeta, 'id' | 'severity' | 'remediation' | 'material'>;
+
+/**
+ * The one place findings are made: ids, defaults, and every text within `FINDING_TEXT_BUDGET`
+ * (text-budget.ts), so the CLI, SNS, DynamoDB, Security Hub and the logs all get bounded text. The
+ * material hash is taken from the bounded evidence, which is cut deterministically: an unchanged
+ * finding keeps its hash.
+ */
+export function toFinding(check: FindingMaker, draft: FindingDraft): Finding {
   const severity = draft.severity ?? check.severity;
-  const evidence = draft.evidence ?? {};
+  const text = boundFindingText({
+    message: draft.message,
+    remediation: draft.remediation ?? check.remediation,
+    evidence: draft.evidence ?? {},
+    location: draft.location,
+  });
+  const { evidence } = text;
   return {
     id: findingId(check.id, draft.resource, draft.discriminator),
     checkId: check.id,
     severity,
     status: draft.status,
     resource: draft.resource,
-    message: draft.message,
-    remediation: draft.remediation ?? check.remediation,
+    message: text.message,
+    remediation: text.remediation,
     evidence,
-    ...(draft.location ? { location: draft.location } : {}),
+    ...(text.location ? { location: text.location } : {}),
     materialHash: materialHash({ status: draft.status, severity, evidence }, check.material),
   };
 }

@@ -2,6 +2,11 @@
 // `cluster/Kind/name`. Apart from the suppression itself so the Lambdas' config parser can
 // validate the rules without loading the check catalog.
 import { z } from 'zod';
+import {
+  type AnnotationSuppression,
+  annotationSuppressionProblems,
+  parseAnnotationSuppression,
+} from './annotation-policy.js';
 import type { ResourceKind, ResourceRef } from './model.js';
 import { IAM_ARN, wildcardMatches } from './wildcard.js';
 
@@ -127,6 +132,42 @@ export function ignoreRuleSchema(knownCheckIds?: readonly string[]) {
 /** The `ignore` list (see `ignoreRuleSchema`). */
 export function ignoreRulesSchema(knownCheckIds?: readonly string[]) {
   return z.array(ignoreRuleSchema(knownCheckIds));
+}
+
+/**
+ * The `annotationSuppression` setting: `allow`, `deny`, or a list of check ids or globs (a YAML or
+ * JSON list, or text `a,b` as `-c key=a,b` gives it). With `knownCheckIds`, an entry matching no
+ * check is an issue.
+ */
+export function annotationSuppressionSchema(knownCheckIds?: readonly string[]) {
+  return z.unknown().transform((input, context): AnnotationSuppression => {
+    let policy: AnnotationSuppression;
+    if (typeof input === 'string') {
+      const parsed = parseAnnotationSuppression(input);
+      if ('problem' in parsed) {
+        context.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      policy = parsed.value;
+    } else if (Array.isArray(input) && input.every((entry) => typeof entry === 'string')) {
+      policy = input.map((entry: string) => entry.trim());
+    } else {
+      context.addIssue({
+        code: 'custom',
+        message: 'expected allow, deny or a list of check ids (see `nodeclass-scan checks`)',
+      });
+      return z.NEVER;
+    }
+    const problems = annotationSuppressionProblems(policy, knownCheckIds);
+    for (const problem of problems) {
+      context.addIssue({
+        code: 'custom',
+        message: problem.message,
+        ...(problem.index === undefined ? {} : { path: [problem.index] }),
+      });
+    }
+    return problems.length > 0 ? z.NEVER : policy;
+  });
 }
 
 /** `ignore[2].check` style, for messages that name the rule. */

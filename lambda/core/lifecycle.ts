@@ -1,5 +1,6 @@
 // Finding lifecycle: the pure diff between stored finding state and a new scan. It decides what is
-// worth telling someone (new, changed, resolved, reminder) so a finding alerts once per change, not
+// worth telling someone (new, changed, resolved, suppressed, reminder) so a finding alerts once per
+// change, not
 // on every run (Cloud Custodian's most common complaint,
 // https://github.com/cloud-custodian/cloud-custodian/issues/6530).
 import { changeBetween } from './material.js';
@@ -7,7 +8,7 @@ import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';
 import type { OutgoingMessage } from './notify/outgoing-message.js';
 
-export const CHANGE_KINDS = ['new', 'changed', 'resolved', 'reminder'] as const;
+export const CHANGE_KINDS = ['new', 'changed', 'resolved', 'suppressed', 'reminder'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** Finding statuses that are tracked and notified: a failure, or a check that could not look. */
@@ -50,9 +51,10 @@ export interface LifecycleChange {
 }
 
 /**
- * A stored open finding closed without a notification, because it is now suppressed, a follow-on
- * of another finding, or a notice that an earlier version stored as a failure (`isStoredNotice`).
- * Stored as resolved, so it alerts as new once it stands on its own again.
+ * A stored open finding closed without a notification, because it is now a follow-on of another
+ * finding, or a notice that an earlier version stored as a failure (`isStoredNotice`). Stored as
+ * resolved, so it alerts as new once it stands on its own again. (One that became suppressed is
+ * closed with a `suppressed` change, which notifies: a suppression never goes unseen.)
  */
 export interface SilentClose {
   readonly next: FindingState;
@@ -90,7 +92,7 @@ export interface LifecycleDiff {
    * a state stored before hashes existed.
    */
   readonly touched: readonly FindingState[];
-  /** Stored open findings now suppressed, follow-ons or notices: written as resolved, never notified. */
+  /** Stored open findings now follow-ons or notices: written as resolved, never notified. */
   readonly silenced: readonly SilentClose[];
 }
 
@@ -201,10 +203,15 @@ function followOnsByRoot(findings: Iterable<Finding>): Map<string, Finding[]> {
  * - `resolved`: stored open, in scope, and now passing, a notice (of another severity) or gone —
  *   unless its input errored (the same id now `error`, an `error` for the same check and resource,
  *   a crashed check, or an unread cluster);
+ * - `suppressed`: stored open, and now accepted by an annotation or an ignore rule: closed (stored
+ *   as resolved) with one notification saying who suppressed it and why, so whoever can edit a
+ *   NodeClass cannot close an alert without a trace. When the suppression is removed or expires
+ *   and the finding still fails, it is `new` again;
  * - `reminder`: unchanged and last notified at least `reminderIntervalMs` ago.
  * A stored failure that now errors stays open and silent: "could not look" is not "fixed".
- * Suppressed findings and follow-ons (`causedBy`) never alert: a stored open state of one is closed
- * silently (`silenced`), and an `error` among them still blocks resolving its check's failures.
+ * Suppressed findings and follow-ons (`causedBy`) never alert on their own: a stored open follow-on
+ * is closed silently (`silenced`), and an `error` among them still blocks resolving its check's
+ * failures.
  * Notices are never stored, alerted or reminded; a stored failure that was the notice itself (an
  * earlier version's state, `isStoredNotice`) is closed silently too.
  */
@@ -233,6 +240,15 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
 
   for (const finding of current.values()) {
     const previous = storedById.get(finding.id);
+    if (finding.status === 'suppressed' && previous?.status === 'open') {
+      changes.push({
+        kind: 'suppressed',
+        next: { ...closedState(previous, now), lastNotified: now },
+        previous,
+        finding,
+      });
+      continue;
+    }
     if (isQuiet(finding) || (previous !== undefined && isStoredNotice(previous, finding))) {
       if (previous?.status === 'open') {
         silenced.push({ next: closedState(previous, now), previous, finding });
@@ -334,7 +350,8 @@ const KIND_ORDER: Readonly<Record<ChangeKind, number>> = {
   new: 0,
   changed: 1,
   resolved: 2,
-  reminder: 3,
+  suppressed: 3,
+  reminder: 4,
 };
 
 function compareChanges(a: LifecycleChange, b: LifecycleChange): number {

@@ -25,7 +25,7 @@ export interface Suppression {
   readonly source: 'annotation' | 'config';
   /** The status the check concluded. */
   readonly status: 'fail' | 'error';
-  /** ISO date after which the rule no longer applies (config rules only). */
+  /** Date after which the rule or annotation (`; expires=`) no longer applies. */
   readonly expires?: string;
 }
 

@@ -143,3 +143,134 @@ export function labelValueSet(
     allowsSomeValue: !forbidden && boundsMeet && (finite === undefined || finite.size > 0),
   };
 }
+
+/**
+ * One label key's requirement as Karpenter's scheduler holds it
+ * (https://github.com/kubernetes-sigs/karpenter/blob/v1.14.1/pkg/scheduling/requirement.go): a
+ * value set or its complement, with inclusive integer bounds (Gt n is Gte n+1, Lt n is Lte n-1).
+ * Several requirements on one key are intersected, so what a NodePool allows on a key is one of
+ * these, whatever operators it combines.
+ */
+export interface KeyRequirement {
+  readonly key: string;
+  readonly complement: boolean;
+  readonly values: ReadonlySet<string>;
+  readonly gte?: number;
+  readonly lte?: number;
+  readonly minValues?: number;
+}
+
+/** `strconv.Atoi`: a decimal integer with an optional sign, else undefined. */
+function atoi(value: string | undefined): number | undefined {
+  return value !== undefined && /^[+-]?\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** Karpenter's `NewRequirementWithFlexibility` (the key is normalized by the caller). */
+export function keyRequirement(
+  key: string,
+  operator: string,
+  values: readonly string[],
+  minValues?: number
+): KeyRequirement {
+  const flexibility = minValues === undefined ? {} : { minValues };
+  const bound = atoi(values[0]) ?? 0;
+  switch (operator) {
+    case 'In':
+      return { key, complement: false, values: new Set(values), ...flexibility };
+    case 'NotIn':
+      return { key, complement: true, values: new Set(values), ...flexibility };
+    case 'DoesNotExist':
+      return { key, complement: false, values: new Set(), ...flexibility };
+    case 'Gt':
+      if (bound >= Number.MAX_SAFE_INTEGER) return keyRequirement(key, 'DoesNotExist', []);
+      return { key, complement: true, values: new Set(), gte: bound + 1, ...flexibility };
+    case 'Lt':
+      return { key, complement: true, values: new Set(), lte: bound - 1, ...flexibility };
+    case 'Gte':
+      return { key, complement: true, values: new Set(), gte: bound, ...flexibility };
+    case 'Lte':
+      return { key, complement: true, values: new Set(), lte: bound, ...flexibility };
+    default:
+      // Exists, and operators the CRD rejects (nodepool-schema-valid reports them).
+      return { key, complement: true, values: new Set(), ...flexibility };
+  }
+}
+
+function withinBounds(value: string, gte: number | undefined, lte: number | undefined): boolean {
+  if (gte === undefined && lte === undefined) return true;
+  const number = atoi(value);
+  if (number === undefined) return false;
+  return (gte === undefined || number >= gte) && (lte === undefined || number <= lte);
+}
+
+const maxOf = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b);
+const minOf = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
+
+/** Karpenter's `Requirement.Intersection`: both requirements at once. */
+export function intersectRequirements(a: KeyRequirement, b: KeyRequirement): KeyRequirement {
+  const complement = a.complement && b.complement;
+  const gte = maxOf(a.gte, b.gte);
+  const lte = minOf(a.lte, b.lte);
+  const minValues = maxOf(a.minValues, b.minValues);
+  const flexibility = minValues === undefined ? {} : { minValues };
+  if (gte !== undefined && lte !== undefined && gte > lte) {
+    return { key: a.key, complement: false, values: new Set(), ...flexibility };
+  }
+  let values: Set<string>;
+  if (a.complement && b.complement) values = new Set([...a.values, ...b.values]);
+  else if (a.complement) values = new Set([...b.values].filter((v) => !a.values.has(v)));
+  else if (b.complement) values = new Set([...a.values].filter((v) => !b.values.has(v)));
+  else values = new Set([...a.values].filter((v) => b.values.has(v)));
+  for (const value of values) if (!withinBounds(value, gte, lte)) values.delete(value);
+  return {
+    key: a.key,
+    complement,
+    values,
+    // A concrete set keeps no bounds.
+    ...(complement && gte !== undefined ? { gte } : {}),
+    ...(complement && lte !== undefined ? { lte } : {}),
+    ...flexibility,
+  };
+}
+
+/** Karpenter's `Requirement.Operator()`: Gt/Lt/Gte/Lte read as Exists with bounds. */
+export function operatorOf(
+  requirement: KeyRequirement
+): 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' {
+  if (requirement.complement) return requirement.values.size > 0 ? 'NotIn' : 'Exists';
+  return requirement.values.size > 0 ? 'In' : 'DoesNotExist';
+}
+
+/**
+ * Whether something whose label `key` has `values` (`[]`: Karpenter defines the key with
+ * DoesNotExist, as for a label the instance type lacks) satisfies the requirement: Karpenter's
+ * `Requirements.Intersects` for one key (requirements.go), `values` as an `In` requirement.
+ */
+export function requirementAdmitsValues(
+  requirement: KeyRequirement,
+  values: readonly string[]
+): boolean {
+  const { gte, lte } = requirement;
+  const intersects = values.some(
+    (value) =>
+      requirement.values.has(value) !== requirement.complement && withinBounds(value, gte, lte)
+  );
+  if (intersects) return true;
+  // No common value: still compatible when both sides allow the label to be absent.
+  const operator = operatorOf(requirement);
+  return values.length === 0 && (operator === 'NotIn' || operator === 'DoesNotExist');
+}
+
+/** How a combined requirement reads in a message (Karpenter's `Requirement.String()`, no minValues). */
+export function keyRequirementText(requirement: KeyRequirement): string {
+  const operator = operatorOf(requirement);
+  let text =
+    operator === 'Exists' || operator === 'DoesNotExist'
+      ? `${requirement.key} ${operator}`
+      : `${requirement.key} ${operator} [${[...requirement.values].sort().join(', ')}]`;
+  if (requirement.gte !== undefined) text += ` >=${requirement.gte}`;
+  if (requirement.lte !== undefined) text += ` <=${requirement.lte}`;
+  return text;
+}

@@ -50,6 +50,7 @@ const FINDING_STORE_METHODS: Readonly<Record<keyof FindingStore, true>> = {
   clearPending: true,
   release: true,
   touch: true,
+  oversizedItems: true,
   loadIndex: true,
   replaceClusterIndex: true,
   putIndexEntries: true,

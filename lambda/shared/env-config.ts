@@ -2,6 +2,11 @@
 // (zod is most of its size and import time). Only the scanning functions' IGNORE_RULES need one;
 // config.ts supplies that parser. Every invalid or missing variable is listed in one ConfigError.
 import { ssmPrefixProblem } from '../core/ami/ssm-scope.js';
+import {
+  type AnnotationSuppression,
+  DEFAULT_ANNOTATION_SUPPRESSION,
+  parseAnnotationSuppression,
+} from '../core/annotation-policy.js';
 import type { IgnoreRule } from '../core/ignore-rules.js';
 import { ConfigError } from './errors.js';
 
@@ -191,6 +196,19 @@ const VARIABLES = {
   /** Accepted findings: the `ignore` rules as JSON (`[{check, resource, reason, expires?}]`). */
   IGNORE_RULES: { parse: (): Parsed<readonly IgnoreRule[]> => ({ value: [] }), fallback: '[]' },
   /**
+   * Whether ignore-check annotations on cluster objects may suppress findings: `allow`, `deny`, or
+   * check ids/globs separated by commas (the `annotationSuppression` setting).
+   */
+  ANNOTATION_SUPPRESSION: {
+    parse: (value: string): Parsed<AnnotationSuppression> => {
+      const parsed = parseAnnotationSuppression(value);
+      return 'problem' in parsed
+        ? { problems: [`ANNOTATION_SUPPRESSION: ${parsed.problem}`] }
+        : { value: parsed.value };
+    },
+    fallback: 'allow',
+  },
+  /**
    * Comma-separated path prefixes of the custom SSM parameters the scanner may read (beyond the
    * public /aws/service/ ones); empty = none. The role's ssm:GetParameter grant matches them.
    */
@@ -211,6 +229,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'FINDINGS_TOPIC_ARN',
     'AWS_REGION',
     'IGNORE_RULES',
+    'ANNOTATION_SUPPRESSION',
     'SSM_PARAMETER_PREFIXES',
     'SIMULATION_CACHE_HOURS',
   ],
@@ -219,6 +238,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'FINDINGS_TOPIC_ARN',
     'AWS_REGION',
     'IGNORE_RULES',
+    'ANNOTATION_SUPPRESSION',
     'SSM_PARAMETER_PREFIXES',
     'SIMULATION_CACHE_HOURS',
   ],
@@ -227,6 +247,7 @@ export const HANDLER_ENV_KEYS: Readonly<Record<HandlerName, readonly EnvKey[]>> 
     'FINDINGS_TOPIC_ARN',
     'AWS_REGION',
     'IGNORE_RULES',
+    'ANNOTATION_SUPPRESSION',
     'SSM_PARAMETER_PREFIXES',
     'SIMULATION_CACHE_HOURS',
   ],
@@ -273,6 +294,8 @@ export interface Config {
   readonly clusterEnvironments: ReadonlyMap<string, 'production' | 'non-production'>;
   /** Config `ignore` rules (scanning functions; `[]` elsewhere). */
   readonly ignore: readonly IgnoreRule[];
+  /** Whether annotations may suppress findings (scanning functions; `allow` elsewhere). */
+  readonly annotationSuppression: AnnotationSuppression;
   /** Custom SSM parameter path prefixes the scanning functions may read (`[]`: public ones only). */
   readonly ssmParameterPrefixes: readonly string[];
   /** DryRun mode's role, when configured. */
@@ -323,6 +346,10 @@ export function parseConfig(
   return configOf(handler, values as Values);
 }
 
+function freezePolicy(policy: AnnotationSuppression): AnnotationSuppression {
+  return typeof policy === 'string' ? policy : Object.freeze([...policy]);
+}
+
 function configOf(handler: HandlerName, values: Values): Config {
   const region = values.AWS_REGION ?? '';
   if (handler === 'dispatch' && (values.CLUSTERS ?? []).length === 0 && !values.DISCOVER_CLUSTERS) {
@@ -364,6 +391,9 @@ function configOf(handler: HandlerName, values: Values): Config {
     environment: values.SCAN_ENVIRONMENT ?? 'production',
     clusterEnvironments: values.CLUSTER_ENVIRONMENTS ?? new Map(),
     ignore: Object.freeze([...(values.IGNORE_RULES ?? [])]),
+    annotationSuppression: freezePolicy(
+      values.ANNOTATION_SUPPRESSION ?? DEFAULT_ANNOTATION_SUPPRESSION
+    ),
     ssmParameterPrefixes: Object.freeze(values.SSM_PARAMETER_PREFIXES ?? []),
     ...(values.DRY_RUN_ROLE_ARN ? { dryRunRoleArn: values.DRY_RUN_ROLE_ARN } : {}),
     securityHub: values.SECURITY_HUB === 'true',

@@ -51,3 +51,21 @@ export class SourceUnavailableError extends ScannerError {
     this.reason = reason;
   }
 }
+
+/**
+ * A write refused before it was sent: the item is over the store's size limit (DynamoDB: 400 KB),
+ * which the store would refuse too. `item` names it (its key).
+ */
+export class ItemTooLargeError extends ScannerError {
+  public readonly item: string;
+  public readonly bytes: number;
+  public readonly maxBytes: number;
+
+  public constructor(item: string, bytes: number, maxBytes: number) {
+    super(`${item} is ${bytes} bytes, over the ${maxBytes}-byte item limit: not written`);
+    this.name = 'ItemTooLargeError';
+    this.item = item;
+    this.bytes = bytes;
+    this.maxBytes = maxBytes;
+  }
+}

@@ -78,14 +78,20 @@ const awsCalls = () => ec2.calls().length + iam.calls().length + ssm.calls().len
 let store: InMemoryFindingStore;
 let publisher: RecordingPublisher;
 let metrics: RecordingMetrics;
+/** The region of each image lookup the handler asked for. */
+let lookupRegions: string[];
 
 function deps() {
   return {
-    images: createLiveAwsFacts({
-      ec2: new EC2Client({}),
-      ssm: new SSMClient({}),
-      iam: new IAMClient({}),
-    }),
+    imagesIn: (region: string) => {
+      lookupRegions.push(region);
+      return createLiveAwsFacts({
+        ec2: new EC2Client({ region }),
+        ssm: new SSMClient({}),
+        iam: new IAMClient({}),
+      });
+    },
+    homeRegion: 'eu-west-1',
     matches: imageMatchesTerm,
     store,
     metrics,
@@ -138,6 +144,7 @@ beforeEach(async () => {
   store = new InMemoryFindingStore();
   publisher = new RecordingPublisher();
   metrics = new RecordingMetrics();
+  lookupRegions = [];
   for (const cluster of CLUSTERS) {
     await store.replaceClusterIndex(
       cluster,
@@ -171,6 +178,7 @@ describe('handleAmiEvent', () => {
       value: 1,
       dimensions: { Cluster: 'c2' },
     });
+    expect(lookupRegions).toEqual(['eu-west-1']);
     // One DescribeImages for the event's image, then exactly what one NodeClass costs.
     expect(awsCalls()).toBe(1 + oneNodeClass);
     const describeImages = ec2.commandCalls(DescribeImagesCommand).map((c) => c.args[0].input);
@@ -209,6 +217,66 @@ describe('handleAmiEvent', () => {
       nodeClasses: [{ cluster: 'c1', name: 'pinned' }],
     });
     expect(outcome.status === 'scanned' ? outcome.nodeClasses : []).toHaveLength(1);
+  });
+
+  it('takes an event forwarded from another region to that region only: its lookup, its clusters', async () => {
+    // Prepare: the same id pinned in the home region (stored with and without its region) and in
+    // us-west-2, where the event comes from.
+    const westImage = 'ami-0a1b2c3d4e5f60718';
+    await store.putIndexEntries([
+      { cluster: 'c1', name: 'pinned', amiSelectorTerms: [{ id: westImage }], resolvedAmiIds: [] },
+      {
+        cluster: 'c2',
+        region: 'eu-west-1',
+        name: 'pinned',
+        amiSelectorTerms: [{ id: westImage }],
+        resolvedAmiIds: [],
+      },
+      {
+        cluster: 'dr',
+        region: 'us-west-2',
+        name: 'pinned',
+        amiSelectorTerms: [{ id: westImage }],
+        resolvedAmiIds: [],
+      },
+    ]);
+    const scans: Parameters<typeof scanAndPublish>[1][] = [];
+
+    // Act
+    const outcome = await handleAmiEvent(
+      {
+        ...deps(),
+        scan: async (request) => {
+          scans.push(request);
+          return { outcomes: [], failedClusters: [] };
+        },
+      },
+      event('deregistered-us-west-2')
+    );
+
+    // Assess
+    expect(lookupRegions).toEqual(['us-west-2']);
+    expect(outcome).toMatchObject({
+      status: 'scanned',
+      nodeClasses: [{ cluster: 'dr', name: 'pinned', region: 'us-west-2' }],
+    });
+    expect(scans.map((request) => request.clusters)).toEqual([
+      [{ cluster: 'dr', region: 'us-west-2' }],
+    ]);
+  });
+
+  it('asks no region and rescans nothing for an event from a region with no stored cluster', async () => {
+    // Prepare
+    const elsewhere = event('deregistered-us-west-2') as { region: string };
+    elsewhere.region = 'ap-southeast-2';
+
+    // Act
+    const outcome = await handleAmiEvent(deps(), elsewhere);
+
+    // Assess
+    expect(outcome).toEqual({ status: 'no-match' });
+    expect(lookupRegions).toEqual([]);
+    expect(ec2.calls()).toHaveLength(0);
   });
 
   it('drops states it does not handle and malformed events with the EventsIgnored metric', async () => {

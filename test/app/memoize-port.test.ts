@@ -309,6 +309,7 @@ describe('the sharing table', () => {
       port.describeInstanceTypeOfferings(),
       port.describeInstanceTypeOfferings(),
     ],
+    describeInstanceTypes: (port) => [port.describeInstanceTypes(), port.describeInstanceTypes()],
     getParameter: (port) => [port.getParameter('/a'), port.getParameter('/a')],
     getParameters: () => [],
     getInstanceProfile: (port) => [port.getInstanceProfile('p'), port.getInstanceProfile('p')],

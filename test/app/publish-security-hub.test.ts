@@ -9,6 +9,7 @@ import type {
   SecurityHubFailure,
   SecurityHubFailureKind,
   SecurityHubPort,
+  WorkflowUpdate,
 } from '../../lambda/core/asff.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import type { LifecycleChange } from '../../lambda/core/lifecycle.js';
@@ -34,12 +35,17 @@ const CHECK = 'instance-profile-is-name';
 
 /** Security Hub as a map of the records it holds, with failures to inject. */
 class FakeSecurityHub implements SecurityHubPort {
-  readonly held = new Map<string, AsffFinding & { Workflow?: { Status: string } }>();
+  readonly held = new Map<
+    string,
+    AsffFinding & { Workflow?: { Status: string }; Note?: { Text: string } }
+  >();
   readonly importCalls: AsffFinding[][] = [];
   readonly resolveCalls: string[][] = [];
+  readonly workflowCalls: WorkflowUpdate[][] = [];
   /** Fail the next import calls with this kind (for every finding). */
   failImports: SecurityHubFailureKind[] = [];
   failResolves: SecurityHubFailureKind[] = [];
+  failWorkflows: SecurityHubFailureKind[] = [];
 
   async importFindings(findings: readonly AsffFinding[]): Promise<SecurityHubFailure[]> {
     this.importCalls.push([...findings]);
@@ -66,6 +72,22 @@ class FakeSecurityHub implements SecurityHubPort {
     for (const { Id } of findings) {
       const record = this.held.get(Id);
       if (record) this.held.set(Id, { ...record, Workflow: { Status: 'RESOLVED' } });
+    }
+    return [];
+  }
+
+  async updateWorkflow(updates: readonly WorkflowUpdate[]): Promise<SecurityHubFailure[]> {
+    this.workflowCalls.push([...updates]);
+    const kind = this.failWorkflows.shift();
+    if (kind) return updates.map((u) => ({ id: u.Id, code: 'X', message: 'x', kind }));
+    for (const update of updates) {
+      const record = this.held.get(update.Id);
+      if (!record) continue;
+      this.held.set(update.Id, {
+        ...record,
+        Workflow: { Status: update.status },
+        ...(update.note === undefined ? {} : { Note: { Text: update.note } }),
+      });
     }
     return [];
   }
@@ -212,23 +234,80 @@ describe('scanAndPublish with Security Hub', () => {
     ]);
   });
 
-  it('archives a finding that became suppressed, as WARNING', async () => {
+  const suppressedBy = (value: string) =>
+    aNodeClassObject({
+      name: 'default',
+      metadata: { annotations: { [`ignore-check.nodeclass-scanner/${CHECK}`]: value } },
+      spec: { role: undefined, instanceProfile: ARN_PROFILE },
+    });
+
+  it('archives a finding that became suppressed as WARNING, SUPPRESSED with the reason as a note', async () => {
+    // Prepare
     const world: World = new Map([['prod', [broken()]]]);
     await scan(world, 's1');
     const [record] = openRecords();
-    const suppressed = aNodeClassObject({
-      name: 'default',
-      metadata: { annotations: { [`ignore-check.nodeclass-scanner/${CHECK}`]: 'accepted' } },
-      spec: { role: undefined, instanceProfile: ARN_PROFILE },
-    });
-    world.set('prod', [suppressed]);
+    world.set('prod', [suppressedBy('accepted until the migration; expires=2026-12-31')]);
     now = new Date('2026-11-01T01:00:00Z');
+    // Act
     await scan(world, 's2');
+    // Assess
     expect(hub.held.get(record?.Id ?? '')).toMatchObject({
       Compliance: { Status: 'WARNING' },
       RecordState: 'ARCHIVED',
-      Workflow: { Status: 'RESOLVED' },
+      Workflow: { Status: 'SUPPRESSED' },
+      Note: {
+        Text: `Suppressed by annotation ignore-check.nodeclass-scanner/${CHECK} on the object until 2026-12-31: accepted until the migration`,
+      },
+      ProductFields: {
+        'nodeclass-scanner/status': 'suppressed',
+        'nodeclass-scanner/suppressionSource': 'annotation',
+        'nodeclass-scanner/suppressionExpires': '2026-12-31',
+      },
     });
+    expect(hub.resolveCalls.flat()).not.toContain(record?.Id);
+  });
+
+  it('sets a suppressed finding back to NEW when it fails again (Security Hub keeps SUPPRESSED)', async () => {
+    // Prepare: alerted, suppressed, then the annotation is removed
+    const world: World = new Map([['prod', [broken()]]]);
+    await scan(world, 's1');
+    const [record] = openRecords();
+    world.set('prod', [suppressedBy('accepted')]);
+    now = new Date('2026-11-01T01:00:00Z');
+    await scan(world, 's2');
+    world.set('prod', [broken()]);
+    now = new Date('2026-11-01T02:00:00Z');
+    // Act
+    await scan(world, 's3');
+    // Assess
+    expect(hub.held.get(record?.Id ?? '')).toMatchObject({
+      Compliance: { Status: 'FAILED' },
+      RecordState: 'ACTIVE',
+      Workflow: { Status: 'NEW' },
+    });
+    expect(hub.workflowCalls.flat().map((update) => update.status)).toEqual(['SUPPRESSED', 'NEW']);
+  });
+
+  it('holds back a suppression whose SUPPRESSED mark failed: no message, then both at the next scan', async () => {
+    // Prepare
+    const world: World = new Map([['prod', [broken()]]]);
+    await scan(world, 's1');
+    const [record] = openRecords();
+    const sentBefore = publisher.sent.length;
+    world.set('prod', [suppressedBy('accepted')]);
+    hub.failWorkflows = ['transient'];
+    now = new Date('2026-11-01T01:00:00Z');
+    // Act
+    await scan(world, 's2');
+    const sentWhileFailing = publisher.sent.length;
+    now = new Date('2026-11-01T02:00:00Z');
+    await scan(world, 's3');
+    // Assess
+    expect(sentWhileFailing).toBe(sentBefore);
+    expect(hub.held.get(record?.Id ?? '')?.Workflow?.Status).toBe('SUPPRESSED');
+    expect(publisher.sent.slice(sentBefore).map((message) => message.attributes.change)).toEqual([
+      'suppressed',
+    ]);
   });
 });
 

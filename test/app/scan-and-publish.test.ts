@@ -533,7 +533,7 @@ describe('scanAndPublish with suppressed findings', () => {
       spec: { role: undefined, instanceProfile: ARN_PROFILE },
     });
 
-  it('closes an alerted finding silently when suppressed, and alerts it as new when the annotation goes', async () => {
+  it('announces once that an alerted finding was suppressed, and alerts it as new when the annotation goes', async () => {
     // Prepare: alerted while failing
     const world: World = new Map([['prod', [broken()]]]);
     await scanAndPublish(deps(world), request(['prod'], 's1'));
@@ -551,16 +551,86 @@ describe('scanAndPublish with suppressed findings', () => {
     world.set('prod', [broken()]);
     now = new Date('2026-11-02T03:00:00Z');
     await scanAndPublish(deps(world), request(['prod'], 's4'));
-    // Assess
+    // Assess: the suppression is one message (s2), the quiet rescan none (s3)
     expect(findingMessages().map((m) => `${m.change}:${m.messageId.split('-')[0]}`)).toEqual([
       'new:summary',
+      'suppressed:suppressed',
       'new:new',
     ]);
+    const notice = publisher.sent.find((message) => message.attributes.change === 'suppressed');
+    expect(notice?.attributes).toMatchObject({
+      change: 'suppressed',
+      suppressedBy: 'annotation',
+      status: 'suppressed',
+      checkId: CHECK,
+    });
+    expect(notice?.bodies.email).toContain(
+      `Suppressed by the annotation ${IGNORE} on EC2NodeClass/default: "moving to spec.role next sprint"`
+    );
     expect(quietState).toMatchObject({
       status: 'resolved',
-      lastNotified: '2026-11-01T00:00:00.000Z',
+      lastNotified: '2026-11-01T01:00:00.000Z',
+      resolvedAt: '2026-11-01T01:00:00.000Z',
     });
     expect(openAfterQuiet.at(-1)?.value).toBe(0);
+  });
+
+  it('sends a suppression on its own, never inside a summary, so a change=suppressed filter sees it', async () => {
+    // Prepare: alerted; then suppressed while another NodeClass breaks, with batching from 1 change
+    const world: World = new Map([['prod', [broken()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    publisher.sent.length = 0;
+    world.set('prod', [accepted(), broken('other')]);
+    now = new Date('2026-11-01T01:00:00Z');
+    // Act
+    await scanAndPublish(
+      deps(world, {
+        settings: { reminderIntervalMs: 24 * 3_600_000, digest: 'never', alertBatchThreshold: 0 },
+      }),
+      request(['prod'], 's2')
+    );
+    // Assess
+    expect(publisher.sent.map((message) => message.attributes.change).sort()).toEqual([
+      'summary',
+      'suppressed',
+    ]);
+    expect(
+      alertsIn(publisher.sent)
+        .map((alert) => `${alert.change}:${alert.resource.name}`)
+        .sort()
+    ).toEqual(['new:other', 'suppressed:default']);
+  });
+
+  it('keeps a finding open when the annotationSuppression setting refuses the annotation, saying so', async () => {
+    // Prepare: alerted while failing
+    const world: World = new Map([['prod', [broken()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    const id = [...store.findings.values()].find((s) => s.checkId === CHECK)?.id ?? '';
+    const refusing = deps(world, {
+      settings: {
+        reminderIntervalMs: 24 * 3_600_000,
+        digest: 'on-change',
+        annotationSuppression: 'deny',
+      },
+    });
+    // Act: annotated, then a day later (the reminder carries the refusal)
+    world.set('prod', [accepted()]);
+    now = new Date('2026-11-01T01:00:00Z');
+    await scanAndPublish(refusing, request(['prod'], 's2'));
+    const afterAnnotation = findingMessages().length;
+    now = new Date('2026-11-02T01:00:00Z');
+    await scanAndPublish(refusing, request(['prod'], 's3'));
+    // Assess: nothing resolved or suppressed; the reminder says the annotation was refused
+    expect(afterAnnotation).toBe(1);
+    expect(store.findings.get(id)?.status).toBe('open');
+    const reminder = publisher.sent.find((message) => message.attributes.change === 'reminder');
+    const body = JSON.parse(reminder?.bodies.default ?? '{}') as FindingMessageBody;
+    expect(body.finding.message).toContain(
+      `The annotation ${IGNORE} ("moving to spec.role next sprint") tried to suppress this finding; refused: the deployment's annotationSuppression setting does not let annotations suppress ${CHECK}, so it stays open.`
+    );
+    expect(body.finding.evidence).toMatchObject({
+      annotationSuppression: { annotation: IGNORE, outcome: 'refused' },
+    });
   });
 
   it('never alerts a finding suppressed from its first sighting', async () => {
@@ -767,5 +837,142 @@ describe('scanAndPublish with two overlapping scans of one cluster', () => {
       status: 'open',
       lastSeen: later.toISOString(),
     });
+  });
+});
+
+describe('scanAndPublish with an object too large to store', () => {
+  /** Karpenter's CRD bounds no selector term: one AMI name of 420,000 characters. */
+  const poison = () =>
+    aNodeClassObject({
+      name: 'poison',
+      spec: { amiFamily: 'AL2023', amiSelectorTerms: [{ name: `${'a'.repeat(419_999)}*` }] },
+    });
+
+  function recordingLogger() {
+    const lines: { level: string; message: string; attributes?: Record<string, unknown> }[] = [];
+    const logger = {
+      info: (message: string, attributes?: Record<string, unknown>) =>
+        lines.push({ level: 'info', message, ...(attributes ? { attributes } : {}) }),
+      warn: (message: string, attributes?: Record<string, unknown>) =>
+        lines.push({ level: 'warn', message, ...(attributes ? { attributes } : {}) }),
+      error: (message: string, attributes?: Record<string, unknown>) =>
+        lines.push({ level: 'error', message, ...(attributes ? { attributes } : {}) }),
+    };
+    return { lines, logger };
+  }
+
+  it('reports it as an error on that object, and stores and alerts the rest of the cluster', async () => {
+    // Prepare: the store holds what DynamoDB holds; the poison's index entry is over it
+    store.maxItemBytes = 409_600;
+    const { lines, logger } = recordingLogger();
+    const world: World = new Map([['prod', [broken('default'), poison()]]]);
+
+    // Act
+    const result = await scanAndPublish(deps(world, { logger }), request(['prod']));
+
+    // Assess: the scan succeeded; the regression on the other NodeClass is alerted
+    expect(result.failedClusters).toEqual([]);
+    const alerts = alertsIn(publisher.sent);
+    expect(alerts.filter((alert) => alert.resource.name === 'default')).toMatchObject([
+      { change: 'new', checkId: CHECK },
+    ]);
+    // The poison object: its own bounded findings, and the error saying what was not stored
+    const onPoison = alerts.filter((alert) => alert.resource.name === 'poison');
+    expect(onPoison.map((alert) => alert.checkId).sort()).toEqual([
+      'ami-selector-pinned',
+      'nodeclass-schema-valid',
+    ]);
+    const refused = [...store.findings.values()].find(
+      (state) => state.checkId === 'nodeclass-schema-valid' && state.resource.name === 'poison'
+    );
+    expect(refused).toMatchObject({ status: 'open', findingStatus: 'error', severity: 'high' });
+    expect(refused?.message).toMatch(
+      /^The scanner cannot store this EC2NodeClass in its event index \(42\d,\d{3} bytes, over the 409,600-byte DynamoDB item limit; most of it is spec\.amiSelectorTerms\)\./
+    );
+    for (const state of store.findings.values()) {
+      expect(Buffer.byteLength(state.message)).toBeLessThanOrEqual(2048);
+    }
+    // Not indexed (events cannot re-evaluate it), the others are; the log names it
+    expect([...store.index.keys()]).toEqual(['prod#default']);
+    expect(lines).toContainEqual({
+      level: 'warn',
+      message: 'Item too large to store',
+      attributes: {
+        cluster: 'prod',
+        object: 'EC2NodeClass/poison',
+        item: 'nodeclass-index',
+        bytes: expect.any(Number),
+        maxBytes: 409_600,
+      },
+    });
+    expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('stays quiet on the next scan: the bounded findings keep their ids and material hashes', async () => {
+    // Prepare
+    store.maxItemBytes = 409_600;
+    const world: World = new Map([['prod', [broken('default'), poison()]]]);
+    await scanAndPublish(deps(world), request(['prod'], 's1'));
+    publisher.sent.length = 0;
+    now = new Date('2026-11-01T00:15:00Z');
+
+    // Act
+    const result = await scanAndPublish(deps(world), request(['prod'], 's2'));
+
+    // Assess
+    expect(result.failedClusters).toEqual([]);
+    expect(publisher.sent).toEqual([]);
+  });
+
+  it('resolves the error once the object fits again', async () => {
+    // Prepare
+    store.maxItemBytes = 409_600;
+    await scanAndPublish(deps(new Map([['prod', [poison()]]])), request(['prod'], 's1'));
+    publisher.sent.length = 0;
+    now = new Date('2026-11-01T00:15:00Z');
+
+    // Act: the term is shortened
+    await scanAndPublish(deps(new Map([['prod', [fixed('poison')]]])), request(['prod'], 's2'));
+
+    // Assess
+    expect(
+      alertsIn(publisher.sent)
+        .map((alert) => `${alert.change} ${alert.checkId}`)
+        .sort()
+    ).toEqual(['resolved ami-selector-pinned', 'resolved nodeclass-schema-valid']);
+    expect([...store.index.keys()]).toEqual(['prod#poison']);
+  });
+
+  it('logs the cluster and the object a failed scan failed on', async () => {
+    // Prepare: the claim of one object's finding fails
+    const { lines, logger } = recordingLogger();
+    store.claim = async () => {
+      throw new Error('ValidationException: Item size has exceeded the maximum allowed size');
+    };
+
+    // Act
+    const result = await scanAndPublish(
+      deps(new Map([['prod', [broken('default')]]]), { logger }),
+      request(['prod'])
+    );
+
+    // Assess
+    expect(result.failedClusters).toEqual(['prod']);
+    expect(result.outcomes[0]?.error).toBe(
+      'Error: ValidationException: Item size has exceeded the maximum allowed size'
+    );
+    expect(lines.filter((line) => line.level === 'error')).toEqual([
+      {
+        level: 'error',
+        message: 'Cluster scan failed',
+        attributes: {
+          cluster: 'prod',
+          scanId: 's1',
+          error: 'Error: ValidationException: Item size has exceeded the maximum allowed size',
+          object: 'EC2NodeClass/default',
+          step: 'claim',
+        },
+      },
+    ]);
   });
 });

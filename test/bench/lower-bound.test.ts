@@ -111,6 +111,51 @@ describe('fleet lower bound', () => {
     expect(bound.simulationContexts).toBe(2);
   });
 
+  it('reads the region’s instance types and offerings once, by page, when a NodePool launches', () => {
+    const type = (name: string, arch = 'x86_64', virtualization = 'hvm') => ({
+      InstanceType: name,
+      SupportedVirtualizationTypes: [virtualization],
+      ProcessorInfo: { SupportedArchitectures: [arch] },
+    });
+    const types = [
+      ...Array.from({ length: 150 }, (_, index) => type(`m${index}.large`)),
+      ...Array.from({ length: 100 }, (_, index) => type(`c${index}g.large`, 'arm64')),
+      // Karpenter's query leaves these out.
+      type('old.i386', 'i386'),
+      type('old.pv', 'x86_64', 'paravirtual'),
+    ];
+    const offerings = Array.from({ length: 2500 }, (_, index) => ({
+      instanceType: `m${index % 150}.large`,
+      zone: `us-east-1${'abcdef'[index % 6]}`,
+    }));
+    const pooled = cluster('a', [nodeClass('a', { id: 'ami-0a' })]);
+    const withPool = {
+      ...pooled,
+      kubernetes: {
+        ...pooled.kubernetes,
+        nodePools: [
+          { spec: { template: { spec: { nodeClassRef: { name: 'nc-0' }, requirements: [] } } } },
+        ],
+      },
+    };
+    const world = (clusters: unknown[]) => ({
+      region: 'us-east-1',
+      instanceTypes: { 'us-east-1': types, 'eu-west-1': types },
+      instanceTypeOfferings: { 'us-east-1': offerings },
+      iam: { roles: [], instanceProfiles: [] },
+      eks: { clusters },
+    });
+
+    const launching = fleetLowerBound(world([withPool])).byOperation;
+    const idle = fleetLowerBound(world([pooled])).byOperation;
+
+    // 250 of Karpenter's types at 100 a page; 2,500 offerings at 1,000 a page.
+    expect(launching['ec2:DescribeInstanceTypes']).toBe(3);
+    expect(launching['ec2:DescribeInstanceTypeOfferings']).toBe(3);
+    expect(idle).not.toHaveProperty('ec2:DescribeInstanceTypes');
+    expect(idle).not.toHaveProperty('ec2:DescribeInstanceTypeOfferings');
+  });
+
   it('merges literal values of one filter, up to 200 a call; wildcards and tag pairs stand alone', () => {
     const withTerms = (subnetSelectorTerms: unknown[], securityGroupSelectorTerms: unknown[]) => ({
       amiSelectorTerms: [{ id: 'ami-0a' }],

@@ -52,7 +52,7 @@ describe('parseCliConfig', () => {
 
   it('rejects unknown keys, naming the file and the key', () => {
     expect(usageError(() => parseCliConfig('ignores: []\n', 'scan.yaml'))).toBe(
-      'scan.yaml: unknown key "ignores" (allowed: ignore)'
+      'scan.yaml: unknown key "ignores" (allowed: ignore, annotationSuppression)'
     );
     expect(usageError(() => parseCliConfig(`${RULE}    owner: me\n`, 'scan.yaml'))).toBe(
       'scan.yaml: ignore[0]: unknown key "owner" (allowed: check, resource, reason, expires)'
@@ -71,6 +71,23 @@ describe('parseCliConfig', () => {
     const message = usageError(() => parseCliConfig(text, 'scan.yaml'));
     expect(message).toContain('ignore[0].reason: required: the reason the finding is accepted');
     expect(message).toContain('ignore[0].expires: "next week" is not a date');
+  });
+
+  it('reads annotationSuppression: allow, deny, or a list of check ids; absent when not set', () => {
+    expect(parseCliConfig('ignore: []\n', 'scan.yaml')).not.toHaveProperty('annotationSuppression');
+    expect(parseCliConfig('annotationSuppression: deny\n', 'scan.yaml').annotationSuppression).toBe(
+      'deny'
+    );
+    expect(
+      parseCliConfig('annotationSuppression:\n  - imds-*\n  - node-role-policies\n', 'scan.yaml')
+        .annotationSuppression
+    ).toEqual(['imds-*', 'node-role-policies']);
+    expect(usageError(() => parseCliConfig('annotationSuppression: no\n', 'scan.yaml'))).toBe(
+      'scan.yaml: annotationSuppression[0]: unknown check id "no" (see `nodeclass-scan checks`)'
+    );
+    expect(usageError(() => parseCliConfig('annotationSuppression: true\n', 'scan.yaml'))).toBe(
+      'scan.yaml: annotationSuppression: expected allow, deny or a list of check ids (see `nodeclass-scan checks`)'
+    );
   });
 
   it('reports YAML syntax errors with the file name', () => {

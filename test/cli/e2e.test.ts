@@ -26,6 +26,23 @@ spec:
 `,
   'nodeclasses/unrelated.json':
     '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}',
+  'annotated/arn.yaml': `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: arn-profile
+  annotations:
+    ignore-check.nodeclass-scanner/instance-profile-is-name: "old chart; expires=2099-12-31"
+spec:
+  amiSelectorTerms:
+    - alias: al2023@v20251001
+  instanceProfile: arn:aws:iam::123456789012:instance-profile/KarpenterNode
+  subnetSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+  securityGroupSelectorTerms:
+    - tags:
+        karpenter.sh/discovery: demo
+`,
 });
 afterAll(cleanup);
 
@@ -46,6 +63,34 @@ describe('nodeclass-scan bin (child process)', () => {
     expect(
       report.findings.find((finding) => finding.checkId === 'instance-profile-is-name')
     ).toMatchObject({ status: 'fail', severity: 'critical', resource: { name: 'arn-profile' } });
+  });
+
+  it('--no-annotation-suppression: an annotated failure fails the build again, saying it was refused', async () => {
+    // Act
+    const exec = (args: string[]) =>
+      run('node', [BIN, 'scan', join(dir, 'annotated'), '--format', 'json', ...args], {
+        env: { ...process.env, NO_COLOR: '1' },
+      }).then(
+        (result) => ({ code: 0, stdout: result.stdout, stderr: result.stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => error
+      );
+    const trusted = await exec([]);
+    const refused = await exec(['--no-annotation-suppression']);
+    // Assess
+    const profileFinding = (stdout: string) =>
+      ReportContract.parse(JSON.parse(stdout)).findings.find(
+        (finding) => finding.checkId === 'instance-profile-is-name'
+      );
+    expect(trusted.code).toBe(0);
+    expect(profileFinding(trusted.stdout)).toMatchObject({
+      status: 'suppressed',
+      suppression: { reason: 'old chart', source: 'annotation', expires: '2099-12-31' },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe('');
+    expect(profileFinding(refused.stdout)?.message).toContain(
+      'refused: --no-annotation-suppression does not let annotations suppress instance-profile-is-name'
+    );
   });
 
   it('exits quietly with the scan exit code when the reader closes the pipe early (| head)', async () => {

@@ -134,7 +134,7 @@ describe('nodeclass-scan scan with suppressions', () => {
     const outcome = await scan(dir);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toBe(
-      'nodeclass-scan: .nodeclass-scanner.yaml: unknown key "skip" (allowed: ignore)\n'
+      'nodeclass-scan: .nodeclass-scanner.yaml: unknown key "skip" (allowed: ignore, annotationSuppression)\n'
     );
   });
 
@@ -167,5 +167,103 @@ describe('nodeclass-scan scan with suppressions', () => {
         .filter((finding) => finding.checkId === 'nodeclass-schema-valid')
         .map((finding) => finding.status)
     ).toEqual(['error']);
+  });
+});
+
+describe('nodeclass-scan scan --no-annotation-suppression', () => {
+  const KEY = 'ignore-check.nodeclass-scanner/instance-profile-is-name';
+
+  it('refuses every annotation: the finding fails the build, saying which annotation tried', async () => {
+    // Prepare
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS });
+    // Act
+    const outcome = await scan(dir, ['--no-annotation-suppression']);
+    // Assess
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toBe('');
+    const finding = statusesOf(outcome.stdout).byName['legacy-a'];
+    expect(finding).toMatchObject({
+      status: 'fail',
+      evidence: {
+        annotationSuppression: {
+          annotation: KEY,
+          reason: 'rendered by the old chart',
+          outcome: 'refused',
+        },
+      },
+    });
+    expect(finding?.message).toContain(
+      `The annotation ${KEY} ("rendered by the old chart") tried to suppress this finding; refused: --no-annotation-suppression does not let annotations suppress instance-profile-is-name, so it stays open.`
+    );
+  });
+
+  it('leaves config rules in force', async () => {
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, 'ci/scan.yaml': CONFIG });
+    const outcome = await scan(dir, ['--config', 'ci/scan.yaml', '--no-annotation-suppression']);
+    const { byName } = statusesOf(outcome.stdout);
+    expect(byName['legacy-a']?.status).toBe('fail');
+    expect(byName['legacy-b']?.status).toBe('suppressed');
+  });
+
+  it('overrides annotationSuppression in the config file, which alone may allow a list of checks', async () => {
+    // Prepare
+    const allowing = `${CONFIG}annotationSuppression: [instance-profile-*]\n`;
+    const refusing = 'annotationSuppression: [imds-v2-required]\n';
+    const dir = tree({
+      'nodeclasses.yaml': MANIFESTS,
+      'allowing.yaml': allowing,
+      'refusing.yaml': refusing,
+    });
+    // Act
+    const allowed = await scan(dir, ['--config', 'allowing.yaml']);
+    const refused = await scan(dir, ['--config', 'refusing.yaml']);
+    const overridden = await scan(dir, [
+      '--config',
+      'allowing.yaml',
+      '--no-annotation-suppression',
+    ]);
+    // Assess
+    expect(statusesOf(allowed.stdout).byName['legacy-a']?.status).toBe('suppressed');
+    const refusedFinding = statusesOf(refused.stdout).byName['legacy-a'];
+    expect(refusedFinding?.status).toBe('fail');
+    expect(refusedFinding?.message).toContain('refused: annotationSuppression in refusing.yaml');
+    expect(statusesOf(overridden.stdout).byName['legacy-a']?.status).toBe('fail');
+  });
+
+  it('is a usage error when annotationSuppression names no check', async () => {
+    const dir = tree({
+      'nodeclasses.yaml': MANIFESTS,
+      'scan.yaml': 'annotationSuppression: [imds-v2]\n',
+    });
+    const outcome = await scan(dir, ['--config', 'scan.yaml']);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toBe(
+      'nodeclass-scan: scan.yaml: annotationSuppression[0]: unknown check id "imds-v2" (see `nodeclass-scan checks`)\n'
+    );
+  });
+});
+
+describe('nodeclass-scan scan: an annotation with an expiry', () => {
+  it('suppresses through the expiry day, then reports the finding again, saying so', async () => {
+    // Prepare
+    const dir = tree({
+      'nodeclasses.yaml': nodeClass(
+        'legacy-a',
+        '    ignore-check.nodeclass-scanner/instance-profile-is-name: "old chart; expires=2026-11-30"'
+      ),
+    });
+    // Act
+    const before = await scan(dir, [], new Date('2026-11-30T23:00:00Z'));
+    const after = await scan(dir, [], new Date('2026-12-01T00:00:00Z'));
+    // Assess
+    expect(before.code).toBe(0);
+    expect(statusesOf(before.stdout).byName['legacy-a']).toMatchObject({
+      status: 'suppressed',
+      suppression: { reason: 'old chart', source: 'annotation', expires: '2026-11-30' },
+    });
+    expect(after.code).toBe(1);
+    const expired = statusesOf(after.stdout).byName['legacy-a'];
+    expect(expired?.status).toBe('fail');
+    expect(expired?.message).toContain('("old chart") expired 2026-11-30');
   });
 });

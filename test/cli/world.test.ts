@@ -46,11 +46,21 @@ describe('scan --world examples/world.json', () => {
       'node-role-valid': ['prod-use1/batch'],
       'node-role-policies': ['staging-use1/builds', 'staging-use1/default'],
       'node-role-can-join': ['prod-use1/analytics'],
-      // NodePools (multi-arch, training and the original three are correct).
+      // NodePools (multi-arch, training, reserved-default and the original three are correct).
       'nodepool-nodeclass-exists': ['prod-use1/spot-fleet'],
-      'nodepool-arch-has-image': ['prod-use1/gpu-arm'],
-      'nodepool-zones-have-subnets': ['prod-use1/zone-d', 'prod-use1/zones-c-d'],
-      'nodepool-capacity-type-offered': ['prod-use1/reserved-default'],
+      // Launchability: each NodePool that launches nothing, whichever step empties its offerings.
+      'nodepool-instance-types-offered': [
+        'prod-use1/capped',
+        'prod-use1/gpu-arm',
+        'prod-use1/graviton',
+        'prod-use1/memory-optimized',
+        'prod-use1/reserved-analytics',
+        'prod-use1/zone-d',
+      ],
+      // Only what launchability leaves: a zone of several without a subnet.
+      'nodepool-arch-has-image': [],
+      'nodepool-zones-have-subnets': ['prod-use1/zones-c-d'],
+      'nodepool-capacity-type-offered': [],
     };
     for (const [checkId, resources] of Object.entries(expected)) {
       expect({ checkId, failing: failures(report, checkId) }).toEqual({
@@ -58,6 +68,42 @@ describe('scan --world examples/world.json', () => {
         failing: resources,
       });
     }
+  });
+
+  it('fails only the NodePool that cannot launch, beside a healthy control of each case', async () => {
+    // Act
+    const run = await cli([
+      'scan',
+      '--world',
+      WORLD,
+      '--format',
+      'json',
+      '--cluster',
+      'prod-use1',
+      '--only',
+      'nodepool-instance-types-offered',
+    ]);
+
+    // Assess
+    const report = JSON.parse(run.stdout) as ScanReport;
+    const verdict = (name: string) =>
+      report.findings.find((finding) => finding.resource.name === name);
+    // arm64 restricted to x86-only families, beside the multi-architecture NodePool.
+    expect(verdict('graviton')?.message).toContain(
+      'kubernetes.io/arch In [arm64]: 2 → karpenter.sh/capacity-type In [on-demand]: 2 → karpenter.k8s.aws/instance-family In [m7i, c7i]: 0'
+    );
+    expect(verdict('multi-arch')?.status).toBe('pass');
+    // memory: 1000 (bytes) below every type, beside limits with units.
+    expect(verdict('capped')?.message).toContain(
+      'limits.memory (1000: a quantity without a unit, so 1000 bytes)'
+    );
+    expect(verdict('general')?.status).toBe('pass');
+    // A reservation in us-east-1d, where the class has no subnet, beside one in us-east-1b.
+    expect(verdict('reserved-analytics')?.message).toContain(
+      'Reservation cr-0c3d4e5f6a7b89013 (m7i.large) is in us-east-1d.'
+    );
+    expect(verdict('reserved-default')?.message).toContain('m7i.large, in us-east-1b, as reserved');
+    expect(verdict('reserved-default')?.status).toBe('pass');
   });
 
   it('rates the pending newest AMI critical on Karpenter 1.1.2 and an info notice on 1.6.2', async () => {

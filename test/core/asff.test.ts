@@ -9,6 +9,7 @@ import {
   DEFAULT_REMEDIATION_URL,
   defaultProductArn,
   isAsffExported,
+  suppressionNote,
   toAsffFinding,
   truncate,
 } from '../../lambda/core/asff.js';
@@ -206,6 +207,37 @@ describe('toAsffFinding', () => {
       'nodeclass-scanner/suppressionSource': 'config',
       'nodeclass-scanner/suppressedStatus': 'fail',
     });
+    expect(finding.ProductFields).not.toHaveProperty('nodeclass-scanner/suppressionExpires');
+  });
+
+  it('carries an annotation suppression with its expiry, and notes it for the SUPPRESSED workflow', () => {
+    // Prepare
+    const suppressed = subject({
+      status: 'suppressed',
+      suppression: {
+        reason: 'GPU AMI needs IMDSv1',
+        source: 'annotation',
+        status: 'fail',
+        expires: '2026-12-31',
+      },
+    });
+    // Act
+    const finding = toAsffFinding(suppressed, { target, times });
+    // Assess
+    expect(finding).toMatchObject({ Compliance: { Status: 'WARNING' }, RecordState: 'ARCHIVED' });
+    expect(finding.ProductFields).toMatchObject({
+      'nodeclass-scanner/suppressionSource': 'annotation',
+      'nodeclass-scanner/suppressionExpires': '2026-12-31',
+    });
+    expect(suppressionNote(suppressed)).toBe(
+      'Suppressed by annotation ignore-check.nodeclass-scanner/subnets-resolve on the object until 2026-12-31: GPU AMI needs IMDSv1'
+    );
+    expect(
+      suppressionNote({
+        ...suppressed,
+        suppression: { reason: 'x'.repeat(2_000), source: 'config', status: 'error' },
+      })
+    ).toHaveLength(512);
   });
 
   it('links the first public reference of the check, or Karpenter’s NodeClass documentation', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Check, defineCheck, type FindingDraft } from '../../lambda/core/check.js';
 import { amiAliasResolves } from '../../lambda/core/checks/ami-alias-resolves.js';
+import { amiSelectorPinned } from '../../lambda/core/checks/ami-selector-pinned.js';
 import { amiSelectorResolves } from '../../lambda/core/checks/ami-selector-resolves.js';
 import { controllerCanDiscover } from '../../lambda/core/checks/controller-can-discover.js';
 import { controllerCanLaunch } from '../../lambda/core/checks/controller-can-launch.js';
@@ -15,8 +16,9 @@ import type { AwsNodeClassFacts } from '../../lambda/core/facts/aws.js';
 import { ok, unavailable } from '../../lambda/core/facts/slice.js';
 import { type Inventory, nodeClassKey } from '../../lambda/core/inventory.js';
 import type { Finding, ResourceRef } from '../../lambda/core/model.js';
+import { FINDING_TEXT_BUDGET } from '../../lambda/core/text-budget.js';
 import { anAmiFacts, someAwsFacts } from '../support/aws-builders.js';
-import { anInventory } from '../support/builders.js';
+import { aNodeClassObject, anInventory } from '../support/builders.js';
 import {
   aCluster,
   aClusterState,
@@ -452,5 +454,44 @@ describe('runChecks: root-cause linking', () => {
     // Assess
     const high = findings.find((item) => item.message === 'high');
     expect(byCheck(findings, 'follow')[0]?.causedBy).toBe(high?.id);
+  });
+});
+
+describe('runChecks: bounded finding text', () => {
+  /** A NodeClass whose first AMI term is a wildcard name of `length` characters. */
+  const withLongName = (length: number, last = 'a') =>
+    anInventory([
+      aNodeClassObject({
+        name: 'poison',
+        spec: { amiSelectorTerms: [{ name: `*${'a'.repeat(length - 2)}${last}` }] },
+      }),
+    ]);
+  const pinned = (inventory: Inventory) =>
+    finding(
+      runChecks(inventory, [amiSelectorPinned], { now }).findings,
+      'ami-selector-pinned',
+      'poison'
+    );
+
+  it('makes findings within the text budgets, whatever the check quotes', () => {
+    // Act: a 420,000-character name term
+    const result = pinned(withLongName(420_000));
+
+    // Assess: message and evidence are cut, and say so
+    expect(Buffer.byteLength(result.message)).toBeLessThanOrEqual(FINDING_TEXT_BUDGET.message);
+    expect(result.message).toMatch(/…\(41\d,\d{3} bytes elided\)$/);
+    const name = String(result.evidence.name);
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(FINDING_TEXT_BUDGET.evidenceString);
+    expect(name).toMatch(/^\*a+…\(41\d,\d{3} bytes elided\)$/);
+    expect(result.location?.path).toBe('spec.amiSelectorTerms[0].name');
+  });
+
+  it('keeps the id and material hash of an unchanged finding from scan to scan', () => {
+    const first = pinned(withLongName(420_000));
+    const second = pinned(withLongName(420_000));
+    expect(second.id).toBe(first.id);
+    expect(second.materialHash).toBe(first.materialHash);
+    // A name of another length is other material evidence (the elided count differs).
+    expect(pinned(withLongName(420_001)).materialHash).not.toBe(first.materialHash);
   });
 });

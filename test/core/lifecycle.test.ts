@@ -504,18 +504,18 @@ describe('diffFindings with suppressed findings', () => {
     expect(diff.silenced).toEqual([]);
   });
 
-  it('closes an open finding silently when suppressed, and alerts it as new when the suppression expires', () => {
+  it('announces an open finding that became suppressed once, and alerts it as new when the suppression expires', () => {
     // Prepare: alerted while failing
     const first = diffFindings({ stored: [], findings: [failing], scope, now: at(T0) });
     let stored = applyChanges([], first.changes);
     // Act: suppressed; a day later still suppressed; then the rule expired (the finding fails again)
-    const quiet = diffFindings({
+    const announced = diffFindings({
       stored,
       findings: [suppressed],
       scope,
       now: at('2026-11-01T01:00:00Z'),
     });
-    stored = applyChanges(stored, quiet.silenced);
+    stored = applyChanges(stored, announced.changes);
     const stillQuiet = diffFindings({
       stored,
       findings: [suppressed],
@@ -528,16 +528,87 @@ describe('diffFindings with suppressed findings', () => {
       scope,
       now: at('2026-12-02T00:00:00Z'),
     });
-    // Assess
-    expect(quiet.changes).toEqual([]);
-    expect(quiet.silenced.map((close) => close.next.status)).toEqual(['resolved']);
+    // Assess: one `suppressed` change, closing the state (notified now), and nothing after it
+    expect(announced.silenced).toEqual([]);
+    expect(announced.changes).toHaveLength(1);
+    expect(announced.changes[0]).toMatchObject({
+      kind: 'suppressed',
+      finding: suppressed,
+      previous: { status: 'open', revision: 1 },
+      next: {
+        status: 'resolved',
+        resolvedAt: '2026-11-01T01:00:00.000Z',
+        lastNotified: '2026-11-01T01:00:00.000Z',
+        revision: 2,
+      },
+    });
     expect(openBySeverity(stored).high).toBe(0);
     expect([...stillQuiet.changes, ...stillQuiet.silenced, ...stillQuiet.touched]).toEqual([]);
     expect(expired.changes.map((c) => c.kind)).toEqual(['new']);
     expect(expired.changes[0]?.next).toMatchObject({
       status: 'open',
       firstSeen: '2026-12-02T00:00:00.000Z',
+      revision: 3,
     });
+  });
+
+  it('re-opens a suppressed finding as new when the annotation is removed', () => {
+    // Prepare: alerted, then suppressed by an annotation
+    const byAnnotation: Finding = {
+      ...suppressed,
+      suppression: { reason: 'accepted', source: 'annotation', status: 'fail' },
+    };
+    let stored = applyChanges(
+      [],
+      diffFindings({ stored: [], findings: [failing], scope, now: at(T0) }).changes
+    );
+    stored = applyChanges(
+      stored,
+      diffFindings({ stored, findings: [byAnnotation], scope, now: at('2026-11-01T01:00:00Z') })
+        .changes
+    );
+    // Act
+    const removed = diffFindings({
+      stored,
+      findings: [failing],
+      scope,
+      now: at('2026-11-01T02:00:00Z'),
+    });
+    // Assess
+    expect(removed.changes.map((c) => c.kind)).toEqual(['new']);
+    expect(removed.changes[0]?.previous).toMatchObject({ status: 'resolved', revision: 2 });
+  });
+
+  it('never announces a suppression of a finding that was not open (resolved before, or never seen)', () => {
+    const resolved: FindingState = {
+      ...aStoredState(failing, T0),
+      status: 'resolved',
+      resolvedAt: T0,
+      revision: 2,
+    };
+    const diff = diffFindings({
+      stored: [resolved],
+      findings: [suppressed],
+      scope,
+      now: at('2026-11-01T01:00:00Z'),
+    });
+    expect([...diff.changes, ...diff.silenced, ...diff.touched]).toEqual([]);
+  });
+
+  it('orders suppressed changes after resolved and before reminders', () => {
+    const reminded = aFinding({ id: 'still', severity: 'high' });
+    const gone = aStoredState(aFinding({ id: 'gone', severity: 'low' }), T0);
+    const diff = diffFindings({
+      stored: [aStoredState(failing, T0), aStoredState(reminded, T0), gone],
+      findings: [suppressed, reminded],
+      scope,
+      now: at('2026-11-02T00:00:00Z'),
+    });
+    expect(diff.changes.map((c) => `${c.kind}:${c.next.id}`)).toEqual([
+      'resolved:gone',
+      `suppressed:${failing.id}`,
+      'reminder:still',
+    ]);
   });
 
   it('does not resolve a stored failure of the check when a suppressed finding of it errors', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AnnotationSuppression } from '../../lambda/core/annotation-policy.js';
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import {
   expiryInstant,
@@ -16,6 +17,7 @@ import {
   type AnnotatedObject,
   annotatedObjectsOf,
   applySuppressions,
+  parseAnnotationValue,
 } from '../../lambda/core/suppress.js';
 import { aNodeClassEntry, aNodeClassObject } from '../support/builders.js';
 import { aFinding } from '../support/findings.js';
@@ -26,13 +28,19 @@ const PREFIX = 'ignore-check.nodeclass-scanner/';
 
 function suppress(
   findings: readonly Finding[],
-  options: { rules?: readonly IgnoreRule[]; objects?: readonly AnnotatedObject[]; now?: Date } = {}
+  options: {
+    rules?: readonly IgnoreRule[];
+    objects?: readonly AnnotatedObject[];
+    now?: Date;
+    policy?: AnnotationSuppression;
+  } = {}
 ): Finding[] {
   return applySuppressions(findings, {
     rules: options.rules ?? [],
     objects: options.objects ?? [],
     now: options.now ?? NOW,
     catalog: CHECKS,
+    ...(options.policy === undefined ? {} : { annotationSuppression: options.policy }),
   });
 }
 
@@ -428,5 +436,164 @@ describe('annotatedObjectsOf', () => {
         `metadata.annotations.${PREFIX}nope#ignore-check-annotation`
       )
     );
+  });
+});
+
+describe('parseAnnotationValue', () => {
+  it.each([
+    ['CNI uses IRSA', { reason: 'CNI uses IRSA' }],
+    ['  CNI uses IRSA  ', { reason: 'CNI uses IRSA' }],
+    ['CNI uses IRSA; expires=2026-12-31', { reason: 'CNI uses IRSA', expires: '2026-12-31' }],
+    ['CNI; IRSA ;expires = 2026-12-31 ', { reason: 'CNI; IRSA', expires: '2026-12-31' }],
+    [
+      'retiring; expires=2027-03-31T18:00:00+02:00',
+      { reason: 'retiring', expires: '2027-03-31T18:00:00+02:00' },
+    ],
+    // Only a trailing `; expires=` is an expiry: anything else stays part of the reason.
+    ['see ticket; expires soon', { reason: 'see ticket; expires soon' }],
+    ['a; b', { reason: 'a; b' }],
+    ['; expires=2026-12-31', { reason: '', expires: '2026-12-31' }],
+  ])('%j', (value, expected) => {
+    expect(parseAnnotationValue(value)).toEqual(expected);
+  });
+
+  it('reads a hostile 256 KiB value in linear time', () => {
+    const started = performance.now();
+    parseAnnotationValue(`${' ;'.repeat(65_536)}${' '.repeat(131_072)}x`);
+    parseAnnotationValue(`; expires=${'a'.repeat(262_144)} b`);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('applySuppressions: annotation expiry', () => {
+  const KEY = `${PREFIX}node-role-policies`;
+
+  it('suppresses until the expiry (through that day, UTC), carrying it in the suppression', () => {
+    const [finding] = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [KEY]: 'CNI uses IRSA; expires=2026-11-01' })],
+      now: new Date('2026-11-01T23:59:59Z'),
+    });
+    expect(finding).toMatchObject({
+      status: 'suppressed',
+      suppression: { reason: 'CNI uses IRSA', source: 'annotation', expires: '2026-11-01' },
+    });
+  });
+
+  it("reports the finding again once the expiry has passed (the scan's now), saying the suppression expired", () => {
+    // Act
+    const [finding, ...rest] = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [KEY]: 'CNI uses IRSA; expires=2026-10-31' })],
+    });
+    // Assess: open again, its id and material hash unchanged; the message and evidence say why
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({
+      id: cniFinding.id,
+      status: 'fail',
+      materialHash: cniFinding.materialHash,
+      evidence: {
+        annotationSuppression: {
+          annotation: KEY,
+          reason: 'CNI uses IRSA',
+          expires: '2026-10-31',
+          outcome: 'expired',
+        },
+      },
+    });
+    expect(finding?.message).toBe(
+      `${cniFinding.message} The suppression by the annotation ${KEY} ("CNI uses IRSA") expired 2026-10-31; the finding is reported again.`
+    );
+  });
+
+  it('lets an unexpired config rule suppress what an expired annotation no longer does', () => {
+    const [finding] = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [KEY]: 'old; expires=2026-10-31' })],
+      rules: [{ check: 'node-role-policies', resource: '*/*/*', reason: 'rule' }],
+    });
+    expect(finding?.suppression).toMatchObject({ source: 'config', reason: 'rule' });
+  });
+
+  it('reports an unreadable expiry as an error on the object, and suppresses nothing', () => {
+    const findings = suppress([cniFinding], {
+      objects: [annotated('legacy-a', { [KEY]: 'CNI uses IRSA; expires=next-year' })],
+    });
+    expect(findings[0]).toEqual(cniFinding);
+    expect(findings[1]).toMatchObject({ status: 'error', checkId: 'nodeclass-schema-valid' });
+    expect(findings[1]?.message).toContain('has an unreadable expiry "next-year"');
+  });
+});
+
+describe('applySuppressions: the annotationSuppression policy', () => {
+  const imds = aFinding({ checkId: 'imds-v2-required', resource: { name: 'legacy-a' } });
+  const object = annotated('legacy-a', {
+    [`${PREFIX}node-role-policies`]: 'CNI uses IRSA',
+    [`${PREFIX}imds-v2-required`]: 'GPU AMI needs IMDSv1',
+  });
+
+  it('allows every annotation by default', () => {
+    const findings = suppress([cniFinding, imds], { objects: [object] });
+    expect(findings.map((finding) => finding.status)).toEqual(['suppressed', 'suppressed']);
+  });
+
+  it('deny: the findings stay open, each saying which annotation tried and that the setting refused it', () => {
+    // Act
+    const [cni, imdsFinding] = suppress([cniFinding, imds], { objects: [object], policy: 'deny' });
+    // Assess
+    expect(cni).toMatchObject({
+      status: 'fail',
+      materialHash: cniFinding.materialHash,
+      evidence: {
+        annotationSuppression: {
+          annotation: `${PREFIX}node-role-policies`,
+          reason: 'CNI uses IRSA',
+          outcome: 'refused',
+        },
+      },
+    });
+    expect(cni?.message).toBe(
+      `${cniFinding.message} The annotation ${PREFIX}node-role-policies ("CNI uses IRSA") tried to suppress this finding; refused: the annotationSuppression setting does not let annotations suppress node-role-policies, so it stays open.`
+    );
+    expect(imdsFinding?.status).toBe('fail');
+  });
+
+  it('a list: annotations of the listed checks (ids or globs) suppress, the others are refused', () => {
+    const findings = suppress([cniFinding, imds], { objects: [object], policy: ['imds-*'] });
+    expect(findings.map((finding) => [finding.checkId, finding.status])).toEqual([
+      ['node-role-policies', 'fail'],
+      ['imds-v2-required', 'suppressed'],
+    ]);
+  });
+
+  it('never refuses a config rule: a rule still suppresses what a refused annotation could not', () => {
+    const [finding] = suppress([cniFinding], {
+      objects: [object],
+      policy: 'deny',
+      rules: [{ check: 'node-role-policies', resource: '*/*/legacy-*', reason: 'retired in Q1' }],
+    });
+    expect(finding).toMatchObject({
+      status: 'suppressed',
+      suppression: { source: 'config', reason: 'retired in Q1' },
+    });
+  });
+
+  it('names the setting that refused, as the caller gives it (the CLI flag)', () => {
+    const [finding] = applySuppressions([cniFinding], {
+      rules: [],
+      objects: [object],
+      now: NOW,
+      catalog: CHECKS,
+      annotationSuppression: 'deny',
+      annotationSuppressionSetting: '--no-annotation-suppression',
+    });
+    expect(finding?.message).toContain(
+      'refused: --no-annotation-suppression does not let annotations suppress node-role-policies'
+    );
+  });
+
+  it('still reports unusable annotations under deny', () => {
+    const findings = suppress([], {
+      objects: [annotated('legacy-a', { [`${PREFIX}nope`]: 'typo' })],
+      policy: 'deny',
+    });
+    expect(findings.map((finding) => finding.checkId)).toEqual(['nodeclass-schema-valid']);
   });
 });

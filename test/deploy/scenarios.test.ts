@@ -23,7 +23,7 @@ import {
   event,
   redeliverScans,
 } from './scenario-support.js';
-import { Simulation } from './simulation.js';
+import { SECOND_REGION, SECOND_REGION_CLUSTER, Simulation } from './simulation.js';
 import { synthesizedAssembly } from './synthesized-assembly.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;
@@ -32,8 +32,10 @@ const CLUSTERS = SIMULATION_CONTEXT.clusters;
 interface Oracle {
   /** Open findings that alert: fail/error, not a follow-on of another finding. */
   readonly open: ReadonlyMap<string, { readonly status: string; readonly materialHash: string }>;
-  /** Findings that never alert: follow-ons (`causedBy`) and suppressed ones. */
+  /** Findings that never alert as open: follow-ons (`causedBy`) and suppressed ones. */
   readonly quiet: ReadonlySet<string>;
+  /** The suppressed ones among them: an open one that becomes suppressed alerts `suppressed`. */
+  readonly suppressed: ReadonlySet<string>;
   /** What each finding is about: its check and resource name. */
   readonly about: ReadonlyMap<string, { readonly checkId: string; readonly name: string }>;
 }
@@ -58,17 +60,19 @@ async function oracleOf(world: World, clusters: readonly string[] = CLUSTERS): P
     };
     const open = new Map<string, { status: string; materialHash: string }>();
     const quiet = new Set<string>();
+    const suppressed = new Set<string>();
     const about = new Map<string, { checkId: string; name: string }>();
     for (const finding of report.findings) {
       if (!clusters.includes(finding.resource.cluster)) continue;
       const key = `${finding.resource.cluster} ${finding.id}`;
       about.set(key, { checkId: finding.checkId, name: finding.resource.name });
+      if (finding.status === 'suppressed') suppressed.add(key);
       if (finding.status === 'suppressed' || finding.causedBy !== undefined) quiet.add(key);
       else if (finding.status === 'fail' || finding.status === 'error') {
         open.set(key, { status: finding.status, materialHash: finding.materialHash });
       }
     }
-    return { open, quiet, about };
+    return { open, quiet, suppressed, about };
   } finally {
     tree.cleanup();
   }
@@ -83,8 +87,9 @@ const asNew = (open: readonly string[]) => open.map((entry) => `new ${entry}`).s
 
 /**
  * The alerts a change of the world from `before` to `after` must produce: new, resolved (not when
- * it merely became a follow-on or suppressed: that closes silently), and changed material facts
- * (not a failure that now errors: "could not look" stays silent).
+ * it merely became a follow-on: that closes silently), suppressed (an open one an annotation or
+ * rule now accepts), and changed material facts (not a failure that now errors: "could not look"
+ * stays silent).
  */
 function changesBetween(before: Oracle, after: Oracle): string[] {
   const alerts: string[] = [];
@@ -96,7 +101,8 @@ function changesBetween(before: Oracle, after: Oracle): string[] {
     }
   }
   for (const entry of before.open.keys()) {
-    if (!after.open.has(entry) && !after.quiet.has(entry)) alerts.push(`resolved ${entry}`);
+    if (after.suppressed.has(entry)) alerts.push(`suppressed ${entry}`);
+    else if (!after.open.has(entry) && !after.quiet.has(entry)) alerts.push(`resolved ${entry}`);
   }
   return alerts.sort();
 }
@@ -176,6 +182,44 @@ describe('schedule → dispatch → SQS → scan-cluster → SNS', () => {
   });
 });
 
+describe('NodePools that cannot launch a node', () => {
+  it('alerts each NodePool Karpenter could not launch for, and none of their healthy controls', async () => {
+    // Prepare
+    await sim.resetState();
+    const oracle = await oracleOf(sim.world);
+
+    // Act
+    await scheduledScan();
+
+    // Assess: the launchability alerts, by NodePool, are the offline scan's.
+    const launchability = alertsOf(sim.aws.published).flatMap((alert) => {
+      const [, cluster, id] = alert.split(' ');
+      const about = oracle.about.get(`${cluster} ${id}`);
+      return about?.checkId === 'nodepool-instance-types-offered'
+        ? [`${cluster} ${about.name}`]
+        : [];
+    });
+    expect(launchability.sort()).toEqual([
+      // Limits without a unit: memory 1000 is 1000 bytes.
+      'prod-use1 capped',
+      // arm64, restricted to the x86-only families m7i and c7i.
+      'prod-use1 graviton',
+      // x2iedn is offered only in a zone without a subnet.
+      'prod-use1 memory-optimized',
+      // Its reservation is in us-east-1d, where the class has no subnet.
+      'prod-use1 reserved-analytics',
+    ]);
+    // The controls: multi-architecture, limits with units, a reservation in a subnet's zone.
+    const healthy = [...oracle.about.entries()].filter(
+      ([entry, about]) =>
+        about.checkId === 'nodepool-instance-types-offered' &&
+        ['general', 'multi-arch', 'reserved-default', 'compute'].includes(about.name) &&
+        oracle.open.has(entry)
+    );
+    expect(healthy).toEqual([]);
+  });
+});
+
 describe('event-driven rescans', () => {
   it('an AMI deregistration alerts the NodeClass pinning it, and nothing else', async () => {
     // Prepare: the legacy NodeClass pins this image by id.
@@ -201,6 +245,75 @@ describe('event-driven rescans', () => {
     const appeared = [...after.open.keys()].filter((entry) => !before.open.has(entry));
     expect(appeared.length).toBeGreaterThan(0);
     expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+  });
+
+  it('an AMI deregistration in another scanned region, forwarded home, alerts only the NodeClass pinning it there', async () => {
+    // Prepare: a cluster appears in the discovery region; its legacy NodeClass pins the image
+    // the home region's legacy NodeClass pins too (an id names one region's image: the event's
+    // region, not the id, must decide what is rescanned). The schedule discovers and scans it.
+    await sim.resetState();
+    const imageId = 'ami-0b1e6f3a9c7d42531';
+    const west = copyWorld(sim.secondRegionWorld);
+    west.eks.clusters = [sim.secondRegionCluster];
+    sim.setSecondRegionWorld(west);
+    const { messages, failed } = await scheduledScan();
+    expect(failed).toEqual([]);
+    expect(messages.map((message) => JSON.parse(message.body))).toContainEqual(
+      expect.objectContaining({ cluster: SECOND_REGION_CLUSTER, region: SECOND_REGION })
+    );
+    const before = await oracleOf(west, [SECOND_REGION_CLUSTER]);
+    const deregistered = copyWorld(west);
+    deregistered.ec2.images = deregistered.ec2.images.filter((image) => image.ImageId !== imageId);
+    sim.setSecondRegionWorld(deregistered);
+    const after = await oracleOf(deregistered, [SECOND_REGION_CLUSTER]);
+    sim.aws.published.length = 0;
+    const firstCall = sim.aws.calls.length;
+    const amiEvent = event('ami-state-change-deregistered');
+    amiEvent.region = SECOND_REGION;
+    amiEvent.resources = [`arn:aws:ec2:${SECOND_REGION}::image/${imageId}`];
+    amiEvent.detail.ImageId = imageId;
+
+    // Act: EC2 puts the event on the second region's bus; the synthesized rules take it from there.
+    const deliveries = await sim.putEvent(SECOND_REGION, amiEvent);
+
+    // Assess: forwarded to the home bus, then to the ami-event function, which ran cleanly.
+    expect(deliveries.map((delivery) => delivery.target)).toEqual([
+      `arn:aws:events:us-east-1:${sim.world.account}:event-bus/default`,
+      sim.fn('AmiEvent').logicalId,
+    ]);
+    expect(sim.eventInvocations.map(({ fn }) => fn)).toEqual(['AmiEvent']);
+    expect(sim.eventInvocations[0]?.invocation.error).toBeUndefined();
+    const appeared = [...after.open.keys()].filter((entry) => !before.open.has(entry));
+    expect(appeared.length).toBeGreaterThan(0);
+    expect(alertsOf(sim.aws.published)).toEqual(changesBetween(before, after));
+    for (const message of alertMessages(sim.aws.published)) {
+      expect(message.attributes).toMatchObject({
+        cluster: SECOND_REGION_CLUSTER,
+        region: SECOND_REGION,
+      });
+    }
+    // The image was looked up, and the cluster read, in the event's region only.
+    const amiEventCalls = sim.aws.calls
+      .slice(firstCall)
+      .filter((call) => call.principal === sim.fn('AmiEvent').roleLogicalId);
+    const regional = amiEventCalls.filter((call) => ['ec2', 'eks'].includes(call.service));
+    expect(regional.length).toBeGreaterThan(0);
+    expect(new Set(regional.map((call) => call.region))).toEqual(new Set([SECOND_REGION]));
+  });
+
+  it('an AMI event of a region the deployment does not scan reaches no function', async () => {
+    // Prepare
+    await sim.resetState();
+    const elsewhere = event('ami-state-change-deregistered');
+    elsewhere.region = 'ap-south-1';
+    elsewhere.resources = [`arn:aws:ec2:ap-south-1::image/${elsewhere.detail.ImageId}`];
+
+    // Act
+    const deliveries = await sim.putEvent('ap-south-1', elsewhere);
+
+    // Assess
+    expect(deliveries).toEqual([]);
+    expect(sim.eventInvocations).toEqual([]);
   });
 
   it('an IAM edit forwarded from us-east-1 resolves the controller denial it fixed', async () => {
@@ -424,6 +537,121 @@ describe('two overlapping scans of one cluster', () => {
   });
 });
 
+describe('an object too large to store beside a real regression', () => {
+  const cluster = 'prod-use1';
+  /** Karpenter's CRD bounds no selector term; the kube client reads up to 4 MiB. */
+  const POISON_NAME = `${'a'.repeat(419_999)}*`;
+
+  /**
+   * prod-use1 with a NodeClass `poison` whose AMI name term has 420,000 characters, and its
+   * `default` NodeClass switched to IMDSv1 (`httpTokens: optional`: imds-v2-required fails).
+   */
+  function withPoisonAndRegression(world: World): World {
+    const copy = copyWorld(world);
+    const classes = copy.eks.clusters.find((entry) => entry.name === cluster)?.kubernetes
+      ?.ec2NodeClasses as
+      | { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: unknown }[]
+      | undefined;
+    const base = classes?.find((object) => object.metadata.name === 'default');
+    if (!classes || !base) throw new Error(`no default NodeClass in ${cluster}`);
+    const { status: _status, ...poison } = structuredClone(base);
+    classes.push({
+      ...poison,
+      metadata: { name: 'poison', generation: 1 },
+      spec: { ...poison.spec, amiFamily: 'AL2023', amiSelectorTerms: [{ name: POISON_NAME }] },
+    });
+    (base.spec.metadataOptions as Record<string, unknown>).httpTokens = 'optional';
+    return copy;
+  }
+
+  it('alerts the regression once; the poison yields bounded findings and no scan failure', async () => {
+    // Prepare: the clusters' first scan, then both changes
+    await sim.resetState();
+    await scheduledScan();
+    const before = await oracleOf(sim.world);
+    const world = withPoisonAndRegression(sim.world);
+    sim.setWorld(world);
+    const after = await oracleOf(world);
+    sim.aws.published.length = 0;
+
+    // Act
+    const dispatched = await sim.invoke('Dispatch', event('scheduled-event'));
+    const { failed, invocations } = await sim.deliverQueued(sim.aws.queued.splice(0));
+
+    // Assess: no scan failed, nor logged a failure
+    expect(dispatched.error).toBeUndefined();
+    expect(failed).toEqual([]);
+    // Powertools writes INFO to stdout, WARN and ERROR to stderr.
+    const logLines = invocations.flatMap((invocation) => [
+      ...invocation.logLines,
+      ...invocation.stderr.split('\n').flatMap((line): Record<string, unknown>[] => {
+        try {
+          const parsed: unknown = JSON.parse(line);
+          return parsed !== null && typeof parsed === 'object'
+            ? [parsed as Record<string, unknown>]
+            : [];
+        } catch {
+          return [];
+        }
+      }),
+    ]);
+    expect(logLines.filter((line) => line.message === 'Cluster scan failed')).toEqual([]);
+    expect(logLines.filter((line) => 'ScanFailures' in line)).toEqual([]);
+    // What the CLI reports changed is alerted, once, plus the one thing only the service meets:
+    // the poison's index entry is over DynamoDB's item size, an error on that NodeClass.
+    const items = await sim.tableItems();
+    const refused = items.filter(
+      (item) =>
+        item.checkId === 'nodeclass-schema-valid' &&
+        item.resourceName === 'poison' &&
+        item.findingStatus === 'error' &&
+        item.status === 'open'
+    );
+    expect(refused).toHaveLength(1);
+    expect(String(refused[0]?.message)).toMatch(/^The scanner cannot store this EC2NodeClass/);
+    const alerts = alertsOf(sim.aws.published);
+    expect(alerts).toEqual(
+      [...changesBetween(before, after), `new ${cluster} ${String(refused[0]?.id)}`].sort()
+    );
+    const regression = [...after.open.keys()].filter((entry) => {
+      const about = after.about.get(entry);
+      return (
+        entry.startsWith(`${cluster} `) &&
+        about?.checkId === 'imds-v2-required' &&
+        about.name === 'default'
+      );
+    });
+    expect(regression).toHaveLength(1);
+    expect(alerts.filter((alert) => alert === `new ${regression[0]}`)).toHaveLength(1);
+    // Bounded: stored items and messages; the name is never carried whole
+    for (const item of items.filter((entry) => entry.resourceName === 'poison')) {
+      expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(8 * 1024);
+    }
+    for (const message of sim.aws.published) {
+      expect(Buffer.byteLength(message.message)).toBeLessThan(256 * 1024);
+      expect(message.message).not.toContain('a'.repeat(5_000));
+    }
+    expect(JSON.stringify(sim.aws.published)).toMatch(/bytes elided/);
+    // The poison is not indexed (the log names it); the others are
+    const indexed = items.filter((item) => item.pk === 'NODECLASS').map((item) => item.sk);
+    expect(indexed).toContain(`${cluster}#default`);
+    expect(indexed).not.toContain(`${cluster}#poison`);
+    expect(
+      logLines.filter(
+        (line) => line.message === 'Item too large to store' && line.cluster === cluster
+      )
+    ).toMatchObject([{ object: 'EC2NodeClass/poison', item: 'nodeclass-index' }]);
+
+    // Act: the next schedule
+    sim.aws.published.length = 0;
+    const next = await scheduledScan();
+
+    // Assess: quiet (the bounded findings keep their ids and material hashes)
+    expect(next.failed).toEqual([]);
+    expect(alertsOf(sim.aws.published)).toEqual([]);
+  });
+});
+
 describe('NodePools forbidden (HTTP 403)', () => {
   it('resolves nothing: NodePool-dependent permission checks report error, not a verdict', async () => {
     // Prepare
@@ -577,6 +805,192 @@ describe('Security Hub (securityHub on)', () => {
     expect(alertsOf(sim.aws.published)).toEqual(asNew(open));
     expect(securityHubFindings('ACTIVE')).toEqual(open);
     for (const record of sim.aws.securityHub.values()) expect(record.history).toHaveLength(1);
+  });
+});
+
+describe('ignore-check annotations (this deployment: annotationSuppression imds-*)', () => {
+  const cluster = 'staging-use1';
+  const IMDS = 'ignore-check.nodeclass-scanner/imds-v2-required';
+  const ENCRYPTION = 'ignore-check.nodeclass-scanner/root-volume-encrypted';
+  /** The deployment's annotationSuppression, as the CLI's config file gives it to the oracle. */
+  const POLICY = `annotationSuppression: ${JSON.stringify(SIMULATION_CONTEXT.annotationSuppression)}\n`;
+
+  /**
+   * staging-use1's NodeClass allowing IMDSv1 (imds-v2-required fails) with an unencrypted root
+   * volume (root-volume-encrypted fails), carrying `annotations`.
+   */
+  function brokenStaging(annotations: Record<string, string> = {}): World {
+    const copy = copyWorld(sim.world);
+    const staging = copy.eks.clusters.find((entry) => entry.name === cluster);
+    const nodeClass = staging?.kubernetes?.ec2NodeClasses.find(
+      (object) => (object as { metadata: { name: string } }).metadata.name === 'default'
+    ) as
+      | {
+          metadata: { annotations?: Record<string, string> };
+          spec: {
+            metadataOptions: Record<string, unknown>;
+            blockDeviceMappings: { ebs: Record<string, unknown> }[];
+          };
+        }
+      | undefined;
+    const rootVolume = nodeClass?.spec.blockDeviceMappings[0];
+    if (!nodeClass || !rootVolume) throw new Error(`no default NodeClass in ${cluster}`);
+    nodeClass.spec.metadataOptions.httpTokens = 'optional';
+    rootVolume.ebs.encrypted = false;
+    nodeClass.metadata.annotations = { ...nodeClass.metadata.annotations, ...annotations };
+    return copy;
+  }
+
+  /** The CLI's offline scan of `world` (the oracle), with the deployment's policy unless `allow`. */
+  async function cliFindings(world: World, policy: 'deployment' | 'allow' = 'deployment') {
+    const tree = tempTree({ 'world.json': JSON.stringify(world), 'scan.yaml': POLICY });
+    try {
+      const run = await runCliCaptured(
+        [
+          'scan',
+          '--world',
+          join(tree.dir, 'world.json'),
+          ...(policy === 'deployment' ? ['--config', join(tree.dir, 'scan.yaml')] : []),
+          '--format',
+          'json',
+          '--fail-on',
+          'none',
+        ],
+        { now: new Date() }
+      );
+      const report = JSON.parse(run.stdout) as {
+        findings: {
+          id: string;
+          checkId: string;
+          status: string;
+          message: string;
+          causedBy?: string;
+          resource: { cluster: string };
+        }[];
+      };
+      return report.findings.filter((finding) => finding.resource.cluster === cluster);
+    } finally {
+      tree.cleanup();
+    }
+  }
+
+  const idOf = (findings: Awaited<ReturnType<typeof cliFindings>>, checkId: string) =>
+    findings.find((finding) => finding.checkId === checkId)?.id ?? `no ${checkId} finding`;
+  const scanStaging = async () =>
+    expect(await redeliver([await dispatchFor(cluster)], 1)).toEqual([]);
+  const securityHubRecord = (findingId: string) =>
+    [...sim.aws.securityHub.values()].find(
+      (record) =>
+        (record.finding.ProductFields as Record<string, string>)['nodeclass-scanner/findingId'] ===
+        findingId
+    );
+
+  it('an annotation on an open alert: exactly one SUPPRESSED message, SUPPRESSED in Security Hub; removed, NEW again', async () => {
+    // Prepare: both checks alert
+    await sim.resetState();
+    sim.aws.securityHub.clear();
+    const broken = brokenStaging();
+    sim.setWorld(broken);
+    await scanStaging();
+    const imdsId = idOf(await cliFindings(broken), 'imds-v2-required');
+    expect(alertsOf(sim.aws.published)).toContain(`new ${cluster} ${imdsId}`);
+    sim.aws.published.length = 0;
+
+    // Act: annotated, scanned twice (the second is quiet); then the annotation is removed
+    const annotated = brokenStaging({ [IMDS]: 'GPU AMI needs IMDSv1; expires=2099-12-31' });
+    sim.setWorld(annotated);
+    await scanStaging();
+    const suppressedAlerts = alertsOf(sim.aws.published);
+    const messages = alertMessages(sim.aws.published);
+    const hubWhileSuppressed = securityHubRecord(imdsId);
+    const stateWhileSuppressed = (await sim.tableItems()).find((item) => item.id === imdsId);
+    sim.aws.published.length = 0;
+    await scanStaging();
+    const quietAlerts = alertsOf(sim.aws.published);
+    sim.setWorld(broken);
+    await scanStaging();
+
+    // Assess: one suppressed message, as the oracle has it, with who and why
+    const oracle = await cliFindings(annotated);
+    expect(oracle.find((finding) => finding.id === imdsId)?.status).toBe('suppressed');
+    expect(suppressedAlerts).toEqual([`suppressed ${cluster} ${imdsId}`]);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.attributes).toMatchObject({
+      change: 'suppressed',
+      suppressedBy: 'annotation',
+      status: 'suppressed',
+      checkId: 'imds-v2-required',
+      cluster,
+    });
+    expect(JSON.parse(messages[0]?.message ?? '{}').email).toContain(
+      `Suppressed by the annotation ${IMDS} on EC2NodeClass/default, until 2099-12-31: "GPU AMI needs IMDSv1"`
+    );
+    expect(stateWhileSuppressed).toMatchObject({ status: 'resolved' });
+    expect(hubWhileSuppressed).toMatchObject({
+      workflowStatus: 'SUPPRESSED',
+      note: {
+        text: `Suppressed by annotation ${IMDS} on the object until 2099-12-31: GPU AMI needs IMDSv1`,
+        updatedBy: 'nodeclass-scanner',
+      },
+      finding: { RecordState: 'ARCHIVED', Compliance: { Status: 'WARNING' } },
+    });
+    expect(quietAlerts).toEqual([]);
+    // Removed while the failure persists: new again, and Security Hub reopened to NEW.
+    expect(alertsOf(sim.aws.published)).toEqual([`new ${cluster} ${imdsId}`]);
+    expect(securityHubRecord(imdsId)).toMatchObject({
+      workflowStatus: 'NEW',
+      finding: { RecordState: 'ACTIVE', Compliance: { Status: 'FAILED' } },
+    });
+  });
+
+  it('an annotation the setting refuses: nothing resolves or is suppressed, and the alert says why', async () => {
+    // Prepare
+    await sim.resetState();
+    const broken = brokenStaging();
+    sim.setWorld(broken);
+    await scanStaging();
+    const encryptionId = idOf(await cliFindings(broken), 'root-volume-encrypted');
+    sim.aws.published.length = 0;
+
+    // Act: root-volume-encrypted is not in imds-*: annotating its open alert changes nothing
+    const annotated = brokenStaging({ [ENCRYPTION]: 'the SCP encrypts volumes anyway' });
+    sim.setWorld(annotated);
+    await scanStaging();
+    const afterAnnotation = [...sim.aws.published];
+    const state = (await sim.tableItems()).find((item) => item.id === encryptionId);
+    // A cluster first scanned with the annotation in place alerts the finding, saying why.
+    await sim.resetState();
+    sim.setWorld(annotated);
+    await scanStaging();
+
+    // Assess
+    expect(afterAnnotation).toEqual([]);
+    expect(state).toMatchObject({ status: 'open' });
+    const oracle = await cliFindings(annotated);
+    expect(oracle.find((finding) => finding.id === encryptionId)?.status).toBe('fail');
+    expect((await cliFindings(annotated, 'allow')).find((f) => f.id === encryptionId)?.status).toBe(
+      'suppressed'
+    );
+    const open = oracle
+      .filter(
+        (finding) =>
+          (finding.status === 'fail' || finding.status === 'error') &&
+          finding.causedBy === undefined
+      )
+      .map((finding) => `new ${cluster} ${finding.id}`)
+      .sort();
+    expect(alertsOf(sim.aws.published)).toEqual(open);
+    const summary = alertMessages(sim.aws.published).find(
+      (message) => message.attributes.change === 'summary'
+    );
+    const item = (
+      JSON.parse(JSON.parse(summary?.message ?? '{}').default) as {
+        changes: { findingId: string; message: string }[];
+      }
+    ).changes.find((change) => change.findingId === encryptionId);
+    expect(item?.message).toContain(
+      `The annotation ${ENCRYPTION} ("the SCP encrypts volumes anyway") tried to suppress this finding; refused: the deployment's annotationSuppression setting does not let annotations suppress root-volume-encrypted, so it stays open.`
+    );
   });
 });
 

@@ -1,5 +1,7 @@
 // The deployed stack on loopback: the synthesized template's functions, run from their bundles
 // against emulated AWS (authorization from the template) and one TLS Kubernetes API per cluster.
+// A second region (the deployment's discovery region) has its own world, with no cluster until a
+// scenario creates one, and its AMI-event forwarding stack routes that region's events home.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,18 +13,61 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { amiForwardingStackName, DEFAULT_STACK_NAME } from '../../infra/config.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
-import type { World } from '../../lambda/adapters/world/schema.js';
+import type { World, WorldCluster } from '../../lambda/adapters/world/schema.js';
 import { generatePki } from '../adapters/kube/tls-fixtures.js';
 import { type Principal, TemplateAuthorizer } from './authorize.js';
-import { REPO_ROOT } from './deployment-context.js';
+import { REPO_ROOT, SIMULATION_CONTEXT } from './deployment-context.js';
 import { AwsEmulator, type PublishedMessage, type QueuedMessage } from './emulator/aws.js';
 import { type KubeEmulator, startKubeEmulator } from './emulator/kube.js';
+import { EventRouter, type RuleDelivery } from './event-routing.js';
 import { type Invocation, LambdaService } from './lambda-runner.js';
 import { type Account, type DeployedFunction, DeployedTemplate } from './template.js';
 
-const SCANNER_STACK = 'NodeClassScanner';
+const SCANNER_STACK = DEFAULT_STACK_NAME;
 const WORLD_FILE = join(REPO_ROOT, 'examples/world.json');
+
+/** The deployment's second region: clusters are discovered there, AMI events forwarded home. */
+export const SECOND_REGION: string = SIMULATION_CONTEXT.discoveryRegions[0];
+
+/** The cluster a scenario may create in the second region (scanned once discovery finds it). */
+export const SECOND_REGION_CLUSTER = 'prod-euw1';
+
+/**
+ * The account as seen from another region: the same account and IAM (global), the same recorded
+ * EC2 and SSM data answered as that region's, and no EKS cluster yet.
+ */
+function regionWorld(world: World, region: string): World {
+  const copy = structuredClone(world);
+  copy.region = region;
+  copy.eks.clusters = [];
+  return copy;
+}
+
+/**
+ * A cluster in `region` like prod-use1, holding only its `legacy` NodeClass (which pins an image
+ * by id). The stack creates access entries in the home region only; here the scanning roles'
+ * entries are the ones created by hand (README, "What to apply in each cluster").
+ */
+function secondRegionCluster(world: World, region: string): WorldCluster {
+  const source = world.eks.clusters.find((cluster) => cluster.name === 'prod-use1');
+  if (!source?.kubernetes) throw new Error('the world has no prod-use1 cluster to copy');
+  const cluster = structuredClone(source);
+  const kube = source.kubernetes;
+  return {
+    ...cluster,
+    name: SECOND_REGION_CLUSTER,
+    arn: `arn:${world.partition ?? 'aws'}:eks:${region}:${world.account}:cluster/${SECOND_REGION_CLUSTER}`,
+    kubernetes: {
+      ...structuredClone(kube),
+      ec2NodeClasses: kube.ec2NodeClasses.filter(
+        (object) => (object as { metadata?: { name?: string } }).metadata?.name === 'legacy'
+      ),
+      nodePools: [],
+    },
+  };
+}
 
 /**
  * The demo account, trimmed to the NodeClasses the scenarios need (an alias, a pinned image, a
@@ -76,19 +121,45 @@ function filterMatches(policy: Record<string, unknown[]> | undefined, message: P
 export class Simulation {
   readonly functions: Map<string, DeployedFunction>;
   readonly principals = new Map<string, Principal>();
+  /** The second region's world (its clusters, images…), as the emulators answer it. */
+  secondRegionWorld: World;
+  /** The cluster a scenario may add to the second region's world. */
+  readonly secondRegionCluster: WorldCluster;
+  private readonly events: EventRouter;
+
   private constructor(
     readonly template: DeployedTemplate,
     public world: World,
     readonly aws: AwsEmulator,
     readonly kube: KubeEmulator,
     private readonly caFile: string,
-    private readonly dynamo: { close(): void; endpoint: string }
+    private readonly dynamo: { close(): void; endpoint: string },
+    regional: {
+      readonly world: World;
+      readonly cluster: WorldCluster;
+      forwarding: DeployedTemplate;
+    }
   ) {
     this.functions = template.functions();
     this.baseWorld = world;
+    this.secondRegionWorld = regional.world;
+    this.baseSecondRegionWorld = regional.world;
+    this.secondRegionCluster = regional.cluster;
+    this.events = new EventRouter(
+      template,
+      new Map([[SECOND_REGION, regional.forwarding]]),
+      async (logicalId, event) => {
+        const fn = [...this.functions.values()].find((entry) => entry.logicalId === logicalId);
+        if (!fn) throw new Error(`a rule targets ${logicalId}, not a function of the stack`);
+        this.eventInvocations.push({ fn: fn.name, invocation: await this.invoke(fn.name, event) });
+      }
+    );
   }
 
   private readonly baseWorld: World;
+  private readonly baseSecondRegionWorld: World;
+  /** The invocations of functions EventBridge rules made (putEvent), in order. */
+  readonly eventInvocations: { readonly fn: string; readonly invocation: Invocation }[] = [];
   /** Warm execution environments live across scenarios, as they do across a deployment's events. */
   private readonly lambda = new LambdaService();
 
@@ -100,6 +171,13 @@ export class Simulation {
       partition: world.partition ?? 'aws',
     };
     const template = new DeployedTemplate(assemblyDirectory, SCANNER_STACK, account);
+    const forwarding = new DeployedTemplate(
+      assemblyDirectory,
+      amiForwardingStackName(SCANNER_STACK, SECOND_REGION),
+      { ...account, region: SECOND_REGION }
+    );
+    const secondWorld = regionWorld(world, SECOND_REGION);
+    const secondCluster = secondRegionCluster(world, SECOND_REGION);
     const principalsByAccessKey = new Map<string, Principal>();
     for (const fn of template.functions().values()) {
       principalsByAccessKey.set(fn.roleLogicalId, {
@@ -120,9 +198,13 @@ export class Simulation {
       ]);
     }
     const pki = generatePki();
+    const scanningRoles = [...template.functions().values()]
+      .filter((fn) => fn.name !== 'Dispatch')
+      .map((fn) => fn.roleArn);
+    accessEntries.set(secondCluster.name, scanningRoles);
     const kube = await startKubeEmulator({
       pki,
-      clusters: world.eks.clusters,
+      clusters: [...world.eks.clusters, secondCluster],
       accessEntries: (cluster) => accessEntries.get(cluster) ?? [],
       principalsByAccessKey: new Map(
         [...principalsByAccessKey].map(([key, principal]) => [
@@ -147,14 +229,20 @@ export class Simulation {
       kubeCaPem: pki.caPem,
       dynamoEndpoint,
       tls: { key: pki.serverKeyPem, cert: pki.serverCertPem },
+      regions: new Map([[SECOND_REGION, secondWorld]]),
     });
     template.sqsOrigin = await aws.start();
     const caFile = join(mkdtempSync(join(tmpdir(), 'deploy-sim-ca-')), 'ca.pem');
     writeFileSync(caFile, pki.caPem);
-    const simulation = new Simulation(template, world, aws, kube, caFile, {
-      endpoint: dynamoEndpoint,
-      close: () => db.close(),
-    });
+    const simulation = new Simulation(
+      template,
+      world,
+      aws,
+      kube,
+      caFile,
+      { endpoint: dynamoEndpoint, close: () => db.close() },
+      { world: secondWorld, cluster: secondCluster, forwarding }
+    );
     for (const [key, principal] of principalsByAccessKey) simulation.principals.set(key, principal);
     await simulation.resetState();
     return simulation;
@@ -202,7 +290,9 @@ export class Simulation {
     this.aws.queued.length = 0;
     this.aws.clearFaults();
     this.kube.faults.clear();
+    this.eventInvocations.length = 0;
     this.setWorld(this.baseWorld);
+    this.setSecondRegionWorld(this.baseSecondRegionWorld);
   }
 
   /** Every item of the state table (the simulation's view of DynamoDB). */
@@ -226,6 +316,22 @@ export class Simulation {
     this.world = world;
     this.aws.setWorld(world);
     this.kube.setClusters(world.eks.clusters);
+  }
+
+  /** Changes what the second region holds (a cluster created, an image deregistered…). */
+  setSecondRegionWorld(world: World): void {
+    this.secondRegionWorld = world;
+    this.aws.setRegionWorld(SECOND_REGION, world);
+    this.kube.setClusters(world.eks.clusters);
+  }
+
+  /**
+   * An AWS service event as EventBridge delivers it: put on `region`'s default bus, then through
+   * the synthesized rules (forwarding stacks included) to the functions they invoke, which run
+   * (see `eventInvocations`). Returns what each matching rule did.
+   */
+  putEvent(region: string, event: { readonly region: string }): Promise<RuleDelivery[]> {
+    return this.events.put(region, event);
   }
 
   fn(name: string): DeployedFunction {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SCANNER_STACK_NAME } from '../../infra/app.js';
+import { amiForwardingStackName } from '../../infra/config.js';
 import { defaultLambdaBundlesDirectory } from '../../infra/constructs/scanner-function.js';
 import { HANDLER_METADATA_KEY } from '../../infra/handler-roles.js';
 import { HANDLER_NAMES } from '../../lambda/shared/config.js';
@@ -43,11 +44,18 @@ describe('npx cdk synth (clean clone: no credentials, no Docker)', () => {
     );
     const template = readFileSync(join(outdir, `${SCANNER_STACK_NAME}.template.json`), 'utf8');
 
-    // Assess: home in us-east-1 needs no IAM-event forwarding stack (the shipped cdk.json's two
-    // stacks are checked from templates: forwarding-stack.test.ts, and nag.test.ts for cdk-nag).
-    expect(stacks.map(([name, artifact]) => [name, artifact.environment])).toEqual([
-      [SCANNER_STACK_NAME, `aws://unknown-account/${SIMULATION_CONTEXT.homeRegion}`],
-    ]);
+    // Assess: home in us-east-1 needs no IAM-event forwarding stack; discovery in a second
+    // region adds that region's AMI-event forwarding stack (the shipped cdk.json's two stacks are
+    // checked from templates: forwarding-stack.test.ts, and nag.test.ts for cdk-nag).
+    expect(stacks.map(([name, artifact]) => [name, artifact.environment]).sort()).toEqual(
+      [
+        [SCANNER_STACK_NAME, `aws://unknown-account/${SIMULATION_CONTEXT.homeRegion}`],
+        ...SIMULATION_CONTEXT.discoveryRegions.map((region) => [
+          amiForwardingStackName(SCANNER_STACK_NAME, region),
+          `aws://unknown-account/${region}`,
+        ]),
+      ].sort()
+    );
     for (const cluster of SIMULATION_CONTEXT.clusters) expect(template).toContain(cluster);
     expect(template).toContain(SIMULATION_CONTEXT.alertEmails[0]);
   });

@@ -101,6 +101,7 @@ export class DeployedTemplate {
       'AWS::Lambda::Function': `arn:${partition}:lambda:${region}:${id}:function:${logicalId}`,
       'AWS::Logs::LogGroup': `arn:${partition}:logs:${region}:${id}:log-group:/aws/lambda/${logicalId}:*`,
       'AWS::SNS::Topic': `arn:${partition}:sns:${region}:${id}:${logicalId}`,
+      'AWS::Events::Rule': `arn:${partition}:events:${region}:${id}:rule/${logicalId}`,
     };
     if (attribute === 'Arn' && type !== undefined) {
       const service = type.split('::')[1]?.toLowerCase() ?? 'unknown';

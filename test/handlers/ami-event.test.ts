@@ -22,19 +22,41 @@ const ec2 = mockClient(EC2Client);
 let table: FakeTable;
 let sns: ReturnType<typeof capturingSns>;
 
-function indexItem(cluster: string, name: string, terms: Record<string, unknown>[]) {
+function indexItem(
+  cluster: string,
+  name: string,
+  terms: Record<string, unknown>[],
+  region?: string
+) {
   return {
     pk: 'NODECLASS',
     sk: `${cluster}#${name}`,
     type: 'nodeclass',
     cluster,
+    ...(region === undefined ? {} : { region }),
     name,
     amiSelectorTerms: terms,
     resolvedAmiIds: [],
   };
 }
 
+/** The image of the us-west-2 example event (forwarded to the home region, eu-west-1). */
+const WEST_IMAGE_ID = 'ami-0a1b2c3d4e5f60718';
+
 const world = new Map([
+  [
+    'dr',
+    [
+      aNodeClassObject({
+        name: 'team-a',
+        spec: {
+          amiSelectorTerms: [{ id: WEST_IMAGE_ID }],
+          role: undefined,
+          instanceProfile: HOSTILE_PROFILE,
+        },
+      }),
+    ],
+  ],
   [
     'prod',
     [
@@ -156,5 +178,71 @@ describe('ami-event handler', () => {
     );
     expect(outcome).toEqual({ status: 'ignored', reason: 'malformed-event' });
     expect(ec2.calls()).toHaveLength(0);
+  });
+
+  describe('an event forwarded from another region the scanner scans', () => {
+    const forwarded = () => exampleEvent('ami-state-change-deregistered-us-west-2.json');
+
+    beforeEach(() => {
+      for (const item of [
+        // A cluster in us-west-2 (`dr@us-west-2`), pinning the event's image.
+        indexItem('dr', 'team-a', [{ id: WEST_IMAGE_ID }], 'us-west-2'),
+        // Home-region NodeClasses naming the same id, stored with and without their region: an
+        // image id names an image of one region, so neither is about the us-west-2 image.
+        indexItem('prod', 'team-c', [{ id: WEST_IMAGE_ID }]),
+        indexItem('staging', 'team-d', [{ id: WEST_IMAGE_ID }], 'eu-west-1'),
+      ]) {
+        table.items.set(`${item.pk}|${item.sk}`, item);
+      }
+      // dr was scanned before: its changes go out one message each.
+      const earlier = earlierFindingItem('dr');
+      table.items.set(`${earlier.pk}|${earlier.sk}`, earlier);
+    });
+
+    it('looks the image up in the event region and rescans only that region’s clusters', async () => {
+      // Act
+      const outcome = await handler()(forwarded(), lambdaContext());
+
+      // Assess
+      expect(outcome).toEqual({
+        status: 'scanned',
+        nodeClasses: [{ cluster: 'dr', name: 'team-a', region: 'us-west-2' }],
+        result: expect.anything(),
+      });
+      const lookups = ec2.commandCalls(DescribeImagesCommand);
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0]?.args[0].input).toMatchObject({
+        Filters: [{ Name: 'image-id', Values: [WEST_IMAGE_ID] }],
+      });
+      expect(await lookups[0]?.thisValue.config.region()).toBe('us-west-2');
+      const findings = sns.published().filter((m) => m.attributes.checkId === CHECK);
+      expect(findings.map((m) => [m.attributes.cluster, m.attributes.region])).toEqual([
+        ['dr', 'us-west-2'],
+      ]);
+    });
+
+    it('does nothing, and asks no region, when no stored cluster is in the event region', async () => {
+      // Prepare
+      const elsewhere = forwarded() as { region: string; resources: string[] };
+      elsewhere.region = 'ap-southeast-2';
+      elsewhere.resources = [`arn:aws:ec2:ap-southeast-2::image/${WEST_IMAGE_ID}`];
+
+      // Act
+      const outcome = await handler()(elsewhere, lambdaContext());
+
+      // Assess
+      expect(outcome).toEqual({ status: 'no-match' });
+      expect(ec2.calls()).toHaveLength(0);
+      expect(sns.published()).toEqual([]);
+    });
+
+    it('still looks up a home-region image with the home region client', async () => {
+      // Act
+      await handler()(exampleEvent('ami-state-change-deregistered.json'), lambdaContext());
+
+      // Assess
+      const lookups = ec2.commandCalls(DescribeImagesCommand);
+      expect(await lookups[0]?.thisValue.config.region()).toBe('eu-west-1');
+    });
   });
 });

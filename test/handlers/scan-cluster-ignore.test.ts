@@ -76,3 +76,49 @@ describe('scan-cluster handler with IGNORE_RULES', () => {
     );
   });
 });
+
+describe('scan-cluster handler with ANNOTATION_SUPPRESSION', () => {
+  const annotated = aNodeClassObject({
+    name: 'default',
+    metadata: { annotations: { [`ignore-check.nodeclass-scanner/${CHECK}`]: 'old chart' } },
+    spec: {
+      role: undefined,
+      instanceProfile: 'arn:aws:iam::111122223333:instance-profile/KarpenterNodeProfile',
+    },
+  });
+  const handlerOver = (env: Record<string, string>) =>
+    createHandler({
+      env: { ...SERVICE_ENV, ...env },
+      planFor: objectsPlan(
+        new Map([
+          ['prod', [annotated]],
+          ['staging', [annotated]],
+        ])
+      ),
+      clock: () => new Date('2026-11-01T10:15:05Z'),
+    });
+
+  it('lets the annotation suppress by default', async () => {
+    await handlerOver({})(batch, lambdaContext());
+    expect(openClusters()).toEqual([]);
+  });
+
+  it('deny: the annotated finding opens in every cluster, its message saying the setting refused the annotation', async () => {
+    // Act
+    const response = await handlerOver({ ANNOTATION_SUPPRESSION: 'deny' })(batch, lambdaContext());
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(openClusters().sort()).toEqual(['CLUSTER#prod', 'CLUSTER#staging']);
+    const stored = table.findings().find((item) => item.checkId === CHECK);
+    expect(String(stored?.message)).toContain(
+      "refused: the deployment's annotationSuppression setting does not let annotations suppress instance-profile-is-name"
+    );
+  });
+
+  it('fails every record when the list names no check (a configuration error)', async () => {
+    const handler = handlerOver({ ANNOTATION_SUPPRESSION: 'instance-profile' });
+    await expect(handler(batch, lambdaContext())).rejects.toThrow(
+      /ANNOTATION_SUPPRESSION\[0\]: unknown check id "instance-profile"/
+    );
+  });
+});

@@ -22,6 +22,7 @@ describe('scanner configuration (cdk.json context)', () => {
       accessEntries: false,
       eksAdminViewPolicy: false,
       iamEvents: true,
+      amiEvents: true,
     });
     expect(config.dryRunRoleArn).toBeUndefined();
     expect(config.reservedScanConcurrency).toBeUndefined();
@@ -82,6 +83,13 @@ describe('scanner configuration (cdk.json context)', () => {
     [{ accessEntries: true, clusters: ['prod', 'dr@us-west-2'] }, 'accessEntries'],
     [{ eksAdminViewPolicy: true }, 'eksAdminViewPolicy'],
     [{ homeRegion: 'cn-north-1' }, 'iamEvents'],
+    [{ clusters: ['prod', 'far@cn-north-1'] }, 'amiEvents'],
+    [
+      { homeRegion: 'cn-north-1', iamEvents: false, clusters: ['a', 'b@cn-northwest-1'] },
+      'amiEvents',
+    ],
+    [{ stackName: `N${'x'.repeat(110)}`, clusters: ['prod', 'dr@ap-southeast-2'] }, 'stackName'],
+    [{ amiEvents: 'maybe' }, 'amiEvents'],
     [{ accessEntries: 'yes' }, 'accessEntries'],
   ])('rejects %j naming the key %s', (override, key) => {
     // Prepare
@@ -89,6 +97,32 @@ describe('scanner configuration (cdk.json context)', () => {
 
     // Act & Assess
     expect(() => parseScannerConfig(context)).toThrow(`context key "${key}"`);
+  });
+
+  it('forwards AMI events in GovCloud, where EventBridge routes between its two regions', () => {
+    // Act
+    const config = parseScannerConfig({
+      homeRegion: 'us-gov-west-1',
+      clusters: ['prod', 'dr@us-gov-east-1'],
+      iamEvents: false,
+    });
+
+    // Assess
+    expect(config.amiEvents).toBe(true);
+  });
+
+  it('accepts a home-region-only China deployment, and one with amiEvents off', () => {
+    expect(() =>
+      parseScannerConfig({ homeRegion: 'cn-north-1', clusters: ['prod'], iamEvents: false })
+    ).not.toThrow();
+    expect(() =>
+      parseScannerConfig({
+        homeRegion: 'cn-north-1',
+        clusters: ['a', 'b@cn-northwest-1'],
+        iamEvents: false,
+        amiEvents: false,
+      })
+    ).not.toThrow();
   });
 
   it('lists every bad key in one error', () => {

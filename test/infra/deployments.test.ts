@@ -1,7 +1,7 @@
 // Two deployments in one account and region (`stackName`): nothing physical is shared, and each
 // one's metrics, dashboard and alarms stay its own.
 import { describe, expect, it } from 'vitest';
-import { FORWARDING_STACK_SUFFIX } from '../../infra/config.js';
+import { AMI_FORWARDING_STACK_SUFFIX, FORWARDING_STACK_SUFFIX } from '../../infra/config.js';
 import { METRICS_NAMESPACE } from '../../lambda/shared/telemetry.js';
 import { buildApp, FULL_CONTEXT } from './support.js';
 
@@ -43,10 +43,15 @@ function deployment(stackName?: string) {
     ...FULL_CONTEXT,
     ...(stackName === undefined ? {} : { stackName }),
     homeRegion: 'eu-west-1',
+    // Clusters discovered in another region too: an AMI forwarding stack there.
+    discoverClusters: '*',
+    discoveryRegions: ['eu-west-1', 'us-west-2'],
   });
-  const templates = [built.template, built.forwarderTemplate].flatMap((template) =>
-    template === undefined ? [] : [template.toJSON() as Template]
-  );
+  const templates = [
+    built.template,
+    built.forwarderTemplate,
+    ...built.amiForwarderTemplates.values(),
+  ].flatMap((template) => (template === undefined ? [] : [template.toJSON() as Template]));
   return { built, templates };
 }
 
@@ -83,6 +88,12 @@ describe('two deployments in one account and region', () => {
     expect(prod.built.forwarder?.stackName).toBe(`NodeClassScanner${FORWARDING_STACK_SUFFIX}`);
     expect(dev.built.scanner.stackName).toBe('NodeClassScanner-dev');
     expect(dev.built.forwarder?.stackName).toBe('NodeClassScanner-devIamEvents');
+    expect(prod.built.amiForwarders.get('us-west-2')?.stackName).toBe(
+      `NodeClassScanner${AMI_FORWARDING_STACK_SUFFIX}-us-west-2`
+    );
+    expect(dev.built.amiForwarders.get('us-west-2')?.stackName).toBe(
+      'NodeClassScanner-devAmiEvents-us-west-2'
+    );
     expect(dev.built.scanner.region).toBe(prod.built.scanner.region);
   });
 

@@ -30,6 +30,13 @@ const CONFIGURATIONS = {
     dryRunRoleArn: 'arn:aws:iam::111122223333:role/karpenter-dry-run',
   },
   'home region us-east-1': { ...CDK_JSON_CONTEXT, homeRegion: 'us-east-1' },
+  'clusters and discovery in other regions (AMI forwarding stacks)': {
+    ...FULL_CONTEXT,
+    accessEntries: false,
+    clusters: ['prod', 'dr@us-west-2', 'legacy@us-east-1'],
+    discoverClusters: '*',
+    discoveryRegions: ['eu-west-1', 'ap-southeast-2'],
+  },
 };
 
 describe('cdk-nag AwsSolutions', () => {

@@ -1,5 +1,6 @@
 // The opt-in securityHub setting: the scanning roles get the two Security Hub actions, scoped to
-// the account's default product (import) and to the RESOLVED mark (update); off, nobody gets them.
+// the account's default product (import) and to the RESOLVED, SUPPRESSED and NEW marks (update);
+// off, nobody gets them.
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { handlerResources } from '../../infra/handler-roles.js';
@@ -45,7 +46,7 @@ describe('securityHub setting', () => {
     const handlers = handlerResources(template.toJSON() as never);
 
     it.each(SCANNING_HANDLERS)(
-      '%s: imports into the default product and may only mark findings RESOLVED',
+      '%s: imports into the default product and may only mark findings RESOLVED, SUPPRESSED or NEW',
       (handler) => {
         const statements = securityHubStatements(
           statementsOfRole(template, handlers[handler].roleLogicalId)
@@ -64,7 +65,9 @@ describe('securityHub setting', () => {
           Action: 'securityhub:BatchUpdateFindings',
           Resource: '*',
           Condition: {
-            StringEquals: { 'securityhub:ASFFSyntaxPath/Workflow.Status': 'RESOLVED' },
+            StringEquals: {
+              'securityhub:ASFFSyntaxPath/Workflow.Status': ['RESOLVED', 'SUPPRESSED', 'NEW'],
+            },
           },
         });
         expect(handlers[handler].environment.SECURITY_HUB).toBe('true');

@@ -38,6 +38,8 @@ export interface Built extends ScannerApp {
   readonly app: App;
   readonly template: Template;
   readonly forwarderTemplate?: Template | undefined;
+  /** The AMI forwarding stacks' templates, by region. */
+  readonly amiForwarderTemplates: ReadonlyMap<string, Template>;
 }
 
 export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_CONTEXT): Built {
@@ -55,6 +57,9 @@ export function buildApp(context: Readonly<Record<string, unknown>> = CDK_JSON_C
     template: Template.fromStack(built.scanner),
     forwarderTemplate:
       built.forwarder === undefined ? undefined : Template.fromStack(built.forwarder),
+    amiForwarderTemplates: new Map(
+      [...built.amiForwarders].map(([region, stack]) => [region, Template.fromStack(stack)])
+    ),
   };
 }
 

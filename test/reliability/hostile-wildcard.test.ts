@@ -153,7 +153,8 @@ describe('hostile wildcard patterns', () => {
       // Act
       const outcome = await handleAmiEvent(
         {
-          images: { describeImages: async () => [image] },
+          imagesIn: () => ({ describeImages: async () => [image] }),
+          homeRegion: 'eu-west-1',
           matches: imageMatchesTerm,
           store: { loadIndex: async () => index },
           metrics: { eventIgnored: () => {} },

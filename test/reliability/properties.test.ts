@@ -163,7 +163,8 @@ describe('events (property)', () => {
           await handleAmiEvent(
             {
               ...common,
-              images: createLiveAwsFacts(sdk),
+              imagesIn: () => createLiveAwsFacts(sdk),
+              homeRegion: 'eu-west-1',
               matches: (image, term, context) => imageMatchesTerm(image, term, context),
             },
             ami

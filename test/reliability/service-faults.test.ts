@@ -206,7 +206,8 @@ describe('idempotency', () => {
             ? await handleAmiEvent(
                 {
                   ...common,
-                  images: createLiveAwsFacts(sdk),
+                  imagesIn: () => createLiveAwsFacts(sdk),
+                  homeRegion: world.region,
                   matches: (candidate, term, context) =>
                     imageMatchesTerm(candidate, term, { ...context, accountId: world.account }),
                 },

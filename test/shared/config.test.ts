@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       environment: 'production',
       clusterEnvironments: new Map(),
       ignore: [],
+      annotationSuppression: 'allow',
       ssmParameterPrefixes: [],
       securityHub: false,
     });

@@ -8,6 +8,7 @@ import type {
   Image,
   ImageSelection,
   InstanceProfile,
+  InstanceTypeInfo,
   InstanceTypeOffering,
   Role,
   SecurityGroup,
@@ -216,6 +217,8 @@ export interface AccountState {
   readonly capacityReservations?: readonly CapacityReservation[];
   /** The region's zone offerings; absent: not recorded (the port answers undefined). */
   readonly instanceTypeOfferings?: readonly InstanceTypeOffering[];
+  /** The region's instance types; absent: not recorded (the port answers undefined). */
+  readonly instanceTypes?: readonly InstanceTypeInfo[];
   readonly parameters?: Readonly<Record<string, string>>;
   readonly instanceProfiles?: readonly InstanceProfile[];
   readonly roles?: readonly Role[];
@@ -279,6 +282,12 @@ export class InMemoryAwsFacts implements AwsFactsPort {
       this.state.instanceTypeOfferings === undefined
         ? undefined
         : [...this.state.instanceTypeOfferings]
+    );
+  }
+
+  public describeInstanceTypes(): Promise<readonly InstanceTypeInfo[] | undefined> {
+    return this.record('describeInstanceTypes', undefined, () =>
+      this.state.instanceTypes === undefined ? undefined : [...this.state.instanceTypes]
     );
   }
 

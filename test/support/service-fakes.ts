@@ -9,6 +9,7 @@ import type {
   SilentClose,
   StoredFindings,
 } from '../../lambda/core/lifecycle.js';
+import type { Finding } from '../../lambda/core/model.js';
 import type { OutgoingMessage } from '../../lambda/core/notify/message.js';
 import type {
   AppLogger,
@@ -16,6 +17,8 @@ import type {
   NotificationPublisher,
   ServiceMetrics,
 } from '../../lambda/core/ports/service.js';
+import type { OversizedItem } from '../../lambda/core/storage-limits.js';
+import { ItemTooLargeError } from '../../lambda/shared/errors.js';
 
 /**
  * The DynamoDB store's conditions, in memory. Every store request (one per item written, as
@@ -33,6 +36,26 @@ export class InMemoryFindingStore implements FindingStore {
   public failFrom: number | undefined;
   /** The first failing request takes effect before it throws (a response lost in transit). */
   public failAfterApplying = false;
+  /**
+   * The largest item the store holds, in JSON bytes of what the item keeps (a finding's state, an
+   * index entry). A write of a larger one throws `ItemTooLargeError` without being a request, as
+   * the DynamoDB store's does; `oversizedItems` reports them beforehand.
+   */
+  public maxItemBytes = Number.POSITIVE_INFINITY;
+
+  private static bytes(value: unknown): number {
+    return Buffer.byteLength(JSON.stringify(value));
+  }
+
+  private static findingItem(finding: Finding) {
+    const { id, checkId, resource, status, severity, message, materialHash } = finding;
+    return { id, checkId, resource, status, severity, message, materialHash };
+  }
+
+  private assertFits(what: string, value: unknown): void {
+    const bytes = InMemoryFindingStore.bytes(value);
+    if (bytes > this.maxItemBytes) throw new ItemTooLargeError(what, bytes, this.maxItemBytes);
+  }
 
   private request<T>(name: string, apply: () => T): T {
     this.requests.push(name);
@@ -69,6 +92,7 @@ export class InMemoryFindingStore implements FindingStore {
     change: LifecycleChange,
     { stamp, message }: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
   ): Promise<boolean> {
+    this.assertFits(`finding ${change.next.id}`, change.next);
     return this.request('claim', () => {
       const { id } = change.next;
       if (this.findings.get(id)?.revision !== change.previous?.revision) return false;
@@ -168,6 +192,31 @@ export class InMemoryFindingStore implements FindingStore {
     }
   }
 
+  public async oversizedItems(scan: {
+    readonly findings: readonly Finding[];
+    readonly index: readonly NodeClassIndexEntry[];
+  }): Promise<readonly OversizedItem[]> {
+    const maxBytes = this.maxItemBytes;
+    const findings = scan.findings
+      .filter((finding) => finding.status === 'fail' || finding.status === 'error')
+      .map((finding) => ({
+        item: 'finding-state' as const,
+        finding,
+        bytes: InMemoryFindingStore.bytes(InMemoryFindingStore.findingItem(finding)),
+        maxBytes,
+      }));
+    const entries = scan.index.map((entry) => ({
+      item: 'nodeclass-index' as const,
+      entry: { cluster: entry.cluster, name: entry.name },
+      bytes: InMemoryFindingStore.bytes(entry),
+      maxBytes,
+      largestField: Object.entries(entry)
+        .map(([field, value]) => ({ field, bytes: InMemoryFindingStore.bytes(value) }))
+        .sort((a, b) => b.bytes - a.bytes)[0]?.field as keyof NodeClassIndexEntry,
+    }));
+    return [...findings, ...entries].filter((item) => item.bytes > maxBytes);
+  }
+
   public async loadIndex(): Promise<NodeClassIndexEntry[]> {
     return this.request('loadIndex', () => [...this.index.values()]);
   }
@@ -180,6 +229,7 @@ export class InMemoryFindingStore implements FindingStore {
       [...this.index.keys()].filter((key) => key.startsWith(`${cluster}#`))
     );
     if (entries.length === 0 && existing.length === 0) return;
+    for (const entry of entries) this.assertFits(`index ${entry.cluster}#${entry.name}`, entry);
     this.request('batchWriteIndex', () => {
       for (const key of existing) this.index.delete(key);
       for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
@@ -188,6 +238,7 @@ export class InMemoryFindingStore implements FindingStore {
 
   public async putIndexEntries(entries: readonly NodeClassIndexEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    for (const entry of entries) this.assertFits(`index ${entry.cluster}#${entry.name}`, entry);
     this.request('batchWriteIndex', () => {
       for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
     });

@@ -30,6 +30,7 @@ export function createLiveAwsFacts(
     describeSecurityGroups: (query) => ec2.describeSecurityGroups(query),
     describeCapacityReservations: (query) => ec2.describeCapacityReservations(query),
     describeInstanceTypeOfferings: () => ec2.describeInstanceTypeOfferings(),
+    describeInstanceTypes: () => ec2.describeInstanceTypes(),
     getParameter: (name) => ssm.getParameter(name),
     getParameters: (names) => ssm.getParameters(names),
     getInstanceProfile: (name) => iam.getInstanceProfile(name),

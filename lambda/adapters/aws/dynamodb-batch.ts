@@ -1,8 +1,10 @@
 // DynamoDB BatchWriteItem for any number of items: requests of 25, each retried while DynamoDB
-// hands items back unprocessed (throttling), then a classified error naming what was left.
+// hands items back unprocessed (throttling), then a classified error naming what was left. An item
+// over DynamoDB's size limit is refused before anything is sent (`ItemTooLargeError`).
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SourceUnavailableError } from '../../shared/errors.js';
 import { toSourceUnavailable } from './aws-errors.js';
+import { assertItemFits } from './item-size.js';
 
 export type DocumentSender = Pick<DynamoDBDocumentClient, 'send'>;
 
@@ -16,6 +18,11 @@ export async function batchWriteItems(
   tableName: string,
   requests: readonly Record<string, unknown>[]
 ): Promise<void> {
+  // DynamoDB refuses the whole request for one item over its size: none is sent then.
+  for (const request of requests) {
+    const item = (request.PutRequest as { Item?: Record<string, unknown> } | undefined)?.Item;
+    if (item !== undefined) assertItemFits(item);
+  }
   for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
     let pending = requests.slice(start, start + BATCH_WRITE_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {

@@ -1,12 +1,12 @@
 // EC2 Describe* calls exactly as Karpenter issues them (https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/providers/).
 // The filtered lists and the region-wide offerings come from their descriptors (fact-descriptors.ts).
 import type { EC2Client } from '@aws-sdk/client-ec2';
-import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import {
   type AnyEc2ListFact,
+  type AnyRegionFact,
   ec2ListMethods,
-  INSTANCE_TYPE_OFFERINGS,
+  regionMethods,
 } from './fact-descriptors.js';
 import { collectPages } from './paginate.js';
 
@@ -34,20 +34,26 @@ function readList(ec2: Ec2Sender, fact: AnyEc2ListFact) {
     );
 }
 
+/** Every page of a region-wide fact's query (one query serves every NodeClass), translated. */
+function readRegion(ec2: Ec2Sender, fact: AnyRegionFact) {
+  const send = (command: object) => (ec2.send as (command: object) => Promise<unknown>)(command);
+  return (): Promise<unknown[]> =>
+    guarded(fact.action, () =>
+      collectPages(
+        (token) => send(fact.command(fact.query, token)).then((output) => fact.page(output)),
+        (page) =>
+          page.items.flatMap((record) => {
+            const item = fact.fromWorld(record);
+            return item === undefined ? [] : [item];
+          }),
+        (page) => page.nextToken
+      )
+    );
+}
+
 export function createEc2Reader(ec2: Ec2Sender) {
   return {
     ...ec2ListMethods((fact) => readList(ec2, fact)),
-
-    /** Every zone offering of the client's region, unfiltered (one query serves every NodeClass). */
-    describeInstanceTypeOfferings(): Promise<InstanceTypeOffering[]> {
-      const fact = INSTANCE_TYPE_OFFERINGS;
-      return guarded(fact.action, () =>
-        collectPages(
-          (token) => ec2.send(fact.command(token)).then((output) => fact.page(output)),
-          (page) => page.items,
-          (page) => page.nextToken
-        )
-      );
-    },
+    ...regionMethods((fact) => readRegion(ec2, fact)),
   };
 }

@@ -8,6 +8,7 @@
 // another service also needs its client in the readers, the recorder and the bench.
 // `AWS_FACT_ACTIONS` covers every port method.
 import {
+  type _InstanceType,
   DescribeCapacityReservationsCommand,
   type DescribeCapacityReservationsCommandInput,
   type DescribeCapacityReservationsCommandOutput,
@@ -16,6 +17,8 @@ import {
   type DescribeImagesCommandOutput,
   DescribeInstanceTypeOfferingsCommand,
   type DescribeInstanceTypeOfferingsCommandOutput,
+  DescribeInstanceTypesCommand,
+  type DescribeInstanceTypesCommandOutput,
   DescribeSecurityGroupsCommand,
   type DescribeSecurityGroupsCommandInput,
   type DescribeSecurityGroupsCommandOutput,
@@ -23,13 +26,19 @@ import {
   type DescribeSubnetsCommandInput,
   type DescribeSubnetsCommandOutput,
   type Filter,
+  type LocationType,
 } from '@aws-sdk/client-ec2';
 import { z } from 'zod';
 import { imageMatchesQuery } from '../../core/ami/queries.js';
-import type { InstanceTypeOffering } from '../../core/facts/aws.js';
+import type { InstanceTypeInfo, InstanceTypeOffering } from '../../core/facts/aws.js';
 import type { Ec2Filter, FilterQuery, ImageQuery } from '../../core/facts/queries.js';
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { capacityReservationMatchesQuery } from '../../core/selectors/capacity-reservations.js';
+import {
+  INSTANCE_TYPE_OFFERINGS_LOCATION,
+  INSTANCE_TYPES_QUERY,
+  instanceTypeMatchesQuery,
+} from '../../core/selectors/instance-types.js';
 import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
 import {
@@ -43,7 +52,9 @@ import {
 import {
   capacityReservationFromSdk,
   imageFromSdk,
+  instanceTypeFromSdk,
   instanceTypeOfferingFromSdk,
+  type SdkInstanceTypeInfo,
   securityGroupFromSdk,
   subnetFromSdk,
 } from './sdk-shapes.js';
@@ -302,6 +313,9 @@ export const EC2_LIST_FACTS = {
       EndDate: isoDate,
       EndDateType: z.string().optional(),
       ReservationType: z.string().optional(),
+      AvailableInstanceCount: z.number().int().optional(),
+      TotalInstanceCount: z.number().int().optional(),
+      Interruptible: z.boolean().optional(),
       Tags: tags,
     }),
     matches: (reservation, query) => capacityReservationMatchesQuery(reservation, query),
@@ -354,49 +368,289 @@ export function emptyEc2Section(): { [K in Ec2ListKey]: [] } {
   };
 }
 
+/**
+ * A region-wide EC2 list: one fixed query (Karpenter's) per region, read page by page, serving
+ * every NodeClass. Recorded under the world file's `<worldKey>.<region>`. Method syntax on
+ * purpose, as for the lists above.
+ */
+export interface RegionFact<Method extends string, Query, Item, WorldItem extends z.ZodType> {
+  readonly method: Method;
+  readonly action: string;
+  /** The query the scanner sends (Karpenter's). */
+  readonly query: Query;
+  /** The SDK command of one page; `token` is undefined for the first. */
+  command(query: Query, token: string | undefined): object;
+  isCommand(command: unknown): boolean;
+  /** The query a command of this fact asks (the inverse of `command`; the bench answers it). */
+  queryOf(command: unknown): Query;
+  /** One page's records (what the world file keeps) and the next token. */
+  page(output: unknown): { readonly items: readonly object[]; readonly nextToken?: string };
+  /** The SDK output of one page of records (the inverse of `page`). */
+  output(records: readonly object[], nextToken: string | undefined): object;
+  /** The id a record is kept under (one record per row). */
+  recordId(record: object): string;
+  /** A record of `page` or of the world section → core fact; undefined for rows the scan drops. */
+  fromWorld(record: object): Item | undefined;
+  /** Schema of one record in the world file's section. */
+  readonly worldItem: WorldItem;
+  /** The live API's filter semantics, for replay and the bench (core's matcher). */
+  matches(item: Item, query: Query): boolean;
+}
+
+/** Any entry of the table, as the generic builders see it. */
+export type AnyRegionFact = RegionFact<string, never, unknown, z.ZodType>;
+
 /** The API's maximum: a region's few thousand zone offerings in a handful of pages. */
 const INSTANCE_TYPE_OFFERINGS_PAGE_SIZE = 1000;
+/** The API's maximum for DescribeInstanceTypes (Karpenter asks for it too). */
+const INSTANCE_TYPES_PAGE_SIZE = 100;
 
-/**
- * The region-wide fact: every zone offering of the client's region, one unfiltered query serving
- * every NodeClass. Recorded in core shape under the world file's `instanceTypeOfferings.<region>`.
- */
-export const INSTANCE_TYPE_OFFERINGS = {
-  method: 'describeInstanceTypeOfferings',
-  action: 'ec2:DescribeInstanceTypeOfferings',
-  command: (token: string | undefined) =>
-    new DescribeInstanceTypeOfferingsCommand({
-      LocationType: 'availability-zone',
-      MaxResults: INSTANCE_TYPE_OFFERINGS_PAGE_SIZE,
-      ...nextToken(token),
+interface OfferingsQuery {
+  readonly locationType: string;
+}
+
+const instanceTypeInfoItem = z.looseObject({
+  InstanceType: z.string().min(1),
+  SupportedVirtualizationTypes: z.array(z.string()).optional(),
+  ProcessorInfo: z
+    .looseObject({
+      SupportedArchitectures: z.array(z.string()).optional(),
+      Manufacturer: z.string().optional(),
+      SustainedClockSpeedInGhz: z.number().optional(),
+    })
+    .optional(),
+  VCpuInfo: z.looseObject({ DefaultVCpus: z.number().int().optional() }).optional(),
+  MemoryInfo: z.looseObject({ SizeInMiB: z.number().int().optional() }).optional(),
+  Hypervisor: z.string().optional(),
+  BareMetal: z.boolean().optional(),
+  SupportedUsageClasses: z.array(z.string()).optional(),
+  GpuInfo: z
+    .looseObject({
+      Gpus: z
+        .array(
+          z.looseObject({
+            Name: z.string().optional(),
+            Manufacturer: z.string().optional(),
+            Count: z.number().int().optional(),
+            MemoryInfo: z.looseObject({ SizeInMiB: z.number().int().optional() }).optional(),
+          })
+        )
+        .optional(),
+    })
+    .optional(),
+  InferenceAcceleratorInfo: z
+    .looseObject({
+      Accelerators: z
+        .array(
+          z.looseObject({
+            Name: z.string().optional(),
+            Manufacturer: z.string().optional(),
+            Count: z.number().int().optional(),
+          })
+        )
+        .optional(),
+    })
+    .optional(),
+  NeuronInfo: z
+    .looseObject({
+      NeuronDevices: z
+        .array(
+          z.looseObject({
+            Name: z.string().optional(),
+            Count: z.number().int().optional(),
+            CoreInfo: z.looseObject({ Count: z.number().int().optional() }).optional(),
+          })
+        )
+        .optional(),
+    })
+    .optional(),
+  NetworkInfo: z
+    .looseObject({
+      DefaultNetworkCardIndex: z.number().int().optional(),
+      NetworkCards: z
+        .array(
+          z.looseObject({
+            NetworkCardIndex: z.number().int().optional(),
+            MaximumNetworkInterfaces: z.number().int().optional(),
+          })
+        )
+        .optional(),
+      MaximumNetworkInterfaces: z.number().int().optional(),
+      Ipv4AddressesPerInterface: z.number().int().optional(),
+      EfaInfo: z.looseObject({ MaximumEfaInterfaces: z.number().int().optional() }).optional(),
+      EncryptionInTransitSupported: z.boolean().optional(),
+      EnaSupport: z.string().optional(),
+    })
+    .optional(),
+  InstanceStorageInfo: z
+    .looseObject({
+      TotalSizeInGB: z.number().int().optional(),
+      NvmeSupport: z.string().optional(),
+    })
+    .optional(),
+  EbsInfo: z
+    .looseObject({
+      EbsOptimizedSupport: z.string().optional(),
+      EbsOptimizedInfo: z
+        .looseObject({ MaximumBandwidthInMbps: z.number().int().optional() })
+        .optional(),
+    })
+    .optional(),
+});
+
+function regionFact<
+  const Method extends string,
+  Query,
+  Item,
+  Shape extends object,
+  WorldItem extends z.ZodType<Shape>,
+>(spec: RegionFact<Method, Query, Item, WorldItem>): RegionFact<Method, Query, Item, WorldItem> {
+  return spec;
+}
+
+export const REGION_FACTS = {
+  /**
+   * Every zone offering of the client's region, unfiltered. Recorded in core shape
+   * (`{instanceType, zone}`): what the scan keeps of a row.
+   */
+  instanceTypeOfferings: regionFact({
+    method: 'describeInstanceTypeOfferings',
+    action: 'ec2:DescribeInstanceTypeOfferings',
+    query: { locationType: INSTANCE_TYPE_OFFERINGS_LOCATION } as OfferingsQuery,
+    command: (query: OfferingsQuery, token) =>
+      new DescribeInstanceTypeOfferingsCommand({
+        LocationType: query.locationType as LocationType,
+        MaxResults: INSTANCE_TYPE_OFFERINGS_PAGE_SIZE,
+        ...nextToken(token),
+      }),
+    isCommand: (command) => command instanceof DescribeInstanceTypeOfferingsCommand,
+    queryOf: (command) => ({
+      locationType:
+        (command as DescribeInstanceTypeOfferingsCommand).input.LocationType ?? 'region',
     }),
-  isCommand: (command: unknown) => command instanceof DescribeInstanceTypeOfferingsCommand,
-  /** Zone rows only, translated (rows of another location type are dropped). */
-  page(output: DescribeInstanceTypeOfferingsCommandOutput): {
-    readonly items: InstanceTypeOffering[];
-    readonly nextToken: string | undefined;
-  } {
-    const items = (output.InstanceTypeOfferings ?? []).flatMap((offering) => {
-      const mapped = instanceTypeOfferingFromSdk(offering);
-      return mapped ? [mapped] : [];
-    });
-    return { items, nextToken: output.NextToken };
-  },
-  /** Whether a command asks for zone offerings (the bench answers other location types none). */
-  asksZones: (command: unknown) =>
-    (command as DescribeInstanceTypeOfferingsCommand).input.LocationType === 'availability-zone',
-  /** The SDK output of one page of offerings (the inverse of `page`). */
-  output: (offerings: readonly InstanceTypeOffering[], token: string | undefined) => ({
-    InstanceTypeOfferings: offerings.map((offering) => ({
-      InstanceType: offering.instanceType,
-      LocationType: 'availability-zone' as const,
-      Location: offering.zone,
-    })),
-    NextToken: token,
+    /** Zone rows only, translated (rows of another location type are dropped). */
+    page(output) {
+      const typed = output as DescribeInstanceTypeOfferingsCommandOutput;
+      const items = (typed.InstanceTypeOfferings ?? []).flatMap((offering) => {
+        const mapped = instanceTypeOfferingFromSdk(offering);
+        return mapped ? [mapped] : [];
+      });
+      return { items, ...(typed.NextToken === undefined ? {} : { nextToken: typed.NextToken }) };
+    },
+    output: (records, token) => ({
+      InstanceTypeOfferings: (records as InstanceTypeOffering[]).map((offering) => ({
+        InstanceType: offering.instanceType,
+        LocationType: INSTANCE_TYPE_OFFERINGS_LOCATION,
+        Location: offering.zone,
+      })),
+      NextToken: token,
+    }),
+    recordId: (record) => {
+      const offering = record as InstanceTypeOffering;
+      return `${offering.zone} ${offering.instanceType}`;
+    },
+    fromWorld: (record): InstanceTypeOffering => {
+      const offering = record as InstanceTypeOffering;
+      return { instanceType: offering.instanceType, zone: offering.zone };
+    },
+    worldItem: z.looseObject({ instanceType: z.string().min(1), zone: z.string().min(1) }),
+    // The world holds zone rows; another location type answers none (AWS always has zones).
+    matches: (_offering: InstanceTypeOffering, query) =>
+      query.locationType === INSTANCE_TYPE_OFFERINGS_LOCATION,
   }),
-  recordId: (offering: InstanceTypeOffering) => `${offering.zone} ${offering.instanceType}`,
-  worldItem: z.looseObject({ instanceType: z.string().min(1), zone: z.string().min(1) }),
-} as const;
+
+  /** Karpenter's DescribeInstanceTypes, recorded as the SDK returns each `InstanceTypeInfo`. */
+  instanceTypes: regionFact({
+    method: 'describeInstanceTypes',
+    action: 'ec2:DescribeInstanceTypes',
+    query: INSTANCE_TYPES_QUERY,
+    command: (query: FilterQuery, token) =>
+      new DescribeInstanceTypesCommand({
+        Filters: sdkFilters(query.filters),
+        ...(query.ids === undefined ? {} : { InstanceTypes: [...query.ids] as _InstanceType[] }),
+        MaxResults: INSTANCE_TYPES_PAGE_SIZE,
+        ...nextToken(token),
+      }),
+    isCommand: (command) => command instanceof DescribeInstanceTypesCommand,
+    queryOf: (command): FilterQuery => {
+      const input = (command as DescribeInstanceTypesCommand).input;
+      return {
+        filters: queryFilters(input.Filters),
+        ...(input.InstanceTypes === undefined ? {} : { ids: input.InstanceTypes }),
+      };
+    },
+    page(output) {
+      const typed = output as DescribeInstanceTypesCommandOutput;
+      return {
+        items: typed.InstanceTypes ?? [],
+        ...(typed.NextToken === undefined ? {} : { nextToken: typed.NextToken }),
+      };
+    },
+    output: (records, token) => ({ InstanceTypes: records, NextToken: token }),
+    recordId: (record) => String((record as { InstanceType?: string }).InstanceType),
+    fromWorld: (record) => instanceTypeFromSdk(record as SdkInstanceTypeInfo),
+    worldItem: instanceTypeInfoItem,
+    matches: (info: InstanceTypeInfo, query) => instanceTypeMatchesQuery(info, query),
+  }),
+};
+
+export type RegionFacts = typeof REGION_FACTS;
+export type RegionKey = keyof RegionFacts;
+
+/** The table's keys, in its order (the world file's sections too). */
+export const REGION_KEYS = Object.keys(REGION_FACTS) as RegionKey[];
+
+/** The zone offerings' descriptor (what the offering-specific code names). */
+export const INSTANCE_TYPE_OFFERINGS = REGION_FACTS.instanceTypeOfferings;
+
+type RegionItemOf<F> = F extends RegionFact<string, never, infer Item, z.ZodType> ? Item : never;
+
+/** The port methods the table answers, by method name (undefined: the source records none). */
+export type RegionMethods = {
+  readonly [K in RegionKey as RegionFacts[K]['method']]: () => Promise<
+    readonly RegionItemOf<RegionFacts[K]>[] | undefined
+  >;
+};
+
+/** One port method per entry, each built by `build` from its descriptor and table key. */
+export function regionMethods(
+  build: (fact: AnyRegionFact, key: RegionKey) => () => Promise<readonly unknown[] | undefined>
+): RegionMethods {
+  return Object.fromEntries(
+    REGION_KEYS.map((key) => {
+      const fact = REGION_FACTS[key] as unknown as AnyRegionFact;
+      return [fact.method, build(fact, key)];
+    })
+  ) as unknown as RegionMethods;
+}
+
+/** Records of one region fact that its query selects, translated (replay and the bench). */
+export function selectRegionRecords(
+  fact: AnyRegionFact,
+  records: readonly object[],
+  query: unknown
+): { readonly record: object; readonly item: unknown }[] {
+  return records.flatMap((record) => {
+    const item = fact.fromWorld(record);
+    return item !== undefined && fact.matches(item as never, query as never)
+      ? [{ record, item }]
+      : [];
+  });
+}
+
+/** The world file's region sections: `<worldKey>: { <region>: [records] }`, each optional. */
+export function regionWorldFields() {
+  return Object.fromEntries(
+    REGION_KEYS.map((key) => [
+      key,
+      z.record(z.string(), z.array(REGION_FACTS[key].worldItem)).optional(),
+    ])
+  ) as unknown as {
+    readonly [K in RegionKey]: z.ZodOptional<
+      z.ZodRecord<z.ZodString, z.ZodArray<RegionFacts[K]['worldItem']>>
+    >;
+  };
+}
 
 type KeyedActions = {
   readonly [K in KeyedKey as KeyedFacts[K]['method']]: readonly string[];
@@ -423,6 +677,8 @@ export const AWS_FACT_ACTIONS = {
   ...(Object.fromEntries(
     EC2_LIST_KEYS.map((key) => [EC2_LIST_FACTS[key].method, [EC2_LIST_FACTS[key].action]])
   ) as unknown as Record<Ec2ListFacts[Ec2ListKey]['method'], readonly string[]>),
-  [INSTANCE_TYPE_OFFERINGS.method]: [INSTANCE_TYPE_OFFERINGS.action],
+  ...(Object.fromEntries(
+    REGION_KEYS.map((key) => [REGION_FACTS[key].method, [REGION_FACTS[key].action]])
+  ) as unknown as Record<RegionFacts[RegionKey]['method'], readonly string[]>),
   ...keyedActions,
 } as const satisfies Record<keyof AwsFactsPort, readonly string[]>;

@@ -9,6 +9,8 @@
 // between leaves it for the next attempt instead of losing it. A silent close (the finding is now
 // suppressed, or a follow-on of another) is the same conditional Put without a pending publish.
 // Resolved findings carry `expiresAt` (epoch seconds), the table's TTL attribute.
+// No item is sent that DynamoDB would refuse for its size (`item-size.ts`): `oversizedItems` tells
+// the scan beforehand which of its items would be, and every Put checks again (`ItemTooLargeError`).
 import {
   DeleteCommand,
   GetCommand,
@@ -24,12 +26,15 @@ import {
   type LifecycleChange,
   type PendingPublish,
 } from '../../core/lifecycle.js';
-import { SEVERITIES } from '../../core/model.js';
-import type { OutgoingMessage } from '../../core/notify/message.js';
+import { type Finding, SEVERITIES } from '../../core/model.js';
+import { MAX_MESSAGE_BYTES, type OutgoingMessage } from '../../core/notify/message.js';
 import type { FindingStore } from '../../core/ports/service.js';
-import { SourceUnavailableError } from '../../shared/errors.js';
+import type { OversizedItem } from '../../core/storage-limits.js';
+import { utf8Length } from '../../core/text-budget.js';
+import { ItemTooLargeError, SourceUnavailableError } from '../../shared/errors.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { batchWriteItems, type DocumentSender } from './dynamodb-batch.js';
+import { assertItemFits, attributeSizes, itemBytes, MAX_ITEM_BYTES } from './item-size.js';
 import { collectPages } from './paginate.js';
 
 export type { DocumentSender } from './dynamodb-batch.js';
@@ -59,6 +64,16 @@ const PENDING_ATTRIBUTES = [
   'pendingSeq',
   'pendingSince',
 ] as const;
+
+/**
+ * Room the pending notification of a claim may take: the renderer bounds a message's bodies to
+ * `MAX_MESSAGE_BYTES` (a summary to less); its subject, attributes and the changes a summary
+ * covers take the rest.
+ */
+const PENDING_MESSAGE_RESERVE = MAX_MESSAGE_BYTES + 16 * 1024;
+/** Stand-ins of the longest values a stored state takes on over its life. */
+const LONGEST_TIME = '2000-01-01T00:00:00.000Z';
+const LONGEST_SCAN_ID = 'x'.repeat(256);
 
 const FindingItemSchema = z.object({
   id: z.string(),
@@ -225,6 +240,52 @@ export function createFindingStore(
     await batchWriteItems(client, tableName, requests);
   }
 
+  /** The largest the item of `finding`'s state can get: resolved, with a claim pending. */
+  function largestFindingItemBytes(finding: Finding): number {
+    const item = findingItem(
+      {
+        id: finding.id,
+        checkId: finding.checkId,
+        resource: finding.resource,
+        status: 'resolved',
+        findingStatus: finding.status === 'error' ? 'error' : 'fail',
+        severity: finding.severity,
+        message: finding.message,
+        materialHash: finding.materialHash,
+        firstSeen: LONGEST_TIME,
+        lastSeen: LONGEST_TIME,
+        lastNotified: LONGEST_TIME,
+        resolvedAt: LONGEST_TIME,
+        revision: Number.MAX_SAFE_INTEGER,
+      },
+      Number.MAX_SAFE_INTEGER
+    );
+    const pending = {
+      pendingKind: 'reminder',
+      pendingScanId: LONGEST_SCAN_ID,
+      pendingSeq: Number.MAX_SAFE_INTEGER,
+      pendingSince: LONGEST_TIME,
+    };
+    return (
+      itemBytes({ ...item, ...pending }) + utf8Length('pendingMessage') + PENDING_MESSAGE_RESERVE
+    );
+  }
+
+  function oversizedIndexEntry(entry: NodeClassIndexEntry): OversizedItem | undefined {
+    const item = indexItem(entry);
+    const bytes = itemBytes(item);
+    if (bytes <= MAX_ITEM_BYTES) return undefined;
+    const fields = new Set<string>(Object.keys(entry));
+    const largest = attributeSizes(item).find(([name]) => fields.has(name))?.[0];
+    return {
+      item: 'nodeclass-index',
+      entry: { cluster: entry.cluster, name: entry.name },
+      bytes,
+      maxBytes: MAX_ITEM_BYTES,
+      ...(largest === undefined ? {} : { largestField: largest as keyof NodeClassIndexEntry }),
+    };
+  }
+
   async function indexItemsOf(cluster?: string): Promise<NodeClassIndexEntry[]> {
     const items = await query('dynamodb:Query', {
       KeyConditionExpression:
@@ -376,6 +437,7 @@ export function createFindingStore(
         pendingSeq: stamp.scanSeq,
         pendingSince: stamp.at,
       };
+      assertItemFits(item);
       const written = await send('dynamodb:PutItem', () =>
         client.send(
           new PutCommand({
@@ -391,11 +453,13 @@ export function createFindingStore(
     },
 
     async close({ previous, next }, stamp) {
+      const item = findingItem(next, stamp.scanSeq);
+      assertItemFits(item);
       const written = await send('dynamodb:PutItem', () =>
         client.send(
           new PutCommand({
             TableName: tableName,
-            Item: findingItem(next, stamp.scanSeq),
+            Item: item,
             ...transitionCondition(previous, stamp),
           })
         )
@@ -449,18 +513,15 @@ export function createFindingStore(
             })
           );
         } else {
-          await client.send(
-            new PutCommand({
-              TableName: tableName,
-              // The releasing scan's sequence stays: an older view still may not overwrite it.
-              Item: findingItem(change.previous, stamp.scanSeq),
-              ...condition,
-            })
-          );
+          // The releasing scan's sequence stays: an older view still may not overwrite it.
+          const item = findingItem(change.previous, stamp.scanSeq);
+          assertItemFits(item);
+          await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
         }
       } catch (error) {
         // Someone moved the item on since: their state stands.
         if (isConditionFailure(error)) return;
+        if (error instanceof ItemTooLargeError) throw error;
         throw toSourceUnavailable(
           change.previous === undefined ? 'dynamodb:DeleteItem' : 'dynamodb:PutItem',
           error
@@ -485,6 +546,21 @@ export function createFindingStore(
           ...(state.materialHash === undefined ? {} : { ':materialHash': state.materialHash }),
         },
       }));
+    },
+
+    async oversizedItems({ findings, index }) {
+      const oversized: OversizedItem[] = [];
+      for (const finding of findings) {
+        if (finding.status !== 'fail' && finding.status !== 'error') continue;
+        const bytes = largestFindingItemBytes(finding);
+        if (bytes > MAX_ITEM_BYTES)
+          oversized.push({ item: 'finding-state', finding, bytes, maxBytes: MAX_ITEM_BYTES });
+      }
+      for (const entry of index) {
+        const item = oversizedIndexEntry(entry);
+        if (item !== undefined) oversized.push(item);
+      }
+      return oversized;
     },
 
     loadIndex: () => indexItemsOf(),

@@ -5,6 +5,7 @@ import type {
   CapacityReservation,
   Image,
   InstanceProfile,
+  InstanceTypeInfo,
   InstanceTypeOffering,
   Role,
   SecurityGroup,
@@ -129,6 +130,9 @@ export interface SdkCapacityReservation {
   readonly InstanceMatchCriteria?: string | undefined;
   readonly EndDate?: string | Date | undefined;
   readonly ReservationType?: string | undefined;
+  readonly AvailableInstanceCount?: number | undefined;
+  readonly TotalInstanceCount?: number | undefined;
+  readonly Interruptible?: boolean | undefined;
   readonly Tags?: readonly SdkTag[] | undefined;
 }
 
@@ -144,6 +148,9 @@ export function capacityReservationFromSdk(
     instanceMatchCriteria: reservation.InstanceMatchCriteria,
     endDate: isoOf(reservation.EndDate),
     reservationType: reservation.ReservationType,
+    availableInstanceCount: reservation.AvailableInstanceCount,
+    totalInstanceCount: reservation.TotalInstanceCount,
+    interruptible: reservation.Interruptible,
     tags: tagsOf(reservation.Tags),
   });
 }
@@ -163,6 +170,140 @@ export function instanceTypeOfferingFromSdk(
     return undefined;
   }
   return { instanceType: offering.InstanceType, zone: offering.Location };
+}
+
+type Maybe<T> = T | undefined;
+
+/** `InstanceTypeInfo` as the SDK returns it and world files record it: the fields read. */
+export interface SdkInstanceTypeInfo {
+  readonly InstanceType?: Maybe<string>;
+  readonly ProcessorInfo?: Maybe<{
+    readonly SupportedArchitectures?: Maybe<readonly string[]>;
+    readonly Manufacturer?: Maybe<string>;
+    readonly SustainedClockSpeedInGhz?: Maybe<number>;
+  }>;
+  readonly SupportedVirtualizationTypes?: Maybe<readonly string[]>;
+  readonly VCpuInfo?: Maybe<{ readonly DefaultVCpus?: Maybe<number> }>;
+  readonly MemoryInfo?: Maybe<{ readonly SizeInMiB?: Maybe<number> }>;
+  readonly Hypervisor?: Maybe<string>;
+  readonly BareMetal?: Maybe<boolean>;
+  readonly SupportedUsageClasses?: Maybe<readonly string[]>;
+  readonly GpuInfo?: Maybe<{
+    readonly Gpus?: Maybe<
+      readonly {
+        readonly Name?: Maybe<string>;
+        readonly Manufacturer?: Maybe<string>;
+        readonly Count?: Maybe<number>;
+        readonly MemoryInfo?: Maybe<{ readonly SizeInMiB?: Maybe<number> }>;
+      }[]
+    >;
+  }>;
+  readonly InferenceAcceleratorInfo?: Maybe<{
+    readonly Accelerators?: Maybe<
+      readonly {
+        readonly Name?: Maybe<string>;
+        readonly Manufacturer?: Maybe<string>;
+        readonly Count?: Maybe<number>;
+      }[]
+    >;
+  }>;
+  readonly NeuronInfo?: Maybe<{
+    readonly NeuronDevices?: Maybe<
+      readonly {
+        readonly Name?: Maybe<string>;
+        readonly Count?: Maybe<number>;
+        readonly CoreInfo?: Maybe<{ readonly Count?: Maybe<number> }>;
+      }[]
+    >;
+  }>;
+  readonly NetworkInfo?: Maybe<{
+    readonly DefaultNetworkCardIndex?: Maybe<number>;
+    readonly NetworkCards?: Maybe<
+      readonly {
+        readonly NetworkCardIndex?: Maybe<number>;
+        readonly MaximumNetworkInterfaces?: Maybe<number>;
+      }[]
+    >;
+    readonly MaximumNetworkInterfaces?: Maybe<number>;
+    readonly Ipv4AddressesPerInterface?: Maybe<number>;
+    readonly EfaInfo?: Maybe<{ readonly MaximumEfaInterfaces?: Maybe<number> }>;
+    readonly EncryptionInTransitSupported?: Maybe<boolean>;
+    readonly EnaSupport?: Maybe<string>;
+  }>;
+  readonly InstanceStorageInfo?: Maybe<{
+    readonly TotalSizeInGB?: Maybe<number>;
+    readonly NvmeSupport?: Maybe<string>;
+  }>;
+  readonly EbsInfo?: Maybe<{
+    readonly EbsOptimizedSupport?: Maybe<string>;
+    readonly EbsOptimizedInfo?: Maybe<{ readonly MaximumBandwidthInMbps?: Maybe<number> }>;
+  }>;
+}
+
+/** An instance type; undefined without a name. */
+export function instanceTypeFromSdk(info: SdkInstanceTypeInfo): InstanceTypeInfo | undefined {
+  if (info.InstanceType === undefined || info.InstanceType === '') return undefined;
+  const network = info.NetworkInfo;
+  const storage = info.InstanceStorageInfo;
+  const ebs = info.EbsInfo;
+  return defined({
+    instanceType: info.InstanceType,
+    architectures: [...(info.ProcessorInfo?.SupportedArchitectures ?? [])],
+    virtualizationTypes: [...(info.SupportedVirtualizationTypes ?? [])],
+    cpuManufacturer: info.ProcessorInfo?.Manufacturer,
+    sustainedClockSpeedGhz: info.ProcessorInfo?.SustainedClockSpeedInGhz,
+    vcpus: info.VCpuInfo?.DefaultVCpus,
+    memoryMiB: info.MemoryInfo?.SizeInMiB,
+    hypervisor: info.Hypervisor,
+    bareMetal: info.BareMetal,
+    usageClasses: [...(info.SupportedUsageClasses ?? [])],
+    gpus: (info.GpuInfo?.Gpus ?? []).map((gpu) =>
+      defined({
+        name: gpu.Name,
+        manufacturer: gpu.Manufacturer,
+        count: gpu.Count,
+        memoryMiB: gpu.MemoryInfo?.SizeInMiB,
+      })
+    ),
+    inferenceAccelerators: (info.InferenceAcceleratorInfo?.Accelerators ?? []).map((accelerator) =>
+      defined({
+        name: accelerator.Name,
+        manufacturer: accelerator.Manufacturer,
+        count: accelerator.Count,
+      })
+    ),
+    neuronDevices:
+      info.NeuronInfo === undefined
+        ? undefined
+        : (info.NeuronInfo.NeuronDevices ?? []).map((device) =>
+            defined({ name: device.Name, count: device.Count, coreCount: device.CoreInfo?.Count })
+          ),
+    network: defined({
+      defaultNetworkCardIndex: network?.DefaultNetworkCardIndex,
+      networkCards: (network?.NetworkCards ?? []).map((card) =>
+        defined({
+          index: card.NetworkCardIndex,
+          maximumNetworkInterfaces: card.MaximumNetworkInterfaces,
+        })
+      ),
+      maximumNetworkInterfaces: network?.MaximumNetworkInterfaces,
+      ipv4AddressesPerInterface: network?.Ipv4AddressesPerInterface,
+      efaMaximumInterfaces: network?.EfaInfo?.MaximumEfaInterfaces,
+      encryptionInTransitSupported: network?.EncryptionInTransitSupported,
+      enaSupport: network?.EnaSupport,
+    }),
+    instanceStorage:
+      storage === undefined
+        ? undefined
+        : defined({ totalSizeGB: storage.TotalSizeInGB, nvmeSupport: storage.NvmeSupport }),
+    ebs:
+      ebs === undefined
+        ? undefined
+        : defined({
+            optimizedSupport: ebs.EbsOptimizedSupport,
+            maximumBandwidthMbps: ebs.EbsOptimizedInfo?.MaximumBandwidthInMbps,
+          }),
+  });
 }
 
 /** IAM returns policy documents URL-encoded (RFC 3986); recorded files may hold plain JSON. */

@@ -13,10 +13,12 @@ import {
 } from '@aws-sdk/client-securityhub';
 import {
   ASFF_BATCH_LIMIT,
+  ASFF_NOTE_AUTHOR,
   type AsffFinding,
   asffSizeBytes,
   type SecurityHubFailure,
   type SecurityHubPort,
+  type WorkflowUpdate,
 } from '../../core/asff.js';
 import { batchesWithin, chunks } from '../../shared/chunks.js';
 import { classifySecurityHubFailure } from './aws-errors.js';
@@ -83,6 +85,28 @@ async function sendAll<E extends Identified>(
   return failures;
 }
 
+/** One BatchUpdateFindings request sets one workflow status and one note: updates grouped so. */
+function workflowGroups(updates: readonly WorkflowUpdate[]): WorkflowUpdate[][] {
+  const groups = new Map<string, WorkflowUpdate[]>();
+  for (const update of updates) {
+    const key = JSON.stringify([update.status, update.note ?? null]);
+    groups.set(key, [...(groups.get(key) ?? []), update]);
+  }
+  return [...groups.values()].flatMap((group) => chunks(group, ASFF_BATCH_LIMIT));
+}
+
+type UpdateRequest = ConstructorParameters<typeof BatchUpdateFindingsCommand>[0];
+
+/** Sends one BatchUpdateFindings request; its unprocessed findings as failures. */
+async function updateFindings(client: SecurityHubSender, input: UpdateRequest) {
+  const response = await client.send(new BatchUpdateFindingsCommand(input));
+  return (response.UnprocessedFindings ?? []).map((failure) => ({
+    id: failure.FindingIdentifier?.Id ?? '',
+    code: failure.ErrorCode ?? 'Error',
+    message: failure.ErrorMessage ?? '',
+  }));
+}
+
 export function createSecurityHubPort(client: SecurityHubSender): SecurityHubPort {
   return {
     importFindings: (findings) =>
@@ -103,18 +127,25 @@ export function createSecurityHubPort(client: SecurityHubSender): SecurityHubPor
       ),
     markResolved: (findings) =>
       sendAll(chunks(findings, ASFF_BATCH_LIMIT), (batch) =>
-        attempt(batch, async (entries) => {
-          const response = await client.send(
-            new BatchUpdateFindingsCommand({
-              FindingIdentifiers: entries.map(({ Id, ProductArn }) => ({ Id, ProductArn })),
-              Workflow: { Status: 'RESOLVED' },
-            })
-          );
-          return (response.UnprocessedFindings ?? []).map((failure) => ({
-            id: failure.FindingIdentifier?.Id ?? '',
-            code: failure.ErrorCode ?? 'Error',
-            message: failure.ErrorMessage ?? '',
-          }));
+        attempt(batch, (entries) =>
+          updateFindings(client, {
+            FindingIdentifiers: entries.map(({ Id, ProductArn }) => ({ Id, ProductArn })),
+            Workflow: { Status: 'RESOLVED' },
+          })
+        )
+      ),
+    updateWorkflow: (updates) =>
+      sendAll(workflowGroups(updates), (batch) =>
+        attempt(batch, (entries) => {
+          const [first] = entries;
+          if (first === undefined) return Promise.resolve([]);
+          return updateFindings(client, {
+            FindingIdentifiers: entries.map(({ Id, ProductArn }) => ({ Id, ProductArn })),
+            Workflow: { Status: first.status },
+            ...(first.note === undefined
+              ? {}
+              : { Note: { Text: first.note, UpdatedBy: ASFF_NOTE_AUTHOR } }),
+          });
         })
       ),
   };

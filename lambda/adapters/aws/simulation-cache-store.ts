@@ -16,14 +16,13 @@ import { SourceUnavailableError } from '../../shared/errors.js';
 import { TABLE_SCHEMA } from '../../shared/telemetry.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { batchWriteItems, type DocumentSender, MAX_UNPROCESSED_RETRIES } from './dynamodb-batch.js';
+import { itemBytes, MAX_ITEM_BYTES } from './item-size.js';
 
 export const simulationCacheActions = ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'] as const;
 
 export const simulationCachePk = (principalHash: string) => `SIMCACHE#${principalHash}`;
 
 const BATCH_GET_LIMIT = 100;
-/** DynamoDB items hold at most 400 KB; larger verdict sets are simply not cached. */
-const MAX_VERDICT_BYTES = 350_000;
 
 const DECISIONS = new Set(['allowed', 'implicitDeny', 'explicitDeny']);
 const isStringArray = (value: unknown): value is string[] =>
@@ -121,21 +120,16 @@ export function createSimulationCacheStore(
       if (ttlSeconds <= 0) return;
       const expiresAt = epochSeconds() + Math.ceil(ttlSeconds);
       const items = entries.flatMap((entry) => {
-        const verdicts = gzipSync(JSON.stringify(entry.results));
-        if (verdicts.byteLength > MAX_VERDICT_BYTES) return [];
-        return [
-          {
-            PutRequest: {
-              Item: {
-                [pk]: simulationCachePk(entry.key.principal),
-                [sk]: entry.key.fingerprint,
-                type: 'simulation',
-                verdicts: new Uint8Array(verdicts),
-                [ttlAttribute]: expiresAt,
-              },
-            },
-          },
-        ];
+        const item = {
+          [pk]: simulationCachePk(entry.key.principal),
+          [sk]: entry.key.fingerprint,
+          type: 'simulation',
+          verdicts: new Uint8Array(gzipSync(JSON.stringify(entry.results))),
+          [ttlAttribute]: expiresAt,
+        };
+        // A cache entry DynamoDB would refuse (400 KB per item) is simply not cached: the next
+        // scan simulates again.
+        return itemBytes(item) > MAX_ITEM_BYTES ? [] : [{ PutRequest: { Item: item } }];
       });
       await batchWriteItems(client, tableName, items);
     },

@@ -40,7 +40,11 @@ export interface IdentityPolicyDocument {
 export interface PrincipalPolicyDocuments {
   /** In IAM's order: inline policies, then attached managed policies. */
   readonly identity: readonly IdentityPolicyDocument[];
-  readonly boundary?: { readonly arn: string; readonly document: string };
+  /**
+   * `arn`: a managed policy's (its type, AWS or customer managed, follows from it); `name`: the
+   * policy's name as IAM reports it, by default the last part of the ARN.
+   */
+  readonly boundary?: { readonly arn?: string; readonly name?: string; readonly document: string };
   /** The SCPs that apply to the principal's account, evaluated as one level of the organization. */
   readonly scps?: readonly { readonly id: string; readonly document: string }[];
 }
@@ -233,12 +237,14 @@ export async function simulatePrincipalPolicy(
       policy.document
     )
   );
+  const boundaryName =
+    policies.boundary?.name ?? nameOfArn(policies.boundary?.arn ?? 'permissions-boundary');
   const boundary =
     policies.boundary === undefined
       ? undefined
       : parsePolicy(
-          nameOfArn(policies.boundary.arn),
-          { id: nameOfArn(policies.boundary.arn), type: managedType(policies.boundary.arn) },
+          boundaryName,
+          { id: boundaryName, type: managedType(policies.boundary.arn) },
           policies.boundary.document
         );
   const scps = policies.scps?.map((scp) =>

@@ -1,8 +1,10 @@
 // Builds a world file from what a scan read: the recorded AWS responses plus the clusters and
 // Kubernetes objects the object source loaded. Never includes credentials, tokens or user data.
+
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
 import type { LoadedObjects } from '../../core/ports/objects.js';
 import type { Partition } from '../../core/region.js';
+import { REGION_KEYS } from '../aws/fact-descriptors.js';
 import type { RecordedAws } from './recorder.js';
 import { type World, type WorldPermission, WorldSchema } from './schema.js';
 
@@ -150,10 +152,13 @@ export function buildWorld(input: BuildWorldInput): World {
     partition: input.partition,
     recordedAt: input.recordedAt.toISOString(),
     ec2: recorded.ec2,
-    // Only when the scan asked: a replay then answers exactly what the live scan read.
-    ...(recorded.instanceTypeOfferings === undefined
-      ? {}
-      : { instanceTypeOfferings: { [input.region]: recorded.instanceTypeOfferings } }),
+    // Only what the scan asked: a replay then answers exactly what the live scan read.
+    ...Object.fromEntries(
+      REGION_KEYS.flatMap((key) => {
+        const records = recorded.region[key];
+        return records === undefined ? [] : [[key, { [input.region]: records }]];
+      })
+    ),
     ssm: recorded.keyed.ssm,
     iam: {
       ...recorded.keyed.iam,

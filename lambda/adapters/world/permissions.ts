@@ -2,14 +2,13 @@
 // `RolePolicyList`, attached or boundary documents in `iam.policies`) is simulated by the IAM
 // policy engine over them and the world's SCPs; any other principal is answered from the
 // `iam.permissions` decision table. RolePolicyPort: the same documents, as live IAM reads them.
-import type { SimulatePrincipalPolicyCommandInput } from '@aws-sdk/client-iam';
 import type { SimulationRequest, SimulationResult } from '../../core/facts/permissions.js';
 import { accountOfArn, bareIamName } from '../../core/iam/arns.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import { IAM_ACTION, IAM_ARN, wildcardMatches as matchWildcard } from '../../core/wildcard.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
-import { resultsFromSdk } from '../aws/iam-simulator.js';
+import { simulateWithEngine } from '../iam-engine/document-permissions.js';
 import { IAM_ENGINE_PACKAGE, type IamEngine } from '../iam-engine/load.js';
 import type { PrincipalPolicyDocuments } from '../iam-engine/simulate-principal-policy.js';
 import type { World, WorldPermission } from './schema.js';
@@ -143,24 +142,6 @@ export function worldHasPolicyDocuments(world: World): boolean {
   );
 }
 
-/** The request as SimulatePrincipalPolicy input, as the live simulator sends it. */
-function sdkInputOf(request: SimulationRequest): SimulatePrincipalPolicyCommandInput {
-  return {
-    PolicySourceArn: request.principalArn,
-    ActionNames: [...request.actions],
-    ...(request.resourceArns.length === 0 ? {} : { ResourceArns: [...request.resourceArns] }),
-    ...(request.context.length === 0
-      ? {}
-      : {
-          ContextEntries: request.context.map((entry) => ({
-            ContextKeyName: entry.key,
-            ContextKeyValues: [...entry.values],
-            ContextKeyType: entry.type,
-          })),
-        }),
-  };
-}
-
 export interface WorldPolicySimulatorOptions {
   /** Evaluates roles' policy documents; without it such a role's simulations fail as not installed. */
   readonly engine?: IamEngine;
@@ -186,8 +167,7 @@ export function createWorldPolicySimulator(
             `The world file has policy documents for ${request.principalArn}; evaluating them needs the optional package ${IAM_ENGINE_PACKAGE}.`
           );
         }
-        const output = await options.engine(documents, sdkInputOf(request));
-        return resultsFromSdk(output.EvaluationResults ?? []);
+        return simulateWithEngine(options.engine, documents, request);
       }
       const candidates = rows.filter((row) =>
         principalMatches(row.principal, request.principalArn)
@@ -232,7 +212,7 @@ export function createWorldRolePolicyReader(world: World): RolePolicyPort {
           identity,
           identityNames,
           boundary: documents.boundary.document,
-          boundaryName: bareIamName(documents.boundary.arn),
+          boundaryName: bareIamName(documents.boundary.arn ?? documents.boundary.name ?? ''),
         };
   };
   return {

@@ -3,7 +3,7 @@
 // for is what gets recorded, nothing more. Secrets are never recorded (the parameters' descriptor redacts them).
 // The policy documents a role's reader reads (inline, attached, boundary) are kept with the role
 // (`RolePolicyList`) and in `iam.policies`, so its simulations replay through the policy engine.
-import type { DescribeInstanceTypeOfferingsCommandOutput, EC2Client } from '@aws-sdk/client-ec2';
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   GetPolicyCommand,
   type GetPolicyCommandOutput,
@@ -21,7 +21,9 @@ import {
   EC2_LIST_FACTS,
   EC2_LIST_KEYS,
   type Ec2ListKey,
-  INSTANCE_TYPE_OFFERINGS,
+  REGION_FACTS,
+  REGION_KEYS,
+  type RegionKey,
 } from '../aws/fact-descriptors.js';
 import {
   byKey,
@@ -45,8 +47,11 @@ interface RecordedPolicy {
 export interface RecordedAws {
   /** Each EC2 list fact's items, by id, under its world-file key. */
   readonly ec2: Record<Ec2ListKey, Json[]>;
-  /** Zone offerings of the scanned region; undefined when the scan never asked for them. */
-  readonly instanceTypeOfferings?: { instanceType: string; zone: string }[];
+  /**
+   * Each region-wide fact's records of the scanned region (zone offerings, instance types), under
+   * its world-file key; a fact the scan never asked for is absent.
+   */
+  readonly region: Partial<Record<RegionKey, Json[]>>;
   /**
    * Each keyed fact's recorded value, by world-file section and key (its descriptor's); roles
    * whose every policy document was read carry `RolePolicyList`, and `iam.policies` holds their
@@ -164,7 +169,7 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   const lists = Object.fromEntries(
     EC2_LIST_KEYS.map((key) => [key, new Map<string, Json>()])
   ) as Record<Ec2ListKey, Map<string, Json>>;
-  let offerings: Map<string, { instanceType: string; zone: string }> | undefined;
+  const regional = new Map<RegionKey, Map<string, Json>>();
   const keyed = keyedRecordings();
   const documents = policyDocumentRecording();
 
@@ -179,13 +184,13 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
       for (const item of fact.page(output).items) keep(lists[key], fact.recordId(item), item);
       return;
     }
-    if (INSTANCE_TYPE_OFFERINGS.isCommand(command)) {
-      offerings ??= new Map();
-      const { items } = INSTANCE_TYPE_OFFERINGS.page(
-        output as DescribeInstanceTypeOfferingsCommandOutput
-      );
-      for (const offering of items)
-        offerings.set(INSTANCE_TYPE_OFFERINGS.recordId(offering), offering);
+    for (const key of REGION_KEYS) {
+      const fact = REGION_FACTS[key];
+      if (!fact.isCommand(command)) continue;
+      const records = regional.get(key) ?? new Map<string, Json>();
+      regional.set(key, records);
+      for (const record of fact.page(output).items) keep(records, fact.recordId(record), record);
+      return;
     }
   }
 
@@ -219,13 +224,9 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
           Ec2ListKey,
           Json[]
         >,
-        ...(offerings === undefined
-          ? {}
-          : {
-              instanceTypeOfferings: [...offerings.entries()]
-                .sort(([a], [b]) => a.localeCompare(b))
-                .map(([, offering]) => offering),
-            }),
+        region: Object.fromEntries(
+          [...regional.entries()].map(([key, records]) => [key, byKey(records)])
+        ),
         keyed: {
           ...recordedKeyed,
           iam: {

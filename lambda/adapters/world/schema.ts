@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import { StringMapSchema } from '../../core/selectors/tag-map.js';
-import {
-  ec2WorldSection,
-  emptyEc2Section,
-  INSTANCE_TYPE_OFFERINGS,
-} from '../aws/fact-descriptors.js';
+import { ec2WorldSection, emptyEc2Section, regionWorldFields } from '../aws/fact-descriptors.js';
 import { keyedWorldFields } from '../aws/keyed-fact-descriptors.js';
 import { PolicyDocumentSchema } from '../aws/policy-document.js';
 
@@ -116,13 +112,12 @@ export const WorldSchema = z.looseObject({
   /** One list per EC2 list fact (images, subnets, …), as its descriptor records it. */
   ec2: ec2WorldSection().default(() => emptyEc2Section()),
   /**
-   * Instance types offered per zone, by region (`{"us-east-1": [{instanceType, zone}]}`). Absent,
-   * or no entry for the world's region: offerings were not recorded, and checks that need them
-   * are not applicable.
+   * The region-wide facts, by region: `instanceTypeOfferings` (`{"us-east-1": [{instanceType,
+   * zone}]}`) and `instanceTypes` (`{"us-east-1": [InstanceTypeInfo…]}`, as DescribeInstanceTypes
+   * returns them). Absent, or no entry for the world's region: not recorded, and the checks that
+   * need them fall back to what they can tell without.
    */
-  instanceTypeOfferings: z
-    .record(z.string(), z.array(INSTANCE_TYPE_OFFERINGS.worldItem))
-    .optional(),
+  ...regionWorldFields(),
   // Absent sections parse as empty ones (`prefault`: each field's own default applies).
   ssm: z.looseObject(keyedWorldFields('ssm')).prefault({}),
   iam: z

@@ -1,11 +1,10 @@
 // AwsFactsPort over a world file: the recorded lists, filtered with the same EC2 filter semantics
 // the live API applies (core's matcher, not a second copy), so a snapshot replays the live scan.
 
-import type { InstanceTypeOffering } from '../../core/facts/aws.js';
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { UnsupportedFilterError } from '../../core/selectors/ec2-filter.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
-import { ec2ListMethods } from '../aws/fact-descriptors.js';
+import { ec2ListMethods, regionMethods, selectRegionRecords } from '../aws/fact-descriptors.js';
 import { type KeyedWorldView, keyedMethods } from '../aws/keyed-fact-descriptors.js';
 import type { World } from './schema.js';
 
@@ -15,9 +14,10 @@ export interface WorldFactsOptions {
   readonly now: Date;
 }
 
-function filtered<T>(source: string, items: readonly T[], accept: (item: T) => boolean): T[] {
+/** Runs an offline match; a filter the matcher does not implement is an invalid response. */
+function offline<T>(source: string, match: () => T): T {
   try {
-    return items.filter(accept);
+    return match();
   } catch (error) {
     if (error instanceof UnsupportedFilterError) {
       throw new SourceUnavailableError(source, 'invalid-response', error.message, { cause: error });
@@ -37,18 +37,19 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
       const section: readonly object[] = world.ec2[key];
       const items = section.map((item) => fact.fromSdk(item));
       return async (query) =>
-        filtered(fact.action, items, (item) => fact.matches(item, query, context));
+        offline(fact.action, () => items.filter((item) => fact.matches(item, query, context)));
     }),
 
-    async describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined> {
+    // Each region-wide fact: the world region's records, as the fact's own query selects them.
+    ...regionMethods((fact, key) => async () => {
       // Own keys only, like SSM parameters: a region named `constructor` is not a prototype's.
-      const byRegion = world.instanceTypeOfferings;
+      const byRegion: Readonly<Record<string, readonly object[]>> | undefined = world[key];
       if (byRegion === undefined || !Object.hasOwn(byRegion, world.region)) return undefined;
-      return (byRegion[world.region] ?? []).map((offering) => ({
-        instanceType: offering.instanceType,
-        zone: offering.zone,
-      }));
-    },
+      const records = byRegion[world.region] ?? [];
+      return offline(fact.action, () =>
+        selectRegionRecords(fact, records, fact.query).map(({ item }) => item)
+      );
+    }),
 
     // Each keyed fact: the recorded item its name stands for, translated; a batch answers each
     // name so.

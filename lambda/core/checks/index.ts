@@ -42,6 +42,8 @@ import { statusAgreesWithScan } from './status-agrees-with-scan.js';
 import { subnetsHaveFreeIps } from './subnets-have-free-ips.js';
 import { subnetsResolve } from './subnets-resolve.js';
 import { tagsNotRestricted } from './tags-not-restricted.js';
+import { userDataFitsLimit } from './user-data-fits-limit.js';
+import { userDataValid } from './user-data-valid.js';
 
 /** The check catalog, in report order. IDs are stable: never rename one. */
 export const CHECKS: readonly Check[] = [
@@ -59,6 +61,8 @@ export const CHECKS: readonly Check[] = [
   amiOwnerExplicit,
   rootVolumeEncrypted,
   nodePoolNodeClassExists,
+  userDataValid,
+  userDataFitsLimit,
   // B. AWS-backed checks.
   amiSelectorResolves,
   amiNewestMatchAvailable,

@@ -1,15 +1,17 @@
 import {
   contextOverridesOf,
   defineCheck,
+  effectiveCluster,
   type FindingDraft,
   KARPENTER_VERSION_ANNOTATION,
   nodeClassRef,
 } from '../check.js';
+import { unknownNodeClassFields } from '../crd-fields.js';
 import { crdViolations } from '../crd-rules.js';
-import type { NodeClassEntry } from '../inventory.js';
+import { clusterOf, type NodeClassEntry } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
 import { formatPath } from '../schema.js';
-import { structuralDrafts, violationDraft } from './support/schema-findings.js';
+import { structuralDrafts, unknownFieldDraft, violationDraft } from './support/schema-findings.js';
 
 const SERVED_API_VERSION = 'karpenter.k8s.aws/v1';
 
@@ -45,13 +47,14 @@ export const nodeClassSchemaValid = defineCheck({
   severity: 'high',
   inputs: ['spec'],
   rationale:
-    "The API server rejects an EC2NodeClass that breaks the v1 CRD's types or validation rules, so kubectl apply or a GitOps sync fails and the change never reaches Karpenter; Karpenter v1 does not serve v1beta1 objects at all. NodePools that reference a class the cluster does not have launch no nodes.",
+    "The API server rejects an EC2NodeClass that breaks the v1 CRD's types or validation rules, so kubectl apply or a GitOps sync fails and the change never reaches Karpenter; Karpenter v1 does not serve v1beta1 objects at all. Fields the CRD lacks are rejected by kubectl or dropped silently.",
   remediation:
     'Fix each reported field as the message says; the API server would reject the object (or did not validate it).',
   references: [
     'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/v1/ec2nodeclass.go',
     'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
     MIGRATION_GUIDE,
+    'https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation',
   ],
   material: ['path', 'rule', 'apiVersion'],
   evaluate: (inventory) =>
@@ -63,6 +66,15 @@ export const nodeClassSchemaValid = defineCheck({
       const drafts: FindingDraft[] = crdViolations(nodeClass.spec).map((violation) =>
         violationDraft(resource, violation.path, violation.rule, violation.message)
       );
+      const cluster = clusterOf(inventory, entry.cluster) ?? {
+        name: entry.cluster,
+        partition: 'aws' as const,
+      };
+      const version = effectiveCluster(cluster, nodeClass).cluster.karpenterVersion;
+      const stored = entry.source === undefined;
+      for (const field of unknownNodeClassFields(nodeClass, { version, stored })) {
+        drafts.push(unknownFieldDraft(resource, field, SERVED_API_VERSION, 'EC2NodeClass'));
+      }
       for (const override of contextOverridesOf(nodeClass).filter((o) => !o.valid)) {
         const path = formatPath(['metadata', 'annotations', override.annotation]);
         const expected =

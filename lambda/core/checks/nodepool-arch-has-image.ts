@@ -1,5 +1,6 @@
 import { defineCheck } from '../check.js';
 import type { ImageArchitecture } from '../facts/aws.js';
+import { launchabilityEvaluable } from '../launchability.js';
 import { labelAdmits, labelValueSet, nodePoolRequirements } from '../nodepool-requirements.js';
 import { withSlice } from './support/aws-facts.js';
 import {
@@ -24,7 +25,7 @@ export const nodePoolArchHasImage = defineCheck({
   inputs: ['aws'],
   scope: ['NodePool'],
   rationale:
-    "Karpenter launches an instance type only with an image of that type's architecture. If none of the architectures the NodePool allows has an image in its EC2NodeClass, the NodePool launches nothing; if some lack one, pods that need them stay Pending.",
+    "Karpenter launches an instance type only with an image of that type's architecture. If some of the architectures the NodePool allows have no image in its EC2NodeClass, pods that need them stay Pending. When none has one the NodePool launches nothing: nodepool-instance-types-offered reports that whenever the region's instance types were read, and this check only when they were not.",
   remediation:
     "Allow in the NodePool's kubernetes.io/arch requirement an architecture the EC2NodeClass has images for, or select images of the missing architecture in the class's amiSelectorTerms.",
   references: [
@@ -68,6 +69,17 @@ export const nodePoolArchHasImage = defineCheck({
               imageArchitectures,
               uncovered: uncovered.map((arch) => arch.label),
             };
+            if (covered.length === 0 && launchabilityEvaluable(nodeClass.facts)) {
+              // The NodePool launches nothing: nodepool-instance-types-offered names this step.
+              return [
+                {
+                  status: 'not-applicable',
+                  resource,
+                  message: `${sides} No allowed architecture has an image: reported by nodepool-instance-types-offered.`,
+                  evidence,
+                },
+              ];
+            }
             if (covered.length === 0) {
               return [
                 {

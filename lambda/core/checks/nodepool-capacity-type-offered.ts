@@ -1,10 +1,13 @@
 import { defineCheck } from '../check.js';
+import { factsKeyOf } from '../inventory.js';
+import { launchabilityEvaluable } from '../launchability.js';
 import { admittedValues, nodePoolRequirements } from '../nodepool-requirements.js';
 import { isAtLeast } from '../version.js';
 import { list, withSlice } from './support/aws-facts.js';
 import {
   CAPACITY_TYPE_LABEL,
   forEachNodePool,
+  lookUpNodeClass,
   requirementPath,
   withNodeClass,
 } from './support/nodepools.js';
@@ -23,7 +26,7 @@ export const nodePoolCapacityTypeOffered = defineCheck({
   inputs: ['aws'],
   scope: ['NodePool'],
   rationale:
-    'A NodePool that allows only reserved capacity can launch only into capacity reservations its EC2NodeClass selects, and only on Karpenter v1.3.0 or later with the ReservedCapacity feature gate on. Without an active reservation it launches nothing and its pods stay Pending.',
+    "A NodePool that allows only reserved capacity launches only into capacity reservations its EC2NodeClass selects, on Karpenter v1.3.0+ with the ReservedCapacity feature gate on; without one its pods stay Pending. When the region's instance types were read, nodepool-instance-types-offered judges the reservations (zone, type, instances left) instead.",
   remediation:
     "Select an active capacity reservation in the EC2NodeClass's capacityReservationSelectorTerms (with the ReservedCapacity feature gate on, Karpenter v1.3.0+), or also allow on-demand in the NodePool's karpenter.sh/capacity-type requirement.",
   references: [
@@ -51,6 +54,21 @@ export const nodePoolCapacityTypeOffered = defineCheck({
       const path = requirementPath(nodePool, CAPACITY_TYPE_LABEL);
       const location = path ? { location: { path } } : {};
       const version = target.cluster.karpenterVersion;
+      const lookup = lookUpNodeClass(nodePool, target);
+      if (lookup.status === 'found') {
+        const facts = target.inventory.awsFacts.get(factsKeyOf(lookup.entry)) ?? {};
+        if (launchabilityEvaluable(facts)) {
+          // Whether a reservation serves the NodePool is one step of nodepool-instance-types-offered.
+          return [
+            {
+              status: 'not-applicable',
+              resource,
+              message:
+                'The NodePool allows only reserved capacity: nodepool-instance-types-offered judges the reservations it can launch into.',
+            },
+          ];
+        }
+      }
       if (version !== undefined && !isAtLeast(version, RESERVED_SINCE)) {
         return [
           {

@@ -1,9 +1,11 @@
 import { defineCheck, type FindingDraft, nodePoolRef } from '../check.js';
+import { type FieldScanOptions, unknownNodePoolFields } from '../crd-fields.js';
 import { nodePoolCrdViolations } from '../crd-rules.js';
+import { clusterOf } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
 import { type NodeSelectorRequirement, nodePoolRequirements } from '../nodepool-requirements.js';
 import { NODEPOOL_API_VERSION, type NodePool } from '../schema.js';
-import { structuralDrafts, violationDraft } from './support/schema-findings.js';
+import { structuralDrafts, unknownFieldDraft, violationDraft } from './support/schema-findings.js';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
 
@@ -49,10 +51,18 @@ function ignoredValues(
   });
 }
 
-function evaluateParsed(resource: ResourceRef, nodePool: NodePool): FindingDraft[] {
+function evaluateParsed(
+  resource: ResourceRef,
+  nodePool: NodePool,
+  fields: FieldScanOptions
+): FindingDraft[] {
   const drafts: FindingDraft[] = nodePoolCrdViolations(nodePool).map((violation) =>
     violationDraft(resource, violation.path, violation.rule, violation.message)
   );
+  const nodeClass = nodePool.spec.template.spec.nodeClassRef.name;
+  for (const field of unknownNodePoolFields(nodePool, { ...fields, nodeClass })) {
+    drafts.push(unknownFieldDraft(resource, field, NODEPOOL_API_VERSION, 'NodePool'));
+  }
   drafts.push(...ignoredValues(resource, nodePoolRequirements(nodePool)));
   return drafts;
 }
@@ -70,13 +80,14 @@ export const nodePoolSchemaValid = defineCheck({
   inputs: ['spec'],
   scope: ['NodePool'],
   rationale:
-    'The API server rejects a NodePool that breaks the karpenter.sh/v1 CRD (requirement operators, restricted label keys, minValues, disruption budgets, durations, nodeClassRef), so the apply fails and Karpenter keeps the old NodePool or has none to launch from. Exists/DoesNotExist requirements with values are admitted but restrict nothing.',
+    'The API server rejects a NodePool that breaks the karpenter.sh/v1 CRD (requirement operators, restricted label keys, minValues, budgets, durations, nodeClassRef): the apply fails and Karpenter keeps the old NodePool or has none. Fields the CRD lacks (the v1beta1 kubelet) are rejected by kubectl or silently dropped; Exists requirements with values restrict nothing.',
   remediation:
     'Fix each reported field as the message says; the API server rejects the NodePool (or it was stored without validation) and Karpenter launches nothing from it.',
   references: [
     'https://github.com/aws/karpenter-provider-aws/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml',
     'https://karpenter.sh/docs/concepts/nodepools/',
     MIGRATION_GUIDE,
+    'https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation',
   ],
   material: ['path', 'rule', 'apiVersion'],
   evaluate: (inventory) =>
@@ -87,7 +98,9 @@ export const nodePoolSchemaValid = defineCheck({
       if (nodePool.apiVersion !== NODEPOOL_API_VERSION) {
         return [unservedApiVersion(resource, nodePool.apiVersion)];
       }
-      const drafts = evaluateParsed(resource, nodePool);
+      const version = clusterOf(inventory, entry.cluster)?.karpenterVersion;
+      const stored = entry.source === undefined;
+      const drafts = evaluateParsed(resource, nodePool, { version, stored });
       if (drafts.length > 0) return drafts;
       return [
         {

@@ -1,5 +1,6 @@
 import { defineCheck } from '../check.js';
 import type { Subnet } from '../facts/aws.js';
+import { launchabilityEvaluable } from '../launchability.js';
 import {
   type LabelValueSet,
   labelValueSet,
@@ -33,7 +34,7 @@ export const nodePoolZonesHaveSubnets = defineCheck({
   inputs: ['aws'],
   scope: ['NodePool'],
   rationale:
-    "Karpenter launches a NodePool's nodes only in zones the NodePool allows and the EC2NodeClass's subnets cover. An allowed zone without a subnet gets no nodes, so pods that need that zone stay Pending; with no zone in common the NodePool launches nothing.",
+    "Karpenter launches a NodePool's nodes only in zones the NodePool allows and the EC2NodeClass's subnets cover. An allowed zone without a subnet gets no nodes, so pods that need that zone stay Pending. With no zone in common the NodePool launches nothing: nodepool-instance-types-offered reports that whenever the region's instance types were read, and this check only when they were not.",
   remediation:
     "Allow in the NodePool's topology.kubernetes.io/zone (or topology.k8s.aws/zone-id) requirement the zones of the class's subnets, or select subnets in the zones the NodePool names.",
   references: [
@@ -72,6 +73,17 @@ export const nodePoolZonesHaveSubnets = defineCheck({
         const path =
           requirementPath(nodePool, ZONE_LABEL) ?? requirementPath(nodePool, ZONE_ID_LABEL);
         const evidence = { zonesWithoutSubnet, subnetZones };
+        if (usable.length === 0 && launchabilityEvaluable(nodeClass.facts)) {
+          // The NodePool launches nothing: nodepool-instance-types-offered names this step.
+          return [
+            {
+              status: 'not-applicable',
+              resource,
+              message: `No zone the NodePool allows has a subnet of EC2NodeClass "${className}": reported by nodepool-instance-types-offered.`,
+              evidence,
+            },
+          ];
+        }
         if (usable.length === 0) {
           const named = zonesWithoutSubnet.length
             ? list(zonesWithoutSubnet)

@@ -50,6 +50,11 @@ export interface CapacityReservation {
   readonly instanceMatchCriteria?: string;
   readonly endDate?: string;
   readonly reservationType?: string;
+  /** Instances that can still launch into it (`AvailableInstanceCount`). */
+  readonly availableInstanceCount?: number;
+  readonly totalInstanceCount?: number;
+  /** Whether EC2 may reclaim it (interruptible capacity reservations). */
+  readonly interruptible?: boolean;
   readonly tags: Tags;
 }
 
@@ -58,6 +63,84 @@ export interface InstanceTypeOffering {
   readonly instanceType: string;
   /** Zone name (`us-east-1a`). */
   readonly zone: string;
+}
+
+/** A GPU of an instance type (`GpuInfo.Gpus[]`). */
+export interface InstanceTypeGpu {
+  readonly name?: string;
+  readonly manufacturer?: string;
+  readonly count?: number;
+  readonly memoryMiB?: number;
+}
+
+/** An inference accelerator (`InferenceAcceleratorInfo.Accelerators[]`). */
+export interface InstanceTypeAccelerator {
+  readonly name?: string;
+  readonly manufacturer?: string;
+  readonly count?: number;
+}
+
+/** An AWS Neuron device (`NeuronInfo.NeuronDevices[]`). */
+export interface InstanceTypeNeuronDevice {
+  readonly name?: string;
+  readonly count?: number;
+  /** Neuron cores per device (`CoreInfo.Count`). */
+  readonly coreCount?: number;
+}
+
+/** `NetworkInfo`: what max pods and the EFA capacity are computed from. */
+export interface InstanceTypeNetwork {
+  /** Index into `networkCards` of the card the VPC CNI uses. */
+  readonly defaultNetworkCardIndex?: number;
+  /** `NetworkCards[]`, in EC2's order: each card's `MaximumNetworkInterfaces`. */
+  readonly networkCards: readonly {
+    readonly index?: number;
+    readonly maximumNetworkInterfaces?: number;
+  }[];
+  readonly maximumNetworkInterfaces?: number;
+  readonly ipv4AddressesPerInterface?: number;
+  readonly efaMaximumInterfaces?: number;
+  readonly encryptionInTransitSupported?: boolean;
+  /** `unsupported | supported | required` */
+  readonly enaSupport?: string;
+}
+
+/**
+ * One `DescribeInstanceTypes` entry (`InstanceTypeInfo`): the fields Karpenter derives its labels,
+ * capacity and overhead from (pkg/providers/instancetype/types.go).
+ */
+export interface InstanceTypeInfo {
+  readonly instanceType: string;
+  /** `ProcessorInfo.SupportedArchitectures`, in EC2's order (`x86_64`, `arm64`, `i386`…). */
+  readonly architectures: readonly string[];
+  /** `SupportedVirtualizationTypes` (`hvm`, `paravirtual`). */
+  readonly virtualizationTypes: readonly string[];
+  readonly cpuManufacturer?: string;
+  readonly sustainedClockSpeedGhz?: number;
+  /** `VCpuInfo.DefaultVCpus`. */
+  readonly vcpus?: number;
+  readonly memoryMiB?: number;
+  /** `nitro | xen` */
+  readonly hypervisor?: string;
+  readonly bareMetal?: boolean;
+  /** `SupportedUsageClasses`: `on-demand`, `spot`, `capacity-block`. */
+  readonly usageClasses: readonly string[];
+  readonly gpus: readonly InstanceTypeGpu[];
+  readonly inferenceAccelerators: readonly InstanceTypeAccelerator[];
+  /** Undefined when the type has no `NeuronInfo`. */
+  readonly neuronDevices?: readonly InstanceTypeNeuronDevice[];
+  readonly network: InstanceTypeNetwork;
+  /** `InstanceStorageInfo`: local disks. */
+  readonly instanceStorage?: {
+    readonly totalSizeGB?: number;
+    /** `unsupported | supported | required` */
+    readonly nvmeSupport?: string;
+  };
+  /** `EbsInfo`: `default | supported | unsupported` and the optimized bandwidth. */
+  readonly ebs?: {
+    readonly optimizedSupport?: string;
+    readonly maximumBandwidthMbps?: number;
+  };
 }
 
 export interface Role {
@@ -200,6 +283,11 @@ export interface InstanceTypeOfferingFacts {
   readonly offerings: readonly InstanceTypeOffering[];
 }
 
+export interface InstanceTypeFacts {
+  /** Every instance type Karpenter lists in the region (one paged query per region). */
+  readonly types: readonly InstanceTypeInfo[];
+}
+
 export interface InstanceProfileFacts {
   /** The name looked up (the bare name when spec.instanceProfile is an ARN or path). */
   readonly name: string;
@@ -227,10 +315,16 @@ export interface AwsNodeClassFacts {
   /** Absent when the NodeClass has no capacityReservationSelectorTerms. */
   readonly capacityReservations?: Slice<CapacityReservationFacts>;
   /**
-   * Absent unless a NodePool using this NodeClass constrains instance types, or when the source
-   * does not record offerings (a world file without an `instanceTypeOfferings` section).
+   * Absent unless a NodePool launches through this NodeClass, or when the source does not record
+   * offerings (a world file without an `instanceTypeOfferings` section for its region).
    */
   readonly instanceTypeOfferings?: Slice<InstanceTypeOfferingFacts>;
+  /**
+   * The region's instance types (DescribeInstanceTypes). Absent unless a NodePool launches
+   * through this NodeClass, or when the source does not record them (a world file without an
+   * `instanceTypes` section for its region).
+   */
+  readonly instanceTypes?: Slice<InstanceTypeFacts>;
   /** Absent in role mode (Karpenter manages the profile). */
   readonly instanceProfile?: Slice<InstanceProfileFacts>;
   readonly nodeRole?: Slice<NodeRoleFacts>;

@@ -137,6 +137,17 @@ export interface ReadPolicies {
   readonly boundary?: NamedPolicy;
 }
 
+/**
+ * What a NodeClass' simulations stood on besides the controller role's own policies and the class'
+ * resolved resources (policy documents given to the scan, wildcard resource ARNs): said in the
+ * evidence of the checks it concerns.
+ */
+export interface PermissionNote {
+  /** The check group it concerns; every group when absent. */
+  readonly group?: PermissionGroup;
+  readonly message: string;
+}
+
 /** Permission facts for one NodeClass. */
 export interface PermissionFacts {
   readonly controllerRole: ControllerRoleResolution;
@@ -149,4 +160,6 @@ export interface PermissionFacts {
   readonly gaps: readonly SimulationGap[];
   /** Present only when DryRun mode is enabled. */
   readonly dryRun?: readonly DryRunOutcome[];
+  /** Present only when the simulations stood on something the findings must say. */
+  readonly notes?: readonly PermissionNote[];
 }

@@ -37,6 +37,8 @@ export interface Denial {
   readonly deniedBy: DenialSource;
   readonly matchedStatements: readonly MatchedStatement[];
   readonly missingContextValues: readonly string[];
+  /** The permissions boundary's name, when it denied and the scan read it. */
+  readonly boundary?: string;
 }
 
 /** A missing key that can change the verdict, and the statements that use it. */
@@ -119,6 +121,7 @@ function openKeysOf(
 export function interpretGroup(facts: PermissionFacts, group: PermissionGroup): GroupVerdict {
   const statements =
     facts.controllerPolicies === undefined ? undefined : parseStatements(facts.controllerPolicies);
+  const boundary = facts.controllerPolicies?.boundary?.name;
   const denials: Denial[] = [];
   const inconclusive: Inconclusive[] = [];
   const unsimulated: Unsimulated[] = facts.gaps
@@ -154,6 +157,7 @@ export function interpretGroup(facts: PermissionFacts, group: PermissionGroup): 
           deniedBy,
           matchedStatements: result.matchedStatements,
           missingContextValues: result.missingContextValues,
+          ...(deniedBy === 'permissions-boundary' && boundary !== undefined ? { boundary } : {}),
         });
       }
     }
@@ -179,7 +183,8 @@ export function describeDenial(denial: Denial): string {
     .map((statement) => statement.sourcePolicyId)
     .filter((id) => id !== undefined);
   const via = statements.length > 0 ? ` (matched: ${[...new Set(statements)].join(', ')})` : '';
-  return `${denial.action} on ${denial.resource}: ${SOURCE_TEXT[denial.deniedBy]}${via}`;
+  const boundary = denial.boundary === undefined ? '' : ` ${denial.boundary}`;
+  return `${denial.action} on ${denial.resource}: ${SOURCE_TEXT[denial.deniedBy]}${boundary}${via}`;
 }
 
 const DECISION_TEXT: Readonly<Record<SimulationDecision, string>> = {

@@ -139,6 +139,26 @@ export function launchResourcesOf(
 }
 
 /**
+ * For a class whose resources nothing resolved (no AWS facts, no status): every resource of each
+ * type the launch uses, as wildcard ARNs (`image/*`, `subnet/*`, `security-group/*`, and
+ * `capacity-reservation/*` when the class selects reservations). A policy that allows only some
+ * of them denies these requests, as it would deny a resource it does not name.
+ */
+export function wildcardLaunchResources(nodeClass: EC2NodeClass): LaunchResources {
+  const placementGroup = nodeClass.spec.placementGroupSelector;
+  const placementName = placementGroup?.name ?? placementGroup?.id;
+  return {
+    imageIds: ['*'],
+    subnetIds: ['*'],
+    securityGroupIds: ['*'],
+    capacityReservationIds:
+      (nodeClass.spec.capacityReservationSelectorTerms ?? []).length > 0 ? ['*'] : [],
+    ...(placementName === undefined ? {} : { placementGroup: placementName }),
+    known: new Map(),
+  };
+}
+
+/**
  * The check whose finding explains why the class' launch resources are unknown (a read failed) or
  * empty (a selector matched nothing): the first such kind, in `launchResourcesOf`'s order.
  * Undefined when they resolved, or when nothing was collected at all (no check explains that).

@@ -127,6 +127,7 @@ function denialEvidence(denial: Denial): Record<string, unknown> {
     resource: denial.resource,
     decision: denial.decision,
     deniedBy: denial.deniedBy,
+    ...(denial.boundary === undefined ? {} : { boundary: denial.boundary }),
     ...(denial.matchedStatements.length > 0 ? { matchedStatements: denial.matchedStatements } : {}),
     ...(denial.missingContextValues.length > 0
       ? { missingContextValues: denial.missingContextValues }
@@ -193,6 +194,14 @@ export function permissionCheckDrafts(
       ];
     }
     const verdict = interpretGroup(facts, options.group);
+    const notes = (facts.notes ?? []).filter(
+      (note) => note.group === undefined || note.group === options.group
+    );
+    // A note on this group alone (wildcard resources) changes what the verdict means: in the message too.
+    const said = notes
+      .filter((note) => note.group !== undefined)
+      .map((note) => ` ${note.message}`)
+      .join('');
     const baseEvidence = {
       controllerRole: role.roleArn,
       controllerRoleSource: role.source,
@@ -200,6 +209,7 @@ export function permissionCheckDrafts(
         .length,
       evaluated: verdict.evaluated,
       limits: SIMULATOR_LIMITS,
+      ...(notes.length === 0 ? {} : { notes: notes.map((note) => note.message) }),
     };
     const extra = (options.extra?.(facts) ?? []).map((draft) => ({ ...draft, resource }));
     if (verdict.status === 'fail') {
@@ -213,7 +223,7 @@ export function permissionCheckDrafts(
         {
           status: 'fail',
           resource,
-          message: `${options.subject} is denied for controller role ${role.roleArn}: ${first === undefined ? '' : describeDenial(first)}${more}.`,
+          message: `${options.subject} is denied for controller role ${role.roleArn}: ${first === undefined ? '' : describeDenial(first)}${more}.${said}`,
           remediation: remediationText(verdict.denials, policyJson),
           evidence: {
             ...baseEvidence,
@@ -243,7 +253,7 @@ export function permissionCheckDrafts(
           status: 'error',
           resource,
           ...(causedBy === undefined ? {} : { causedBy }),
-          message: `${options.subject} could not be verified for controller role ${role.roleArn}: ${problems[0] ?? 'nothing was simulated'}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}.`,
+          message: `${options.subject} could not be verified for controller role ${role.roleArn}: ${problems[0] ?? 'nothing was simulated'}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}.${said}`,
           evidence: {
             ...baseEvidence,
             unsimulated: verdict.unsimulated,
@@ -257,7 +267,7 @@ export function permissionCheckDrafts(
       {
         status: 'pass',
         resource,
-        message: `${options.subject} is allowed for controller role ${role.roleArn} (${verdict.evaluated} action/resource pairs simulated with Karpenter's request context).`,
+        message: `${options.subject} is allowed for controller role ${role.roleArn} (${verdict.evaluated} action/resource pairs simulated with Karpenter's request context).${said}`,
         evidence: baseEvidence,
       },
       ...extra,

@@ -4,7 +4,7 @@
 // AWS Chatbot subscribes). Message attributes carry the routing keys for subscription filters.
 import { findCheck } from '../checks/index.js';
 import type { ChangeKind, FindingState, LifecycleChange } from '../lifecycle.js';
-import type { Finding, ResourceRef, Severity } from '../model.js';
+import type { Finding, ResourceRef, Severity, Suppression } from '../model.js';
 import { type ChatbotNotification, chatbotNotification } from './chatbot.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import {
@@ -58,6 +58,8 @@ export interface FindingMessageBody {
     readonly message: string;
     readonly remediation: string;
     readonly evidence: unknown;
+    /** On a `suppressed` change: who accepted the finding (annotation or rule), why, until when. */
+    readonly suppression?: Suppression;
   };
   /** Findings that could not be evaluated because of this one: shown here, never alerted. */
   readonly followOns?: readonly FollowOnSummary[];
@@ -81,6 +83,7 @@ const CHANGE_LABEL: Readonly<Record<ChangeKind, string>> = {
   new: 'NEW',
   changed: 'CHANGED',
   resolved: 'RESOLVED',
+  suppressed: 'SUPPRESSED',
   reminder: 'STILL FAILING',
 };
 
@@ -119,6 +122,44 @@ export function whereLine(cluster: string, location: AlertLocation = {}): string
 export function subjectLocation(location: AlertLocation = {}): string {
   const parts = [location.account, location.region].filter((part) => part);
   return parts.length === 0 ? '' : ` in ${parts.join(' ')}`;
+}
+
+const ANNOTATION_PREFIX = 'ignore-check.nodeclass-scanner/';
+
+/**
+ * What a `suppressed` change says first: who accepted the finding (the annotation on the object,
+ * or an ignore rule), the reason given, until when, and how to undo it. Empty without a suppression.
+ */
+export function suppressionLines(
+  finding: Pick<Finding, 'checkId' | 'resource' | 'suppression'>
+): string[] {
+  const { suppression } = finding;
+  if (suppression === undefined) return [];
+  const until =
+    suppression.expires === undefined ? '' : `, until ${oneLine(suppression.expires, 40)}`;
+  const by =
+    suppression.source === 'annotation'
+      ? `the annotation ${ANNOTATION_PREFIX}${finding.checkId} on ${finding.resource.kind}/${oneLine(finding.resource.name, 253)}`
+      : 'an ignore rule of the configuration';
+  return [
+    `Suppressed by ${by}${until}: "${oneLine(suppression.reason, 500)}"`,
+    `It no longer alerts; if it still fails once the suppression is removed or expires, it alerts as new.`,
+    ...(suppression.source === 'annotation'
+      ? [
+          'Not agreed? Remove the annotation, or refuse annotation suppressions with the annotationSuppression setting.',
+        ]
+      : []),
+  ];
+}
+
+/** The suppression as the JSON body carries it (user text sanitised). */
+function suppressionBody(suppression: Suppression): Suppression {
+  return {
+    reason: manyLines(suppression.reason, 1_000),
+    source: suppression.source,
+    status: suppression.status,
+    ...(suppression.expires === undefined ? {} : { expires: oneLine(suppression.expires, 40) }),
+  };
 }
 
 /** The finding this change is about; a resolved finding whose resource is gone is rebuilt from state. */
@@ -232,11 +273,15 @@ function renderText(input: {
 }): string {
   const { kind, state, finding, previous } = input;
   const where = whereLine(state.resource.cluster, input.location);
+  const suppressed = kind === 'suppressed' ? suppressionLines(finding) : [];
   const lines = [
     headline(kind, state),
     ...(where === '' ? [] : [`Where: ${where}`]),
     '',
-    manyLines(finding.message, MAX_MESSAGE_CHARS),
+    ...(suppressed.length > 0 ? [...suppressed, ''] : []),
+    suppressed.length > 0
+      ? `What it reported (${finding.suppression?.status ?? 'fail'}): ${manyLines(finding.message, MAX_MESSAGE_CHARS)}`
+      : manyLines(finding.message, MAX_MESSAGE_CHARS),
   ];
   if (kind === 'changed' && previous !== undefined) {
     lines.push('', `Before (${previous.severity}): ${manyLines(previous.message, 1_000)}`);
@@ -266,10 +311,13 @@ function attributesOf(
     cluster: string;
     status?: string;
     location?: AlertLocation;
+    /** On a `suppressed` change: `annotation` or `config`. */
+    suppressedBy?: Suppression['source'];
   }
 ): Record<string, string> {
   const attributes: Record<string, string> = { change: kind, severity: state.severity };
   if (state.checkId !== undefined) attributes.checkId = state.checkId;
+  if (state.suppressedBy !== undefined) attributes.suppressedBy = state.suppressedBy;
   // SNS rejects empty attribute values; manifest-only scans have no cluster.
   if (state.cluster !== '') attributes.cluster = oneLine(state.cluster, 256);
   if (state.status !== undefined) attributes.status = state.status;
@@ -321,6 +369,9 @@ export function renderChangeMessage(
           cluster: state.resource.cluster,
           status: finding.status,
           location,
+          ...(change.kind === 'suppressed' && finding.suppression
+            ? { suppressedBy: finding.suppression.source }
+            : {}),
         }),
         bodies,
         covers: [`${change.kind}:${state.id}`],
@@ -391,6 +442,9 @@ function renderBodies(
       message: manyLines(finding.message, MAX_MESSAGE_CHARS),
       remediation: remediationText(remediation),
       evidence: evidence.value,
+      ...(change.kind === 'suppressed' && finding.suppression
+        ? { suppression: suppressionBody(finding.suppression) }
+        : {}),
     },
     ...(followOns.length > 0 ? { followOns: followOnSummaries(followOns) } : {}),
     ...(change.kind === 'changed' && change.previous
@@ -408,12 +462,14 @@ function renderBodies(
     text,
   };
   const where = whereLine(state.resource.cluster, location);
+  const suppressed = change.kind === 'suppressed' ? suppressionLines(finding) : [];
   const chatbot: ChatbotNotification = chatbotNotification({
     id: `${state.id}-${state.revision}`,
     threadId: state.id,
     eventType: change.kind,
     title: `${CHANGE_EMOJI[change.kind]} ${headline(change.kind, state)}`,
     description: [
+      ...(suppressed.length > 0 ? [suppressed.join('\n')] : []),
       manyLines(finding.message, 1_500),
       ...(change.kind === 'changed' && change.previous
         ? [`Before (${change.previous.severity}): ${manyLines(change.previous.message, 500)}`]
@@ -426,7 +482,14 @@ function renderBodies(
     nextSteps:
       change.kind === 'resolved'
         ? []
-        : remediationProse(remediation).map((step) => manyLines(step, 500)),
+        : [
+            ...(finding.suppression?.source === 'annotation' && change.kind === 'suppressed'
+              ? [
+                  `Not agreed? Remove the annotation ${ANNOTATION_PREFIX}${state.checkId} from ${resourceLabel(state.resource)}, or refuse annotation suppressions with the annotationSuppression setting.`,
+                ]
+              : []),
+            ...remediationProse(remediation).map((step) => manyLines(step, 500)),
+          ],
     keywords: [
       state.severity,
       state.checkId,
@@ -449,6 +512,7 @@ const CHANGE_EMOJI: Readonly<Record<ChangeKind, string>> = {
   new: ':rotating_light:',
   changed: ':arrows_counterclockwise:',
   resolved: ':white_check_mark:',
+  suppressed: ':mute:',
   reminder: ':hourglass:',
 };
 

@@ -172,15 +172,8 @@ export function sanitizeDeep(
   return sanitizeText(String(value), { maxLength: limits.maxString });
 }
 
-/** UTF-8 byte length, without `TextEncoder`-free assumptions about the runtime. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-  }
-  return bytes;
-}
+/** UTF-8 byte length (one definition: finding budgets and message sizes count alike). */
+export { utf8Length } from '../text-budget.js';
 
 /** The longest SNS email `Subject` we send (SNS allows fewer than 100 characters). */
 const MAX_SUBJECT_CHARS = 99;

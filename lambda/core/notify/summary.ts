@@ -3,7 +3,13 @@
 // first scan with 31 findings is one email and one Slack post, each finding listed with its fix
 // and its follow-on findings under it.
 import { CHANGE_KINDS, type ChangeKind, type LifecycleChange } from '../lifecycle.js';
-import { type ResourceRef, SEVERITIES, type Severity, severityRank } from '../model.js';
+import {
+  type ResourceRef,
+  SEVERITIES,
+  type Severity,
+  type Suppression,
+  severityRank,
+} from '../model.js';
 import { chatbotNotification } from './chatbot.js';
 import {
   type AlertLocation,
@@ -21,6 +27,7 @@ import {
   sanitizeMultiline,
   structuredMessageBytes,
   subjectLocation,
+  suppressionLines,
   whereLine,
 } from './message.js';
 import { remediationParts } from './remediation.js';
@@ -57,6 +64,8 @@ export interface SummaryItem {
   readonly message: string;
   readonly remediation?: string;
   readonly followOns?: readonly FollowOnSummary[];
+  /** On a `suppressed` change: who accepted the finding, why, and until when. */
+  readonly suppression?: Suppression;
 }
 
 export interface SummaryBody {
@@ -141,7 +150,18 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
         : change.next.message);
     const parts = finding === undefined ? [] : remediationParts(finding.remediation);
     const followOns = change.kind === 'resolved' ? [] : (change.followOns ?? []);
-    lines.push('', headline(change.kind, change.next), sanitizeMultiline(message, 1_000));
+    const suppression = change.kind === 'suppressed' ? finding?.suppression : undefined;
+    // Who suppressed it and why, before what it reported.
+    const suppressedBy =
+      finding === undefined || suppression === undefined
+        ? []
+        : suppressionLines(finding).slice(0, 1);
+    lines.push(
+      '',
+      headline(change.kind, change.next),
+      ...suppressedBy,
+      sanitizeMultiline(message, 1_000)
+    );
     if (parts.length > 0) {
       lines.push(
         ...(detail
@@ -167,6 +187,18 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
         ? { remediation: remediationText(parts) }
         : {}),
       ...(followOns.length > 0 ? { followOns: followOnSummaries(followOns) } : {}),
+      ...(suppression === undefined
+        ? {}
+        : {
+            suppression: {
+              reason: sanitizeMultiline(suppression.reason, 1_000),
+              source: suppression.source,
+              status: suppression.status,
+              ...(suppression.expires === undefined
+                ? {}
+                : { expires: sanitizeLine(suppression.expires, 40) }),
+            },
+          }),
     });
   }
   if (omitted > 0) lines.push('', `… and ${omitted} more (not listed: the message is too large)`);

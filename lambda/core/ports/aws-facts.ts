@@ -2,6 +2,7 @@ import type {
   CapacityReservation,
   Image,
   InstanceProfile,
+  InstanceTypeInfo,
   InstanceTypeOffering,
   Role,
   SecurityGroup,
@@ -30,6 +31,12 @@ export interface AwsFactsPort {
    * of the port's region. Undefined when the source does not record offerings (world files only).
    */
   describeInstanceTypeOfferings(): Promise<readonly InstanceTypeOffering[] | undefined>;
+  /**
+   * DescribeInstanceTypes with Karpenter's filters (HVM; x86_64 or arm64), all pages: every
+   * instance type Karpenter considers in the port's region. Undefined when the source does not
+   * record them (world files only).
+   */
+  describeInstanceTypes(): Promise<readonly InstanceTypeInfo[] | undefined>;
   /** SSM GetParameter value; undefined for ParameterNotFound. */
   getParameter(name: string): Promise<string | undefined>;
   /**

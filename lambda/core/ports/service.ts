@@ -10,8 +10,9 @@ import type {
   SilentClose,
   StoredFindings,
 } from '../lifecycle.js';
-import type { Severity } from '../model.js';
+import type { Finding, Severity } from '../model.js';
 import type { OutgoingMessage } from '../notify/message.js';
+import type { OversizedItem } from '../storage-limits.js';
 
 /**
  * Per-finding state, a per-cluster scan counter and the NodeClass index (DynamoDB in production).
@@ -52,6 +53,16 @@ export interface FindingStore {
    * findings: no revision bump, never notifies.
    */
   touch(states: readonly FindingState[], stamp: ScanStamp): Promise<void>;
+  /**
+   * The items a scan would write that the store cannot hold (DynamoDB: 400 KB per item), measured
+   * before anything is written: the state of each `fail`/`error` finding, with room for the
+   * notification a claim carries, and each index entry. Writes of such an item throw
+   * `ItemTooLargeError` without reaching the store.
+   */
+  oversizedItems(scan: {
+    readonly findings: readonly Finding[];
+    readonly index: readonly NodeClassIndexEntry[];
+  }): Promise<readonly OversizedItem[]>;
   loadIndex(): Promise<NodeClassIndexEntry[]>;
   /** Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone). */
   replaceClusterIndex(cluster: string, entries: readonly NodeClassIndexEntry[]): Promise<void>;

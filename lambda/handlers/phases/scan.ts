@@ -82,6 +82,7 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
       reminderIntervalMs: config.reminderIntervalMs,
       digest: config.digest,
       ignore: config.ignore,
+      annotationSuppression: config.annotationSuppression,
       alertBatchThreshold: config.alertBatchThreshold,
       account: config.account,
       region: config.region,
@@ -92,7 +93,7 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
           securityHub: {
             port: deferredPort(
               async () => (await import('./security-hub.js')).createSecurityHub(config, counter),
-              { importFindings: true, markResolved: true }
+              { importFindings: true, markResolved: true, updateWorkflow: true }
             ),
             target: {
               account: config.account,

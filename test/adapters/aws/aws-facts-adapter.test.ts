@@ -444,6 +444,7 @@ describe('declared actions', () => {
       'ec2:DescribeSecurityGroups',
       'ec2:DescribeCapacityReservations',
       'ec2:DescribeInstanceTypeOfferings',
+      'ec2:DescribeInstanceTypes',
       'ssm:GetParameter',
       'ssm:GetParameters',
       'iam:GetInstanceProfile',

@@ -199,6 +199,7 @@ describe('the IAM actions of every port method', () => {
       describeSecurityGroups: (port) => port.describeSecurityGroups({ filters: [] }),
       describeCapacityReservations: (port) => port.describeCapacityReservations({ filters: [] }),
       describeInstanceTypeOfferings: (port) => port.describeInstanceTypeOfferings(),
+      describeInstanceTypes: (port) => port.describeInstanceTypes(),
       getParameter: (port) => port.getParameter('/aws/service/x'),
       getParameters: async (port) => port.getParameters?.(['/aws/service/x']),
       getInstanceProfile: (port) => port.getInstanceProfile('node'),

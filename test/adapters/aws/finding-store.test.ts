@@ -14,7 +14,7 @@ import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.j
 import type { NodeClassIndexEntry } from '../../../lambda/core/event-index.js';
 import { diffFindings, type ScanStamp } from '../../../lambda/core/lifecycle.js';
 import { renderChangeMessage } from '../../../lambda/core/notify/message.js';
-import { SourceUnavailableError } from '../../../lambda/shared/errors.js';
+import { ItemTooLargeError, SourceUnavailableError } from '../../../lambda/shared/errors.js';
 import { aFinding, aStoredState } from '../../support/findings.js';
 
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}));
@@ -492,6 +492,68 @@ describe('createFindingStore', () => {
     await expect(store.clearPending([state], stamp)).rejects.toMatchObject({
       name: 'SourceUnavailableError',
       source: 'dynamodb:UpdateItem',
+    });
+  });
+
+  describe('item size', () => {
+    /** The index entry of the issue: one AMI name term of 420,000 characters. */
+    const poison: NodeClassIndexEntry = {
+      ...entry,
+      name: 'poison',
+      amiSelectorTerms: [{ name: `${'a'.repeat(419_999)}*` }],
+    };
+
+    it('reports the items DynamoDB would refuse before anything is written, and only those', async () => {
+      // Act
+      const oversized = await store.oversizedItems({
+        findings: [aFinding(), aFinding({ checkId: 'ami-selector-pinned' })],
+        index: [entry, poison],
+      });
+
+      // Assess: the poison entry alone, with the field that makes it too big
+      expect(oversized).toEqual([
+        {
+          item: 'nodeclass-index',
+          entry: { cluster: 'prod', name: 'poison' },
+          bytes: expect.any(Number),
+          maxBytes: 409_600,
+          largestField: 'amiSelectorTerms',
+        },
+      ]);
+      expect(oversized[0]?.bytes).toBeGreaterThan(420_000);
+      expect(dynamo.calls()).toEqual([]);
+    });
+
+    it('counts room for the pending notification in a finding state', async () => {
+      // A message the budgets would have cut (made here without them) leaves no room for it.
+      const unbounded = aFinding({ message: 'm'.repeat(200_000) });
+      const oversized = await store.oversizedItems({ findings: [unbounded], index: [] });
+      expect(oversized).toEqual([
+        {
+          item: 'finding-state',
+          finding: unbounded,
+          bytes: expect.any(Number),
+          maxBytes: 409_600,
+        },
+      ]);
+    });
+
+    it('refuses to send an index write or a claim DynamoDB would refuse, naming the item', async () => {
+      // Prepare
+      dynamo.on(QueryCommand).resolves({ Items: [] });
+      dynamo.on(BatchWriteCommand).resolves({});
+      dynamo.on(PutCommand).resolves({});
+      const change = firstChange('new');
+      const huge = { ...change, next: { ...change.next, message: 'm'.repeat(410_000) } };
+
+      // Act & assess
+      await expect(store.replaceClusterIndex('prod', [entry, poison])).rejects.toThrow(
+        /^item NODECLASS \/ prod#poison is 42\d{4} bytes, over the 409600-byte item limit/
+      );
+      await expect(store.putIndexEntries([poison])).rejects.toBeInstanceOf(ItemTooLargeError);
+      await expect(store.claim(huge, claimInput(change))).rejects.toBeInstanceOf(ItemTooLargeError);
+      expect(dynamo.commandCalls(BatchWriteCommand)).toEqual([]);
+      expect(dynamo.commandCalls(PutCommand)).toEqual([]);
     });
   });
 });

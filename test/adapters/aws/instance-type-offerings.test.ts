@@ -30,6 +30,7 @@ import {
   SCAN_TIME,
 } from '../../support/aws-builders.js';
 import { aNodeClassObject } from '../../support/builders.js';
+import { anInstanceType } from '../../support/instance-types.js';
 
 const ec2Mock = mockClient(EC2Client);
 
@@ -159,11 +160,12 @@ describe('collector', () => {
     return { cluster: 'demo', name, parsed: parseNodePool(raw) };
   }
 
-  it('reads offerings once, only for classes whose NodePools restrict instance types', async () => {
+  it('reads instance types and offerings once, only for classes a NodePool launches through', async () => {
     // Arrange
     const port = new InMemoryAwsFacts({
       subnets: [aSubnet()],
       instanceTypeOfferings: [{ instanceType: 'm7i.large', zone: 'us-east-1a' }],
+      instanceTypes: [anInstanceType('m7i.large')],
     });
     const base = anAwsInventory(
       [
@@ -177,11 +179,7 @@ describe('collector', () => {
     const inventory = {
       ...base,
       awsFacts: new Map(),
-      nodePools: [
-        nodePool('a', 'default', family),
-        nodePool('b', 'third', family),
-        nodePool('c', 'other', [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }]),
-      ],
+      nodePools: [nodePool('a', 'default', family), nodePool('b', 'third', [])],
     };
 
     // Act
@@ -189,15 +187,20 @@ describe('collector', () => {
 
     // Assess
     expect(port.callsTo('describeInstanceTypeOfferings')).toHaveLength(1);
+    expect(port.callsTo('describeInstanceTypes')).toHaveLength(1);
     expect(enriched.awsFacts.get(nodeClassKey('demo', 'default'))?.instanceTypeOfferings).toEqual({
       status: 'ok',
       value: { offerings: [{ instanceType: 'm7i.large', zone: 'us-east-1a' }] },
     });
-    expect(
-      enriched.awsFacts.get(nodeClassKey('demo', 'third'))?.instanceTypeOfferings?.status
-    ).toBe('ok');
+    expect(enriched.awsFacts.get(nodeClassKey('demo', 'third'))?.instanceTypes).toEqual({
+      status: 'ok',
+      value: { types: [anInstanceType('m7i.large')] },
+    });
     expect(enriched.awsFacts.get(nodeClassKey('demo', 'other'))).not.toHaveProperty(
       'instanceTypeOfferings'
+    );
+    expect(enriched.awsFacts.get(nodeClassKey('demo', 'other'))).not.toHaveProperty(
+      'instanceTypes'
     );
   });
 });

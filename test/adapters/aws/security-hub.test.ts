@@ -132,6 +132,33 @@ describe('createSecurityHubPort', () => {
       { id: missing?.Id, code: 'FindingSizeExceeded', message: 'too big', kind: 'rejected' },
     ]);
   });
+
+  it('sets SUPPRESSED with each note, and NEW, one request per status and note', async () => {
+    // Prepare
+    const [a, b, c] = records(3).map(({ Id, ProductArn }) => ({ Id, ProductArn }));
+    if (!a || !b || !c) throw new Error('expected three records');
+    securityHub
+      .on(BatchUpdateFindingsCommand)
+      .resolves({ ProcessedFindings: [], UnprocessedFindings: [] });
+    // Act
+    const failed = await createSecurityHubPort(securityHub as never).updateWorkflow([
+      { ...a, status: 'SUPPRESSED', note: 'Suppressed by annotation …: accepted' },
+      { ...b, status: 'NEW' },
+      { ...c, status: 'SUPPRESSED', note: 'Suppressed by annotation …: accepted' },
+    ]);
+    // Assess
+    expect(failed).toEqual([]);
+    expect(
+      securityHub.commandCalls(BatchUpdateFindingsCommand).map((call) => call.args[0].input)
+    ).toEqual([
+      {
+        FindingIdentifiers: [a, c],
+        Workflow: { Status: 'SUPPRESSED' },
+        Note: { Text: 'Suppressed by annotation …: accepted', UpdatedBy: 'nodeclass-scanner' },
+      },
+      { FindingIdentifiers: [b], Workflow: { Status: 'NEW' } },
+    ]);
+  });
 });
 
 describe('planImportBatches', () => {

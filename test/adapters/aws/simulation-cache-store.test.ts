@@ -126,4 +126,33 @@ describe('simulation cache store (DynamoDB)', () => {
     expect(items.size).toBe(0);
     expect(mock.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });
+
+  it('leaves out an entry DynamoDB would refuse (over 400 KB gzipped) and caches the others', async () => {
+    // Prepare: verdicts on resources named by incompressible text
+    const { items } = table();
+    let seed = 1;
+    const noise = (length: number) =>
+      Array.from({ length }, () => {
+        // xorshift32: deterministic, and nothing gzip can compress much.
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charAt(
+          (seed >>> 0) % 64
+        );
+      }).join('');
+    const huge = Array.from({ length: 6 }, () => ({ ...VERDICTS[0], resource: noise(100_000) }));
+
+    // Act
+    await store().put(
+      [
+        { key: key('huge'), results: huge as SimulationResult[] },
+        { key: key('f1'), results: VERDICTS },
+      ],
+      3600
+    );
+
+    // Assess
+    expect([...items.keys()]).toEqual([`${simulationCachePk('p1')}|f1`]);
+  });
 });

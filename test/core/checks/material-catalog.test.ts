@@ -17,7 +17,10 @@ import type { Finding } from '../../../lambda/core/model.js';
 import { parseNodePool } from '../../../lambda/core/schema.js';
 import { anAmiFacts, anAwsInventory, someAwsFacts } from '../../support/aws-builders.js';
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
+import { catalog, offeringsIn } from '../../support/instance-types.js';
+import { aNodePoolObject, requirement, withNodePools } from '../../support/nodepool-builders.js';
 import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
+import { aUserDataNodeClass, BROKEN_TOML } from '../../support/user-data-builders.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples');
 /** Shortly after the example world was recorded. */
@@ -143,6 +146,32 @@ function scenarios(): Inventory[] {
     anInventory([aNodeClassObject({ spec: { kubelet: { podsPerCore: 'ten' } } })], {
       overrides: { nodePools: [legacyNodePool] },
     }),
+    // userData Karpenter cannot parse, and userData over EC2's 16 KB limit.
+    anInventory([
+      aUserDataNodeClass('Bottlerocket', BROKEN_TOML),
+      aUserDataNodeClass('Custom', `karpenter.sh/unregistered\n${'x'.repeat(17_000)}`),
+    ]),
+    // An arm64 NodePool on x86 images without the region's instance types (the fallback verdict),
+    // and minValues the instance types left cannot meet.
+    withNodePools(anAwsInventory([aNodeClassObject()], someAwsFacts()), [
+      aNodePoolObject({ requirements: [requirement('kubernetes.io/arch', 'In', ['arm64'])] }),
+    ]),
+    withNodePools(
+      anAwsInventory(
+        [aNodeClassObject()],
+        someAwsFacts({
+          instanceTypes: ok({ types: catalog() }),
+          instanceTypeOfferings: ok({ offerings: offeringsIn(['us-east-1a']) }),
+        })
+      ),
+      [
+        aNodePoolObject({
+          requirements: [
+            { ...requirement('karpenter.k8s.aws/instance-family', 'Exists'), minValues: 50 },
+          ],
+        }),
+      ]
+    ),
   ];
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FindingDraft } from '../../../lambda/core/check.js';
 import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
-import { aNodeClassObject, anInventory } from '../../support/builders.js';
+import { emptyInventory } from '../../../lambda/core/inventory.js';
+import { aNodeClassEntry, aNodeClassObject, anInventory } from '../../support/builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -839,5 +840,103 @@ describe('nodeclass-schema-valid', () => {
       })
     );
     expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+});
+
+describe('nodeclass-schema-valid: fields the karpenter.k8s.aws/v1 CRD does not have', () => {
+  it('reports an unknown field of a healthy-looking class, and nothing on its healthy control', () => {
+    // Prepare
+    const healthy = aNodeClassObject({ name: 'healthy' });
+    const broken = aNodeClassObject({
+      name: 'typo',
+      spec: { subnetSelectorTerms: [{ tag: { 'karpenter.sh/discovery': 'demo' } }] },
+    });
+
+    // Act
+    const findings = nodeClassSchemaValid.evaluate(anInventory([healthy, broken]), { now });
+
+    // Assess
+    const failing = findings.filter((finding) => finding.status === 'fail');
+    expect(
+      failing.map((finding) => [
+        finding.resource.name,
+        finding.evidence?.path,
+        finding.evidence?.rule,
+      ])
+    ).toEqual([
+      ['typo', 'spec.subnetSelectorTerms[0]', 'term-has-field'],
+      ['typo', 'spec.subnetSelectorTerms[0].tag', 'unknown-field'],
+    ]);
+    expect(failing[1]?.message).toContain('did you mean "tags"?');
+    expect(failing[1]?.severity).toBe('high');
+  });
+
+  it('names the spec field of the AWSNodeTemplate era that replaced it', () => {
+    const findings = evaluate({ subnetSelector: { 'karpenter.sh/discovery': 'demo' } });
+    expect(violations(findings)).toEqual([
+      [
+        'spec.subnetSelector',
+        'unknown-field',
+        expect.stringContaining('an AWSNodeTemplate field: v1 uses spec.subnetSelectorTerms'),
+      ],
+    ]);
+  });
+
+  it('reports unknown top-level and metadata fields, never map keys', () => {
+    const findings = evaluateRaw({
+      ...aNodeClassObject({ metadata: { label: { a: 'b' } }, spec: { tags: { 'any/key': 'v' } } }),
+      specs: {},
+    });
+    expect(violations(findings).map(([path, rule]) => `${path}#${rule}`)).toEqual([
+      'metadata.label#unknown-field',
+      'specs#unknown-field',
+    ]);
+  });
+
+  it('knows the fields each release added: networkInterfaces needs v1.11.0 (annotation or cluster)', () => {
+    // Prepare
+    const nics = [{ networkCardIndex: 0, deviceIndex: 0, interfaceType: 'interface' }];
+    const on = (version?: string) =>
+      aNodeClassObject({
+        spec: { networkInterfaces: nics },
+        metadata: version
+          ? { annotations: { 'nodeclass-scanner/karpenter-version': version } }
+          : {},
+      });
+
+    // Act: from a manifest (not applied yet), and as the cluster stored it.
+    const manifest = (raw: unknown) =>
+      nodeClassSchemaValid.evaluate(
+        emptyInventory({
+          nodeClasses: [{ ...aNodeClassEntry(raw), source: { file: 'x.yaml', document: 0 } }],
+        }),
+        { now }
+      );
+    const old = manifest(on('1.10.2'));
+    const stored = evaluateRaw(on('1.10.2'));
+    const current = manifest(on('1.11.0'));
+    const unknownVersion = manifest(on());
+
+    // Assess
+    expect(violations(old)).toEqual([
+      [
+        'spec.networkInterfaces',
+        'unknown-field',
+        expect.stringContaining(
+          'added to the CRD in Karpenter v1.11.0; the CRD of Karpenter 1.10.2 installed here does not have it'
+        ),
+      ],
+    ]);
+    expect(violations(stored)).toEqual([
+      [
+        'spec.networkInterfaces',
+        'unknown-field',
+        expect.stringContaining(
+          'the cluster stored it (its CRDs are newer), but the Karpenter 1.10.2 controller does not know the field'
+        ),
+      ],
+    ]);
+    expect(violations(current)).toEqual([]);
+    expect(violations(unknownVersion)).toEqual([]);
   });
 });

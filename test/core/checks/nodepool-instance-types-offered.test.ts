@@ -1,55 +1,39 @@
 import { describe, expect, it } from 'vitest';
+import { nodePoolArchHasImage } from '../../../lambda/core/checks/nodepool-arch-has-image.js';
+import { nodePoolCapacityTypeOffered } from '../../../lambda/core/checks/nodepool-capacity-type-offered.js';
 import { nodePoolInstanceTypesOffered } from '../../../lambda/core/checks/nodepool-instance-types-offered.js';
-import type { AwsNodeClassFacts, InstanceTypeOffering } from '../../../lambda/core/facts/aws.js';
+import { nodePoolZonesHaveSubnets } from '../../../lambda/core/checks/nodepool-zones-have-subnets.js';
+import type {
+  AwsNodeClassFacts,
+  CapacityReservation,
+  SelectedImage,
+} from '../../../lambda/core/facts/aws.js';
 import { ok } from '../../../lambda/core/facts/slice.js';
+import { nodeClassesLaunchedThrough } from '../../../lambda/core/instance-types.js';
+import type { ClusterContext, Inventory } from '../../../lambda/core/inventory.js';
 import {
-  instanceTypeAllowed,
-  instanceTypeLabels,
-  nodeClassesNeedingOfferings,
-} from '../../../lambda/core/instance-types.js';
-import type { Inventory, NodePoolEntry } from '../../../lambda/core/inventory.js';
-import { parseNodePool } from '../../../lambda/core/schema.js';
-import { anAwsInventory, aSubnet, someAwsFacts, throttled } from '../../support/aws-builders.js';
-import { aNodeClassObject } from '../../support/builders.js';
+  aCapacityReservation,
+  anAmiFacts,
+  anAwsInventory,
+  anImage,
+  aSubnet,
+  SCAN_TIME,
+  someAwsFacts,
+  throttled,
+} from '../../support/aws-builders.js';
+import { aKarpenterVersion, aNodeClassObject } from '../../support/builders.js';
+import { catalog, offeringsIn } from '../../support/instance-types.js';
+import { aNodePoolObject, requirement, withNodePools } from '../../support/nodepool-builders.js';
 
-const NOW = new Date('2025-10-15T00:00:00Z');
+const now = SCAN_TIME;
+const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
+const x86 = anImage();
+const arm = anImage({ id: 'ami-0a1b2c3d4e5f00002', architecture: 'arm64' });
 
-function aNodePool(requirements: readonly unknown[], name = 'general', nodeClass = 'default') {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name },
-    spec: {
-      template: {
-        spec: {
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass },
-          requirements,
-        },
-      },
-    },
-  };
-}
-
-function entry(raw: unknown, cluster = 'demo'): NodePoolEntry {
-  const name = (raw as { metadata: { name: string } }).metadata.name;
-  return { cluster, name, parsed: parseNodePool(raw) };
-}
-
-function offering(instanceType: string, zone: string): InstanceTypeOffering {
-  return { instanceType, zone };
-}
-
-/** Subnets in us-east-1a and us-east-1b; m7i everywhere, x2gd only in us-east-1c. */
-const OFFERINGS = [
-  offering('m7i.large', 'us-east-1a'),
-  offering('m7i.large', 'us-east-1b'),
-  offering('m7i.large', 'us-east-1c'),
-  offering('c6g.xlarge', 'us-east-1b'),
-  offering('x2gd.large', 'us-east-1c'),
-];
-
+/** Subnets in us-east-1a and us-east-1b; every type offered in four zones, x2iedn only in 1d. */
 function facts(overrides: Partial<AwsNodeClassFacts> = {}): AwsNodeClassFacts {
   return someAwsFacts({
+    amis: ok(anAmiFacts({ images: [x86, arm] })),
     subnets: ok({
       queries: [],
       subnets: [
@@ -57,212 +41,347 @@ function facts(overrides: Partial<AwsNodeClassFacts> = {}): AwsNodeClassFacts {
         aSubnet({ id: 'subnet-b', availabilityZone: 'us-east-1b', availabilityZoneId: 'use1-az2' }),
       ],
     }),
-    instanceTypeOfferings: ok({ offerings: OFFERINGS }),
+    instanceTypes: ok({ types: catalog() }),
+    instanceTypeOfferings: ok({
+      offerings: offeringsIn(ZONES, { 'x2iedn.xlarge': ['us-east-1d'] }),
+    }),
     ...overrides,
   });
 }
 
+function reservations(...list: CapacityReservation[]): Partial<AwsNodeClassFacts> {
+  return { capacityReservations: ok({ queries: [], reservations: list }) };
+}
+
+interface PoolOptions {
+  readonly requirements?: unknown[];
+  readonly limits?: Record<string, unknown>;
+  readonly labels?: Record<string, string>;
+}
+
+function pool(options: PoolOptions): Record<string, unknown> {
+  const object = aNodePoolObject({ requirements: options.requirements ?? [] }) as {
+    spec: { template: Record<string, unknown> } & Record<string, unknown>;
+  };
+  if (options.limits) object.spec.limits = options.limits;
+  if (options.labels) object.spec.template.metadata = { labels: options.labels };
+  return object;
+}
+
 function inventoryWith(
-  requirements: readonly unknown[],
-  awsFacts: AwsNodeClassFacts = facts()
+  options: PoolOptions,
+  awsFacts: AwsNodeClassFacts = facts(),
+  cluster: Partial<ClusterContext> = { karpenterVersion: aKarpenterVersion('1.14.1') },
+  spec: Record<string, unknown> = {}
 ): Inventory {
-  const base = anAwsInventory([aNodeClassObject()], awsFacts);
-  return { ...base, nodePools: [entry(aNodePool(requirements))] };
+  return withNodePools(anAwsInventory([aNodeClassObject({ spec })], awsFacts, cluster), [
+    pool(options),
+  ]);
 }
 
 function evaluate(inventory: Inventory) {
-  return nodePoolInstanceTypesOffered.evaluate(inventory, { now: NOW });
+  const findings = nodePoolInstanceTypesOffered.evaluate(inventory, { now });
+  expect(findings).toHaveLength(1);
+  return findings[0];
 }
 
-describe('instance type labels', () => {
-  it('derives family, size, category and generation from the name as Karpenter labels them', () => {
-    // Arrange / Act
-    const labels = instanceTypeLabels('c7gn.16xlarge');
-    const highMemory = instanceTypeLabels('u-6tb1.metal');
+const ARM64 = requirement('kubernetes.io/arch', 'In', ['arm64']);
+const FAMILY = 'karpenter.k8s.aws/instance-family';
+const RESERVED = requirement('karpenter.sh/capacity-type', 'In', ['reserved']);
 
-    // Assess
-    expect(labels).toEqual({
-      'node.kubernetes.io/instance-type': 'c7gn.16xlarge',
-      'karpenter.k8s.aws/instance-family': 'c7gn',
-      'karpenter.k8s.aws/instance-size': '16xlarge',
-      'karpenter.k8s.aws/instance-category': 'c',
-      'karpenter.k8s.aws/instance-generation': '7',
-    });
-    expect(highMemory['karpenter.k8s.aws/instance-category']).toBe('u');
-    expect(highMemory['karpenter.k8s.aws/instance-generation']).toBe('1');
-    expect(highMemory['karpenter.k8s.aws/instance-family']).toBe('u-6tb1');
-  });
+describe('nodepool-instance-types-offered: an arm64 NodePool restricted to x86-only families', () => {
+  it('fails on the requirement that empties the list, showing the narrowing chain', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [ARM64, requirement(FAMILY, 'In', ['m7i', 'c7i'])] })
+    );
 
-  it('compares generations as integers and treats an absent label as satisfying only NotIn', () => {
-    // Arrange
-    const newer = [{ key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['6'] }];
-    const notC = [{ key: 'karpenter.k8s.aws/instance-category', operator: 'NotIn', values: ['c'] }];
-    const inM = [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] }];
-
-    // Act / Assess
-    expect(instanceTypeAllowed('m7i.large', newer)).toBe(true);
-    expect(instanceTypeAllowed('m10.large', newer)).toBe(true);
-    expect(instanceTypeAllowed('m6i.large', newer)).toBe(false);
-    expect(instanceTypeAllowed('weird', notC)).toBe(true);
-    expect(instanceTypeAllowed('weird', inM)).toBe(false);
-  });
-});
-
-describe('nodepool-instance-types-offered', () => {
-  it('passes when a type the requirements allow is offered in a subnet zone', () => {
-    // Arrange
-    const inventory = inventoryWith([
-      { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m', 'c'] },
-      { key: 'karpenter.k8s.aws/instance-generation', operator: 'Gt', values: ['5'] },
-    ]);
-
-    // Act
-    const [finding] = evaluate(inventory);
-
-    // Assess
-    expect(finding?.status).toBe('pass');
-    expect(finding?.resource).toMatchObject({ kind: 'NodePool', name: 'general' });
-    expect(finding?.message).toContain('m7i.large');
-  });
-
-  it('fails, naming the zones and where the family is offered, when it is offered only elsewhere', () => {
-    // Arrange
-    const inventory = inventoryWith([
-      { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['x2gd'] },
-    ]);
-
-    // Act
-    const [finding] = evaluate(inventory);
-
-    // Assess
     expect(finding?.status).toBe('fail');
-    expect(finding?.severity ?? nodePoolInstanceTypesOffered.severity).toBe('high');
-    expect(finding?.message).toContain('us-east-1a, us-east-1b');
-    expect(finding?.message).toContain('offered only in us-east-1c');
+    expect(finding?.message).toContain(
+      '11 instance types → kubernetes.io/arch In [arm64]: 2 → karpenter.k8s.aws/instance-family In [m7i, c7i]: 0.'
+    );
+    expect(finding?.message).toContain('Left before it: c7g.large, m7g.large.');
     expect(finding?.evidence).toMatchObject({
       nodeClass: 'default',
-      zones: ['us-east-1a', 'us-east-1b'],
-      requirements: [
-        { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['x2gd'] },
-      ],
-      offeredElsewhere: ['us-east-1c'],
+      blockedAt: { kind: 'requirement', key: FAMILY },
+      removed: ['c7g.large', 'm7g.large'],
     });
-    expect(finding?.location?.path).toBe('spec.template.spec.requirements[0]');
+    expect(finding?.location).toEqual({ path: 'spec.template.spec.requirements[1]' });
   });
 
-  it('intersects the subnet zones with the NodePool zone requirement', () => {
-    // Arrange: c6g is offered in us-east-1b only, which the NodePool excludes.
-    const inventory = inventoryWith([
-      { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['c6g'] },
-      { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a'] },
-    ]);
+  it('passes the same NodePool restricted to Graviton families, listing what can launch', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [ARM64, requirement(FAMILY, 'In', ['m7g', 'c7g'])] })
+    );
 
-    // Act
-    const [finding] = evaluate(inventory);
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toContain('2 instance type(s) can launch');
+    expect(finding?.message).toContain('c7g.large, m7g.large, in us-east-1a, us-east-1b');
+    expect(finding?.message).toContain(
+      '→ zones with a subnet of the class (us-east-1a, us-east-1b): 2'
+    );
+  });
 
-    // Assess
+  it('counts template labels as In requirements, as Karpenter does', () => {
+    const finding = evaluate(
+      inventoryWith({
+        requirements: [requirement('kubernetes.io/arch', 'In', ['amd64'])],
+        labels: { [FAMILY]: 'm7g' },
+      })
+    );
+
     expect(finding?.status).toBe('fail');
-    expect(finding?.evidence).toMatchObject({ zones: ['us-east-1a'] });
+    expect(finding?.message).toContain(`label ${FAMILY}=m7g: 0`);
   });
 
-  it('fails when an exact instance type and a size requirement leave nothing', () => {
-    // Arrange
-    const inventory = inventoryWith([
-      { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m7i.large'] },
-      { key: 'karpenter.k8s.aws/instance-size', operator: 'NotIn', values: ['large'] },
-    ]);
+  it('fails when the class has no image of the only allowed architecture', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [ARM64] }, facts({ amis: ok(anAmiFacts({ images: [x86] })) }))
+    );
 
-    // Act
-    const [finding] = evaluate(inventory);
-
-    // Assess
     expect(finding?.status).toBe('fail');
-    expect(finding?.message).toContain('is offered anywhere in the region');
+    expect(finding?.message).toContain('images of the class (amd64): 0');
+    expect(finding?.message).toContain('the class has images for amd64 only');
   });
 
-  it('is not applicable when the NodePool does not restrict instance types', () => {
-    // Arrange
-    const inventory = inventoryWith([
-      { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-    ]);
-
-    // Act
-    const [finding] = evaluate(inventory);
-
-    // Assess
-    expect(finding?.status).toBe('not-applicable');
-  });
-
-  it('is not applicable when offerings were not recorded, and an error when unreadable', () => {
-    // Arrange
-    const requirements = [
-      { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['x2gd'] },
-    ];
-    const { instanceTypeOfferings: _omitted, ...withoutOfferings } = facts();
-
-    // Act
-    const [notRecorded] = evaluate(inventoryWith(requirements, withoutOfferings));
-    const [unreadable] = evaluate(
+  it('needs an NVIDIA image variant for GPU types when the alias resolved only the standard one', () => {
+    const standard: SelectedImage = {
+      image: x86,
+      architecture: 'x86_64',
+      variant: 'standard',
+      deprecated: false,
+    };
+    const amis = anAmiFacts({
+      available: ok({ queries: [], matchCount: 1, selected: [standard] }),
+    });
+    const finding = evaluate(
       inventoryWith(
-        requirements,
-        facts({ instanceTypeOfferings: throttled('ec2:DescribeInstanceTypeOfferings') })
+        { requirements: [requirement('karpenter.k8s.aws/instance-gpu-count', 'Exists')] },
+        facts({ amis: ok(amis) })
       )
     );
 
-    // Assess
-    expect(notRecorded?.status).toBe('not-applicable');
-    expect(unreadable?.status).toBe('error');
-    expect(unreadable?.message).toContain('DescribeInstanceTypeOfferings');
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('karpenter.k8s.aws/instance-gpu-count Exists: 2');
+    expect(finding?.message).toContain('images of the class (amd64 standard): 0');
   });
 
-  it('is a follow-on of subnets-resolve when the class selects no subnet', () => {
-    // Arrange
-    const inventory = inventoryWith(
-      [{ key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m7i'] }],
-      facts({ subnets: ok({ queries: [], subnets: [] }) })
+  it('evaluates Gt on integer labels and DoesNotExist on labels a type lacks', () => {
+    const big = evaluate(
+      inventoryWith({ requirements: [requirement('karpenter.k8s.aws/instance-cpu', 'Gt', ['64'])] })
+    );
+    const noGpu = evaluate(
+      inventoryWith({
+        requirements: [
+          requirement('karpenter.k8s.aws/instance-gpu-count', 'DoesNotExist'),
+          requirement('karpenter.k8s.aws/instance-local-nvme', 'Exists'),
+        ],
+      })
     );
 
-    // Act
-    const [finding] = evaluate(inventory);
-
-    // Assess
-    expect(finding?.status).toBe('not-applicable');
-    expect(finding?.causedBy?.checkId).toBe('subnets-resolve');
+    expect(big?.message).toContain('karpenter.k8s.aws/instance-cpu Gt [64]: 1');
+    expect(big?.message).toContain('p4d.24xlarge');
+    // x2iedn is the only type with local NVMe and no GPU, and it is offered only in us-east-1d.
+    expect(noGpu?.status).toBe('fail');
+    expect(noGpu?.message).toContain(
+      'Left before it only in zones without a subnet: x2iedn.xlarge in us-east-1d.'
+    );
   });
 });
 
-describe('which NodeClasses need offerings', () => {
-  it('only classes referenced by a NodePool of the same cluster that restricts instance types', () => {
-    // Arrange
-    const base = anAwsInventory([aNodeClassObject()], facts());
-    const inventory: Inventory = {
-      ...base,
-      nodePools: [
-        entry(
-          aNodePool(
-            [{ key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] }],
-            'restricted',
-            'default'
-          )
-        ),
-        entry(
-          aNodePool([{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }], 'a', 'gpu')
-        ),
-        entry(
-          aNodePool(
-            [{ key: 'karpenter.k8s.aws/instance-size', operator: 'In', values: ['large'] }],
-            'other',
-            'spot'
-          ),
-          'other-cluster'
-        ),
-      ],
-    };
+describe('nodepool-instance-types-offered: limits below the smallest allowed type', () => {
+  it('reads memory 1000 as 1000 bytes and fails, naming the smallest type left', () => {
+    const finding = evaluate(inventoryWith({ limits: { cpu: '1000', memory: 1000 } }));
 
-    // Act
-    const needed = nodeClassesNeedingOfferings(inventory);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain(
+      '→ zones with a subnet of the class (us-east-1a, us-east-1b): 10 → limits cpu: 1000, memory: 1000: 0.'
+    );
+    expect(finding?.message).toContain(
+      'Every type left exceeds limits.memory (1000: a quantity without a unit, so 1000 bytes); the smallest type left, c7g.large, has 3729Mi.'
+    );
+    expect(finding?.evidence).toMatchObject({ blockedAt: { kind: 'limits', key: 'cpu,memory' } });
+    expect(finding?.location).toEqual({ path: 'spec.limits' });
+  });
 
-    // Assess
-    expect([...needed].sort()).toEqual(['demo/default', 'other-cluster/spot']);
+  it('passes limits with units and narrows to the types within them', () => {
+    const roomy = evaluate(inventoryWith({ limits: { cpu: '1000', memory: '1000Gi' } }));
+    const small = evaluate(inventoryWith({ limits: { cpu: '2' } }));
+
+    expect(roomy?.status).toBe('pass');
+    expect(small?.status).toBe('pass');
+    expect(small?.message).toContain('limits cpu: 2: 6');
+  });
+
+  it('fails a node limit of zero and a cpu limit below every type', () => {
+    expect(evaluate(inventoryWith({ limits: { nodes: '0' } }))?.status).toBe('fail');
+    const cpu = evaluate(inventoryWith({ limits: { cpu: '500m' } }));
+    expect(cpu?.message).toContain(
+      'Every type left exceeds limits.cpu (500m); the smallest type left, c7g.large, has 2.'
+    );
+  });
+});
+
+describe('nodepool-instance-types-offered: reservations', () => {
+  const inZone = (zone: string, more: Partial<CapacityReservation> = {}) =>
+    aCapacityReservation({
+      id: `cr-${zone}`,
+      instanceType: 'm7i.large',
+      availabilityZone: zone,
+      ...more,
+    });
+
+  it('fails a reserved-only NodePool whose reservation is in a zone without a subnet of the class', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [RESERVED] }, facts(reservations(inZone('us-east-1c'))))
+    );
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('karpenter.sh/capacity-type In [reserved]: 1');
+    expect(finding?.message).toContain(
+      'zones with a subnet of the class (us-east-1a, us-east-1b): 0'
+    );
+    expect(finding?.message).toContain('Reservation cr-us-east-1c (m7i.large) is in us-east-1c.');
+    expect(finding?.evidence).toMatchObject({ blockedAt: { kind: 'subnet-zones' } });
+  });
+
+  it('passes the reservation in a zone with a subnet, and only as reserved capacity', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [RESERVED] }, facts(reservations(inZone('us-east-1a'))))
+    );
+
+    expect(finding?.status).toBe('pass');
+    expect(finding?.message).toContain('m7i.large, in us-east-1a, as reserved');
+  });
+
+  it('fails a reservation with no instance left, and one that ended', () => {
+    const full = evaluate(
+      inventoryWith(
+        { requirements: [RESERVED] },
+        facts(reservations(inZone('us-east-1a', { availableInstanceCount: 0 })))
+      )
+    );
+    const ended = evaluate(
+      inventoryWith(
+        { requirements: [RESERVED] },
+        facts(reservations(inZone('us-east-1a', { endDate: '2020-01-01T00:00:00.000Z' })))
+      )
+    );
+
+    expect(full?.message).toContain('capacity reservations Karpenter can use: 0');
+    expect(full?.message).toContain('no instance left to launch');
+    expect(ended?.message).toContain('karpenter.sh/capacity-type In [reserved]: 0');
+    expect(ended?.message).toContain('ended 2020-01-01');
+  });
+
+  it('fails reserved capacity on Karpenter releases before v1.3.0', () => {
+    const finding = evaluate(
+      inventoryWith({ requirements: [RESERVED] }, facts(reservations(inZone('us-east-1a'))), {
+        karpenterVersion: aKarpenterVersion('1.1.2'),
+      })
+    );
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('Karpenter 1.1.2 has no reserved capacity');
+  });
+});
+
+describe('nodepool-instance-types-offered: minValues, pods and inputs', () => {
+  it('fails when fewer families than minValues are left', () => {
+    const finding = evaluate(
+      inventoryWith({
+        requirements: [{ ...requirement(FAMILY, 'Exists'), minValues: 20 }, ARM64],
+      })
+    );
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain(
+      'karpenter.k8s.aws/instance-family minValues 20, but the types left have 2 (c7g, m7g)'
+    );
+    expect(finding?.evidence).toMatchObject({ minValues: [{ key: FAMILY, minValues: 20 }] });
+  });
+
+  it('fails when kubelet maxPods 0 leaves no room for a pod', () => {
+    const finding = evaluate(inventoryWith({}, facts(), undefined, { kubelet: { maxPods: 0 } }));
+
+    expect(finding?.message).toContain('room for a pod (allocatable pods ≥ 1): 0');
+  });
+
+  it('works from the zone offerings alone, with the name-derived labels', () => {
+    const { instanceTypes: _omitted, ...offeringsOnly } = facts();
+    const finding = evaluate(
+      inventoryWith({ requirements: [ARM64, requirement(FAMILY, 'In', ['x2iedn'])] }, offeringsOnly)
+    );
+
+    expect(finding?.status).toBe('fail');
+    expect(finding?.message).toContain('11 offered instance types (names only)');
+    expect(finding?.message).toContain('Not evaluated: kubernetes.io/arch In [arm64]');
+    expect(finding?.message).toContain(
+      'Left before it only in zones without a subnet: x2iedn.xlarge in us-east-1d.'
+    );
+  });
+
+  it('reports an error when the instance types could not be read, and skips without a record', () => {
+    const { instanceTypes: _a, instanceTypeOfferings: _b, ...none } = facts();
+    const error = evaluate(
+      inventoryWith({}, { ...none, instanceTypes: throttled('ec2:DescribeInstanceTypes') })
+    );
+    const skipped = evaluate(inventoryWith({}, none));
+
+    expect(error?.status).toBe('error');
+    expect(error?.message).toContain('DescribeInstanceTypes');
+    expect(skipped?.status).toBe('not-applicable');
+  });
+
+  it('reports an error, not a verdict, when images or reservations a step needs could not be read', () => {
+    const images = evaluate(inventoryWith({}, facts({ amis: throttled('ec2:DescribeImages') })));
+    const reserved = evaluate(
+      inventoryWith(
+        { requirements: [RESERVED] },
+        facts({ capacityReservations: throttled('ec2:DescribeCapacityReservations') })
+      )
+    );
+    const onDemand = evaluate(
+      inventoryWith(
+        { requirements: [requirement('karpenter.sh/capacity-type', 'In', ['on-demand'])] },
+        facts({ capacityReservations: throttled('ec2:DescribeCapacityReservations') })
+      )
+    );
+
+    expect(images?.status).toBe('error');
+    expect(reserved?.status).toBe('error');
+    expect(reserved?.message).toContain('DescribeCapacityReservations');
+    expect(onDemand?.status).toBe('pass');
+  });
+
+  it('needs the region’s types only for NodeClasses a NodePool launches through', () => {
+    const inventory = withNodePools(
+      anAwsInventory([aNodeClassObject(), aNodeClassObject({ name: 'unused' })], facts()),
+      [pool({})]
+    );
+    expect([...nodeClassesLaunchedThrough(inventory)]).toEqual(['demo/default']);
+  });
+});
+
+describe('the checks the chain supersedes', () => {
+  it('defer their "launches nothing" verdicts to nodepool-instance-types-offered when types were read', () => {
+    const zoneD = requirement('topology.kubernetes.io/zone', 'In', ['us-east-1d']);
+    const armOnly = facts({ amis: ok(anAmiFacts({ images: [x86] })) });
+    const arch = nodePoolArchHasImage.evaluate(inventoryWith({ requirements: [ARM64] }, armOnly), {
+      now,
+    });
+    const zones = nodePoolZonesHaveSubnets.evaluate(inventoryWith({ requirements: [zoneD] }), {
+      now,
+    });
+    const reserved = nodePoolCapacityTypeOffered.evaluate(
+      inventoryWith({ requirements: [RESERVED] }),
+      { now }
+    );
+
+    expect(arch.map((finding) => finding.status)).toEqual(['not-applicable']);
+    expect(zones.map((finding) => finding.status)).toEqual(['not-applicable']);
+    expect(reserved.map((finding) => finding.status)).toEqual(['not-applicable']);
+    expect(evaluate(inventoryWith({ requirements: [ARM64] }, armOnly))?.status).toBe('fail');
+    expect(evaluate(inventoryWith({ requirements: [zoneD] }))?.status).toBe('fail');
+    expect(evaluate(inventoryWith({ requirements: [RESERVED] }))?.status).toBe('fail');
   });
 });

@@ -3,6 +3,7 @@ import { type FindingDraft, forEachNodePool } from '../../../lambda/core/check.j
 import { nodePoolSchemaValid } from '../../../lambda/core/checks/nodepool-schema-valid.js';
 import { emptyInventory, type NodePoolEntry } from '../../../lambda/core/inventory.js';
 import { parseNodePool } from '../../../lambda/core/schema.js';
+import { aKarpenterVersion } from '../../support/builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -542,5 +543,105 @@ describe('forEachNodePool', () => {
     expect(drafts[0]?.evidence?.issues).toEqual([
       { path: 'spec.template.spec.requirements', message: expect.any(String) },
     ]);
+  });
+});
+
+describe('nodepool-schema-valid: fields the karpenter.sh/v1 CRD does not have', () => {
+  it('reports a v1beta1 kubelet left on a v1 NodePool, with where it moved, and nothing on the healthy one', () => {
+    // Prepare
+    const healthy = aNodePool();
+    const broken = aNodePool({ template: { kubelet: { maxPods: 110 } } });
+
+    // Act
+    const findings = [...evaluateRaw(healthy), ...evaluateRaw(broken)];
+
+    // Assess
+    expect(findings.map((finding) => finding.status)).toEqual(['pass', 'fail']);
+    const [, unknown] = findings;
+    expect(unknown?.evidence).toMatchObject({
+      path: 'spec.template.spec.kubelet',
+      rule: 'unknown-field',
+    });
+    expect(unknown?.severity).toBe('high');
+    expect(unknown?.discriminator).toBe('spec.template.spec.kubelet#unknown-field');
+    expect(unknown?.location).toEqual({ path: 'spec.template.spec.kubelet' });
+    expect(unknown?.message).toContain('kubelet settings moved to the EC2NodeClass in v1');
+    expect(unknown?.message).toContain('kubectl apply and create reject the whole object');
+    expect(unknown?.message).toContain("the API server's default, Warn");
+    expect(unknown?.remediation).toContain('spec.kubelet of the EC2NodeClass');
+  });
+
+  it.each([
+    [
+      { spec: { disruption: { consolidateAfter: '1m', expireAfter: '720h' } } },
+      'spec.disruption.expireAfter',
+      'spec.template.spec.expireAfter',
+    ],
+    [
+      {
+        template: {
+          nodeClassRef: {
+            apiVersion: 'karpenter.k8s.aws/v1',
+            kind: 'EC2NodeClass',
+            name: 'default',
+            group: 'karpenter.k8s.aws',
+          },
+        },
+      },
+      'spec.template.spec.nodeClassRef.apiVersion',
+      'group: karpenter.k8s.aws',
+    ],
+    [{ spec: { weigth: 10 } }, 'spec.weigth', 'did you mean "weight"?'],
+    [
+      {
+        template: {
+          requirements: [{ ...req('kubernetes.io/arch', 'In', ['amd64']), minValue: 1 }],
+        },
+      },
+      `${R0}.minValue`,
+      'did you mean "minValues"?',
+    ],
+  ])('reports %j at %s (%s)', (overrides, path, hint) => {
+    const findings = evaluateRaw(aNodePool(overrides));
+    expect(violations(findings).map(([p, rule]) => `${p}#${rule}`)).toEqual([
+      `${path}#unknown-field`,
+    ]);
+    expect(`${findings[0]?.message} ${findings[0]?.remediation}`).toContain(hint);
+  });
+
+  it('does not look inside maps or report the v1beta1 fields of a v1beta1 object twice', () => {
+    const withLabels = aNodePool({
+      labels: { 'example.com/anything': 'x' },
+      spec: { limits: { 'nvidia.com/gpu': 4 } },
+    });
+    expect(violations(evaluateRaw(withLabels))).toEqual([]);
+    const legacy = aNodePool({
+      apiVersion: 'karpenter.sh/v1beta1',
+      template: { kubelet: { maxPods: 1 } },
+    });
+    expect(violations(evaluateRaw(legacy)).map(([, rule]) => rule)).toEqual(['api-version']);
+  });
+
+  it('reports spec.replicas as unknown to a Karpenter older than v1.8.0 (static NodePools)', () => {
+    // Prepare
+    const pool = aNodePool({ spec: { replicas: 2, limits: { nodes: 5 } } });
+    const inventoryOn = (version: string) =>
+      emptyInventory({
+        clusters: [{ name: '', partition: 'aws', karpenterVersion: aKarpenterVersion(version) }],
+        nodePools: [entryOf(pool)],
+      });
+
+    // Act
+    const old = nodePoolSchemaValid.evaluate(inventoryOn('1.7.2'), { now });
+    const current = nodePoolSchemaValid.evaluate(inventoryOn('1.8.0'), { now });
+
+    // Assess
+    expect(violations(old).map(([path, rule]) => `${path}#${rule}`)).toEqual([
+      'spec.replicas#unknown-field',
+    ]);
+    expect(old[0]?.message).toContain('added in Karpenter v1.8.0: the cluster stored it');
+    expect(old[0]?.evidence).toMatchObject({ since: '1.8.0' });
+    expect(old[0]?.remediation).toContain('Upgrade Karpenter');
+    expect(violations(current)).toEqual([]);
   });
 });

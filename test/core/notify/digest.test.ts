@@ -35,7 +35,7 @@ describe('renderDigest', () => {
     const body = JSON.parse(message.bodies.default) as DigestBody;
     // Assess
     expect(message.attributes).toEqual({ change: 'digest', severity: 'high', cluster: 'prod' });
-    expect(body.counts).toEqual({ new: 1, changed: 0, resolved: 1, reminder: 0 });
+    expect(body.counts).toEqual({ new: 1, changed: 0, resolved: 1, suppressed: 0, reminder: 0 });
     expect(body.changes.map((c) => `${c.change}:${c.findingId}`)).toEqual([
       'new:a',
       'resolved:gone',

@@ -376,3 +376,94 @@ describe('renderChangeMessage', () => {
     expect(message.attributes.cluster).toBeUndefined();
   });
 });
+
+describe('renderChangeMessage: a suppressed change', () => {
+  /** The change of an open finding that an annotation (or a rule) now suppresses. */
+  function suppressedChange(suppression: NonNullable<Finding['suppression']>): LifecycleChange {
+    const failing = aFinding({ severity: 'high', message: 'IMDSv1 is allowed.' });
+    const stored = [aStoredState(failing, '2026-10-31T00:00:00.000Z')];
+    const suppressed: Finding = { ...failing, status: 'suppressed', suppression };
+    const diff = diffFindings({
+      stored,
+      findings: [suppressed],
+      scope: { clusters: ['prod'] },
+      now: NOW,
+    });
+    const change = diff.changes[0];
+    if (change?.kind !== 'suppressed') throw new Error('expected a suppressed change');
+    return change;
+  }
+
+  it('says who suppressed it, why and until when, with change=suppressed for subscription filters', () => {
+    // Prepare
+    const change = suppressedChange({
+      reason: `the GPU AMI needs IMDSv1 ${HOSTILE}`,
+      source: 'annotation',
+      status: 'fail',
+      expires: '2026-12-31',
+    });
+    // Act
+    const message = renderChangeMessage(change, {
+      location: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const body = JSON.parse(message.bodies.default) as FindingMessageBody;
+    const chatbot = JSON.parse(message.bodies.https) as ChatbotNotification;
+    // Assess
+    expect(message.attributes).toEqual({
+      change: 'suppressed',
+      severity: 'high',
+      checkId: 'instance-profile-is-name',
+      cluster: 'prod',
+      status: 'suppressed',
+      suppressedBy: 'annotation',
+      account: '111122223333',
+      region: 'eu-west-1',
+    });
+    // Over SNS's 100 characters with the location: the headline alone.
+    expect(message.subject).toBe(
+      '[nodeclass-scanner] SUPPRESSED HIGH instance-profile-is-name on prod/EC2NodeClass/default'
+    );
+    expect(body).toMatchObject({
+      change: 'suppressed',
+      finding: {
+        status: 'suppressed',
+        suppression: { source: 'annotation', status: 'fail', expires: '2026-12-31' },
+      },
+    });
+    const lines = body.text.split('\n');
+    expect(lines[0]).toBe('SUPPRESSED HIGH instance-profile-is-name on prod/EC2NodeClass/default');
+    expect(lines.slice(3, 7)).toEqual([
+      expect.stringMatching(
+        /^Suppressed by the annotation ignore-check\.nodeclass-scanner\/instance-profile-is-name on EC2NodeClass\/default, until 2026-12-31: "the GPU AMI needs IMDSv1 /
+      ),
+      'It no longer alerts; if it still fails once the suppression is removed or expires, it alerts as new.',
+      'Not agreed? Remove the annotation, or refuse annotation suppressions with the annotationSuppression setting.',
+      '',
+    ]);
+    expect(body.text).toContain('What it reported (fail): IMDSv1 is allowed.');
+    expect(chatbot.content.title).toBe(
+      ':mute: SUPPRESSED HIGH instance-profile-is-name on prod/EC2NodeClass/default'
+    );
+    expect(chatbot.content.description).toContain('Suppressed by the annotation');
+    expect(chatbot.content.nextSteps?.[0]).toContain(
+      'Remove the annotation ignore-check.nodeclass-scanner/instance-profile-is-name from prod/EC2NodeClass/default'
+    );
+    // The reason is the cluster's text: neutralised like every user-controlled field.
+    for (const text of [...allStrings(body), ...allStrings(chatbot)]) {
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toContain('@here');
+    }
+  });
+
+  it('names an ignore rule as the source, without the annotation advice', () => {
+    const message = renderChangeMessage(
+      suppressedChange({ reason: 'legacy, retired in Q1', source: 'config', status: 'error' })
+    );
+    expect(message.attributes.suppressedBy).toBe('config');
+    expect(message.bodies.email).toContain(
+      'Suppressed by an ignore rule of the configuration: "legacy, retired in Q1"'
+    );
+    expect(message.bodies.email).toContain('What it reported (error): IMDSv1 is allowed.');
+    expect(message.bodies.email).not.toContain('Not agreed?');
+  });
+});

@@ -90,7 +90,7 @@ describe('renderSummary', () => {
       account: '111122223333',
       region: 'eu-west-1',
       firstScan: true,
-      counts: { new: 5, changed: 0, resolved: 0, reminder: 0 },
+      counts: { new: 5, changed: 0, resolved: 0, suppressed: 0, reminder: 0 },
       omitted: 0,
     });
     expect(body.changes.map((item) => item.findingId)).toEqual([
@@ -187,5 +187,45 @@ describe('renderSummary', () => {
     expect(body.changes.length + body.omitted).toBe(150);
     expect(message.covers).toHaveLength(150);
     expect(body.text).toContain(`… and ${body.omitted} more`);
+  });
+});
+
+describe('renderSummary: suppressed changes', () => {
+  it('counts and lists a suppression with who accepted the finding and why', () => {
+    // Prepare: an open finding an annotation now accepts, among other changes of the scan
+    const open = aFinding({ id: 'imds', checkId: 'imds-v2-required', severity: 'high' });
+    const stored = [aStoredState(open, '2026-10-31T00:00:00.000Z')];
+    const changes = changesOf(
+      [
+        {
+          ...open,
+          status: 'suppressed',
+          suppression: { reason: 'GPU AMI needs IMDSv1', source: 'annotation', status: 'fail' },
+        },
+        aFinding({ id: 'other' }),
+      ],
+      stored
+    );
+    // Act
+    const message = renderSummary({
+      cluster: 'prod',
+      scanSeq: 2,
+      location: LOCATION,
+      changes,
+      firstScan: false,
+    });
+    const body = JSON.parse(message.bodies.default) as SummaryBody;
+    // Assess
+    expect(body.counts).toEqual({ new: 1, changed: 0, resolved: 0, suppressed: 1, reminder: 0 });
+    expect(body.changes.find((item) => item.findingId === 'imds')).toMatchObject({
+      change: 'suppressed',
+      status: 'suppressed',
+      suppression: { reason: 'GPU AMI needs IMDSv1', source: 'annotation', status: 'fail' },
+    });
+    expect(body.text).toContain(
+      'SUPPRESSED HIGH imds-v2-required on prod/EC2NodeClass/default\nSuppressed by the annotation ignore-check.nodeclass-scanner/imds-v2-required on EC2NodeClass/default: "GPU AMI needs IMDSv1"'
+    );
+    expect(message.subject).toContain('2 changes on prod');
+    expect(message.covers).toEqual(['new:other', 'suppressed:imds']);
   });
 });

@@ -3,7 +3,9 @@
 // calling function by its access key, authorizes the call against that function's role from the
 // synthesized template (and the implied KMS grant of SSE topics), records it, injects faults, and
 // answers: EC2/IAM/SSM from a world file, EKS with the emulated Kubernetes endpoints, SNS and SQS
-// in memory, DynamoDB through a real implementation (dynalite).
+// in memory, DynamoDB through a real implementation (dynalite). Regional services (EC2, SSM, EKS)
+// answer from the world of the request's region when other regions are emulated; IAM and STS are
+// global, SNS, SQS, DynamoDB and Security Hub live in the home region.
 import { createHash, randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -33,6 +35,8 @@ export interface CallRecord {
   readonly resource: string;
   readonly allowed: boolean;
   readonly reason: string;
+  /** The region the call was answered in (the home region for global services). */
+  readonly region: string;
 }
 
 export interface PublishedMessage {
@@ -57,6 +61,8 @@ export interface SecurityHubRecord {
     readonly Compliance?: { readonly Status?: string };
   };
   readonly workflowStatus: 'NEW' | 'NOTIFIED' | 'RESOLVED' | 'SUPPRESSED';
+  /** The last note BatchUpdateFindings set (`Note.Text`, `Note.UpdatedBy`). */
+  readonly note?: { readonly text: string; readonly updatedBy: string };
   /** Imports and updates of this finding, in order. */
   readonly history: readonly string[];
 }
@@ -123,6 +129,9 @@ function credentialScope(authorization: string | undefined) {
     : undefined;
 }
 
+/** Services whose answers depend on the region asked (the others are global or home-region only). */
+const REGIONAL_SERVICES: ReadonlySet<string> = new Set(['ec2', 'ssm', 'eks']);
+
 const IAM_ACTION_OF: Readonly<Record<string, string>> = {
   'sns:PublishBatch': 'sns:Publish',
   'sqs:SendMessageBatch': 'sqs:SendMessage',
@@ -138,6 +147,8 @@ export class AwsEmulator {
   private readonly faults = new Map<string, Fault & { seen: number }>();
   private sdk: WorldSdk;
   private world: World;
+  /** The worlds of the other emulated regions, with their SDKs. */
+  private readonly regional = new Map<string, { world: World; sdk: WorldSdk }>();
   private holds: {
     matches: (call: { principal: string; service: string; target: string }) => boolean;
     reached: () => void;
@@ -164,11 +175,18 @@ export class AwsEmulator {
       readonly tls: { readonly key: string; readonly cert: string };
       /** Sees every request first; false answers it with the service's throttling error. */
       readonly admit?: (request: ReceivedRequest) => boolean;
+      /**
+       * Worlds of regions other than the account's, by region. When given, a regional request
+       * (EC2, SSM, EKS) for a region that is neither home nor listed fails; without it, every
+       * region answers from the home world.
+       */
+      readonly regions?: ReadonlyMap<string, World>;
     }
   ) {
     this.world = options.world;
     this.sdk = createWorldSdk(options.world, { now: options.now });
     this.topicKeys = new Map(options.topicKeys);
+    for (const [region, world] of options.regions ?? []) this.setRegionWorld(region, world);
   }
 
   async start(): Promise<string> {
@@ -193,6 +211,23 @@ export class AwsEmulator {
   setWorld(world: World): void {
     this.world = world;
     this.sdk = createWorldSdk(world, { now: this.options.now });
+  }
+
+  /** Answers `region`'s regional requests from `world` from now on. */
+  setRegionWorld(region: string, world: World): void {
+    if (region === this.options.account.region) throw new Error(`${region} is home: setWorld`);
+    if (world.region !== region) throw new Error(`the world of ${region} says ${world.region}`);
+    this.regional.set(region, { world, sdk: createWorldSdk(world, { now: this.options.now }) });
+  }
+
+  /** The world (and SDK) a regional request of `region` is answered from. */
+  private regionOf(region: string): { world: World; sdk: WorldSdk } {
+    const regional = this.regional.get(region);
+    if (regional) return regional;
+    if (region === this.options.account.region || this.options.regions === undefined) {
+      return { world: this.world, sdk: this.sdk };
+    }
+    throw new AwsError('UnrecognizedClientException', 400, `region ${region} is not emulated`);
   }
 
   /**
@@ -230,7 +265,8 @@ export class AwsEmulator {
     service: string,
     action: string,
     resource: string,
-    context: RequestContext = {}
+    context: RequestContext = {},
+    region: string = this.options.account.region
   ): void {
     const decision = this.options.authorizer.authorize(principal, action, resource, {
       'aws:SourceAccount': this.options.account.id,
@@ -243,6 +279,7 @@ export class AwsEmulator {
       resource,
       allowed: decision.allowed,
       reason: decision.reason,
+      region,
     });
     if (!decision.allowed) throw denied(action, resource, decision.reason);
   }
@@ -293,6 +330,9 @@ export class AwsEmulator {
     const scope = credentialScope(req.headers.authorization);
     const principal = scope && this.options.principalsByAccessKey.get(scope.accessKey);
     const service = scope?.service ?? 'unknown';
+    // Global and home-region services are answered as the home region's.
+    const region =
+      REGIONAL_SERVICES.has(service) && scope?.region ? scope.region : this.options.account.region;
     const target =
       String(req.headers['x-amz-target'] ?? '')
         .split('.')
@@ -345,14 +385,20 @@ export class AwsEmulator {
         case 'iam':
         case 'sns':
         case 'sts':
-          return await this.query(service, principal, new URLSearchParams(body.toString()), res);
+          return await this.query(
+            service,
+            principal,
+            new URLSearchParams(body.toString()),
+            res,
+            region
+          );
         case 'ssm':
         case 'sqs':
-          return await this.json(service, principal, req, body, res);
+          return await this.json(service, principal, req, body, res, region);
         case 'eks':
           res
             .writeHead(200, { 'content-type': 'application/json' })
-            .end(JSON.stringify(this.eks(principal, req)));
+            .end(JSON.stringify(this.eks(principal, req, region)));
           return;
         case 'dynamodb':
           return await this.dynamodb(principal, req, body, res);
@@ -397,12 +443,13 @@ export class AwsEmulator {
     service: QueryService,
     principal: Principal,
     form: URLSearchParams,
-    res: ServerResponse
+    res: ServerResponse,
+    region: string
   ): Promise<void> {
     const action = form.get('Action') ?? '';
     const { input: inputSchema } = operationSchemas(service, action);
     const input = readQuery(inputSchema, form, service === 'ec2') as Record<string, unknown>;
-    const output = await this.answerQuery(service, principal, action, input);
+    const output = await this.answerQuery(service, principal, action, input, region);
     res.writeHead(200, { 'content-type': 'text/xml' }).end(queryResponse(service, action, output));
   }
 
@@ -418,7 +465,8 @@ export class AwsEmulator {
     service: QueryService,
     principal: Principal,
     action: string,
-    input: Record<string, unknown>
+    input: Record<string, unknown>,
+    region: string
   ): Promise<unknown> {
     const { id, partition } = this.options.account;
     const iamAction = IAM_ACTION_OF[`${service}:${action}`] ?? `${service}:${action}`;
@@ -428,9 +476,10 @@ export class AwsEmulator {
       return { Account: id, Arn: arn, UserId: `AROAEMULATED:${principal.kind}` };
     }
     if (service === 'ec2') {
-      this.authorize(principal, service, iamAction, '*');
+      const { sdk } = this.regionOf(region);
+      this.authorize(principal, service, iamAction, '*', {}, region);
       const Command = commandOf(ec2, action);
-      return this.sdk.ec2.send(new Command(input) as never);
+      return sdk.ec2.send(new Command(input) as never);
     }
     if (service === 'iam') {
       const resource =
@@ -488,7 +537,8 @@ export class AwsEmulator {
     principal: Principal,
     req: IncomingMessage,
     body: Buffer,
-    res: ServerResponse
+    res: ServerResponse,
+    requestRegion: string
   ): Promise<void> {
     const target = String(req.headers['x-amz-target'] ?? '');
     const action = target.split('.').pop() ?? '';
@@ -497,6 +547,7 @@ export class AwsEmulator {
     const { id, region, partition } = this.options.account;
     let output: unknown;
     if (service === 'ssm') {
+      const { sdk } = this.regionOf(requestRegion);
       const names = action === 'GetParameters' ? (input.Names as string[]) : [String(input.Name)];
       for (const name of names) {
         const path = name.startsWith('/') ? name : `/${name}`;
@@ -505,11 +556,13 @@ export class AwsEmulator {
           principal,
           service,
           iamAction,
-          `arn:${partition}:ssm:${region}:${owner}:parameter${path}`
+          `arn:${partition}:ssm:${requestRegion}:${owner}:parameter${path}`,
+          {},
+          requestRegion
         );
       }
       const Command = commandOf(ssm, action);
-      output = await this.sdk.ssm.send(new Command(input) as never);
+      output = await sdk.ssm.send(new Command(input) as never);
     } else {
       const url = String(input.QueueUrl ?? '');
       const queueArn = `arn:${partition}:sqs:${region}:${id}:${url.split('/').pop() ?? ''}`;
@@ -536,28 +589,31 @@ export class AwsEmulator {
       .end(JSON.stringify(toJson(schema, stripMetadata(output))));
   }
 
-  private eksCluster(name: string): WorldCluster {
-    const cluster = this.world.eks.clusters.find((entry) => entry.name === name);
+  private eksCluster(world: World, name: string): WorldCluster {
+    const cluster = world.eks.clusters.find((entry) => entry.name === name);
     if (!cluster)
       throw new AwsError('ResourceNotFoundException', 404, `No cluster found for name: ${name}.`);
     return cluster;
   }
 
   /** The REST-JSON EKS operations the scanner calls; returns the response body. */
-  private eks(principal: Principal, req: IncomingMessage): unknown {
-    const { id, region, partition } = this.options.account;
+  private eks(principal: Principal, req: IncomingMessage, region: string): unknown {
+    const { id, partition } = this.options.account;
+    const { world } = this.regionOf(region);
+    const authorize = (action: string, resource: string) =>
+      this.authorize(principal, 'eks', action, resource, {}, region);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const clusterArn = (name: string) => `arn:${partition}:eks:${region}:${id}:cluster/${name}`;
     const [root, name, sub, item] = parts;
     if (root !== 'clusters') throw new AwsError('NotFound', 404, url.pathname);
     if (name === undefined) {
-      this.authorize(principal, 'eks', 'eks:ListClusters', '*');
-      return { clusters: this.world.eks.clusters.map((cluster) => cluster.name) };
+      authorize('eks:ListClusters', '*');
+      return { clusters: world.eks.clusters.map((cluster) => cluster.name) };
     }
     if (sub === undefined) {
-      this.authorize(principal, 'eks', 'eks:DescribeCluster', clusterArn(name));
-      const cluster = this.eksCluster(name);
+      authorize('eks:DescribeCluster', clusterArn(name));
+      const cluster = this.eksCluster(world, name);
       const {
         accessEntries: _entries,
         podIdentityAssociations: _pods,
@@ -574,16 +630,14 @@ export class AwsEmulator {
         },
       };
     }
-    const cluster = this.eksCluster(name);
+    const cluster = this.eksCluster(world, name);
     if (sub === 'access-entries' && item === undefined) {
-      this.authorize(principal, 'eks', 'eks:ListAccessEntries', clusterArn(name));
+      authorize('eks:ListAccessEntries', clusterArn(name));
       return { accessEntries: cluster.accessEntries.map((entry) => entry.principalArn) };
     }
     if (sub === 'access-entries' && item !== undefined) {
       const roleName = item.split('/').pop() ?? '';
-      this.authorize(
-        principal,
-        'eks',
+      authorize(
         'eks:DescribeAccessEntry',
         `arn:${partition}:eks:${region}:${id}:access-entry/${name}/role/${id}/${roleName}/emulated`
       );
@@ -592,7 +646,7 @@ export class AwsEmulator {
       return { accessEntry: { clusterName: name, ...entry } };
     }
     if (sub === 'pod-identity-associations' && item === undefined) {
-      this.authorize(principal, 'eks', 'eks:ListPodIdentityAssociations', clusterArn(name));
+      authorize('eks:ListPodIdentityAssociations', clusterArn(name));
       const namespace = url.searchParams.get('namespace');
       const serviceAccount = url.searchParams.get('serviceAccount');
       const associations = cluster.podIdentityAssociations
@@ -607,9 +661,7 @@ export class AwsEmulator {
       return { associations };
     }
     if (sub === 'pod-identity-associations' && item !== undefined) {
-      this.authorize(
-        principal,
-        'eks',
+      authorize(
         'eks:DescribePodIdentityAssociation',
         `arn:${partition}:eks:${region}:${id}:podidentityassociation/${name}/${item}`
       );
@@ -689,6 +741,18 @@ export class AwsEmulator {
       this.authorize(principal, 'securityhub', 'securityhub:BatchUpdateFindings', '*', {
         ...(status === undefined ? {} : { 'securityhub:ASFFSyntaxPath/Workflow.Status': status }),
       });
+      // A note needs both fields, each at most 512 characters (NoteUpdate).
+      const note = input.Note as { Text?: unknown; UpdatedBy?: unknown } | undefined;
+      if (
+        note !== undefined &&
+        (typeof note.Text !== 'string' ||
+          typeof note.UpdatedBy !== 'string' ||
+          note.Text.length === 0 ||
+          note.Text.length > 512 ||
+          note.UpdatedBy.length > 512)
+      ) {
+        throw new AwsError('InvalidInputException', 400, 'Note needs Text and UpdatedBy (≤ 512)');
+      }
       const processed: { Id: string; ProductArn: string }[] = [];
       const unprocessed: unknown[] = [];
       for (const identifier of identifiers) {
@@ -704,6 +768,9 @@ export class AwsEmulator {
         this.securityHub.set(identifier.Id, {
           ...record,
           workflowStatus: status ?? record.workflowStatus,
+          ...(note === undefined
+            ? {}
+            : { note: { text: String(note.Text), updatedBy: String(note.UpdatedBy) } }),
           history: [...record.history, `workflow ${status} by ${caller}`],
         });
         processed.push(identifier);

@@ -7,13 +7,15 @@ import {
   type NodePoolTarget,
   nodeClassRef,
 } from '../../check.js';
-import type { AwsNodeClassFacts, Subnet } from '../../facts/aws.js';
+import type { AwsNodeClassFacts, SelectedImage, Subnet } from '../../facts/aws.js';
+import { LABEL } from '../../instance-types.js';
 import type { NodeClassEntry } from '../../inventory.js';
 import { factsKeyOf } from '../../inventory.js';
+import { type Launchability, launchability, launchabilityEvaluable } from '../../launchability.js';
 import type { ResourceRef } from '../../model.js';
-import { labelAdmits, nodePoolRequirements } from '../../nodepool-requirements.js';
+import { admittedValues, labelAdmits, nodePoolRequirements } from '../../nodepool-requirements.js';
 import type { EC2NodeClass, NodePool, NodeSelectorRequirement } from '../../schema.js';
-import { SUBNETS, withSlice } from './aws-facts.js';
+import { SUBNETS, unreadable, withSlice } from './aws-facts.js';
 
 export const ARCH_LABEL = 'kubernetes.io/arch';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
@@ -139,4 +141,78 @@ export function admittedSubnets(
 export function requirementPath(nodePool: NodePool, key: string): string | undefined {
   const index = nodePoolRequirements(nodePool).findIndex((requirement) => requirement.key === key);
   return index < 0 ? undefined : `spec.template.spec.requirements[${index}]`;
+}
+
+/** What the NodePool's launchability was computed from, and the result. */
+export interface LaunchabilityContext {
+  readonly nodeClass: ResolvedClass;
+  readonly subnets: readonly Subnet[];
+  readonly images: readonly SelectedImage[];
+  readonly result: Launchability;
+}
+
+/**
+ * `withNodeClassSubnets`, then Karpenter's offerings for the NodePool (core/launchability.ts):
+ * not applicable when the region's instance types and offerings were not recorded or the class
+ * resolves no image; an `error` when they, the images or (for reserved capacity) the
+ * reservations could not be read, since each decides a step.
+ */
+export function withLaunchability(
+  nodePool: NodePool,
+  target: NodePoolTarget,
+  now: Date,
+  evaluate: (context: LaunchabilityContext) => readonly FindingDraft[]
+): readonly FindingDraft[] {
+  const { resource } = target;
+  return withNodeClassSubnets(nodePool, target, (nodeClass, subnets) => {
+    const { facts } = nodeClass;
+    if (!launchabilityEvaluable(facts)) {
+      const types = facts.instanceTypes ?? facts.instanceTypeOfferings;
+      if (types?.status === 'unavailable') {
+        return [unreadable(resource, 'instance types (DescribeInstanceTypes)', types)];
+      }
+      return [
+        {
+          status: 'not-applicable',
+          resource,
+          message:
+            'Instance types were not collected (a world file without instanceTypes or instanceTypeOfferings for its region); nodepool-arch-has-image, nodepool-zones-have-subnets and nodepool-capacity-type-offered judge what they can without them.',
+        },
+      ];
+    }
+    const amis = facts.amis;
+    if (amis?.status !== 'ok') return [unreadable(resource, 'AMI facts', amis)];
+    if (amis.value.available.status !== 'ok') {
+      return [unreadable(resource, 'images (DescribeImages)', amis.value.available)];
+    }
+    const images = amis.value.available.value.selected;
+    const reservations = facts.capacityReservations;
+    const reserved =
+      admittedValues(nodePoolRequirements(nodePool), LABEL.capacityType, ['reserved']).length > 0;
+    if (reservations?.status === 'unavailable' && reserved) {
+      return [
+        unreadable(resource, 'capacity reservations (DescribeCapacityReservations)', reservations),
+      ];
+    }
+    if (images.length === 0) {
+      return [
+        {
+          status: 'not-applicable',
+          resource,
+          message: `EC2NodeClass "${nodeClass.entry.name}" resolves no image (see ami-selector-resolves).`,
+          causedBy: { checkId: 'ami-selector-resolves', resource: nodeClass.resource },
+        },
+      ];
+    }
+    const result = launchability({
+      nodePool,
+      spec: nodeClass.nodeClass.spec,
+      facts,
+      subnets,
+      images,
+      cluster: target.cluster,
+      now,
+    });
+    return evaluate({ nodeClass, subnets, images, result });
+  });
 }

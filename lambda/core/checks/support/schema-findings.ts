@@ -1,6 +1,7 @@
 // Shared by nodeclass-schema-valid and nodepool-schema-valid: one failing finding per violated
 // rule or per field that did not parse, located at the field's path.
 import type { FindingDraft } from '../../check.js';
+import { UNKNOWN_FIELD_OUTCOME, type UnknownField } from '../../crd-fields.js';
 import type { ResourceRef } from '../../model.js';
 import type { SchemaIssue } from '../../schema.js';
 
@@ -42,4 +43,25 @@ export function structuralDrafts(
   return [...byPath].map(([path, messages]) =>
     violationDraft(resource, path || '(object)', 'type', messages.join('; '))
   );
+}
+
+/**
+ * A field the object's CRD does not declare: a failure of its own severity (high), since the
+ * outcome depends on the client. kubectl rejects the object; others get it stored without the
+ * field. The message names both, and where the field belongs when it moved in v1.
+ */
+export function unknownFieldDraft(
+  resource: ResourceRef,
+  field: UnknownField,
+  apiVersion: string,
+  kind: string
+): FindingDraft {
+  const draft = violationDraft(
+    resource,
+    field.path,
+    field.rule,
+    `unknown field in the ${apiVersion} ${kind} CRD: ${field.message}. ${UNKNOWN_FIELD_OUTCOME}`,
+    field.since === undefined ? {} : { since: field.since }
+  );
+  return { ...draft, severity: 'high', remediation: field.remediation };
 }
