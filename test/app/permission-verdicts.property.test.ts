@@ -17,8 +17,16 @@ import {
   policyVariants,
   referenceControllerPolicies,
 } from '../support/karpenter-controller-policy.js';
-import { CONTROLLER_ROLE, NODE_ROLE } from '../support/permission-builders.js';
-import { ACCOUNT, fleet, OTHER_NODE_ROLE, SCOPE, scanWith } from '../support/permission-fleet.js';
+import { NODE_ROLE } from '../support/permission-builders.js';
+import {
+  ACCOUNT,
+  type ControllerPolicies,
+  controllerEngineRole,
+  fleet,
+  OTHER_NODE_ROLE,
+  SCOPE,
+  scanWith,
+} from '../support/permission-fleet.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 const CHECK_OF_GROUP: Record<PermissionGroup, string> = {
@@ -85,16 +93,9 @@ const caseArb = fc.record({
 /** The independent verdicts: each NodeClass' exact requests, one engine call each, no grouping. */
 async function engineVerdicts(
   inventory: Inventory,
-  role: { managed: NamedPolicy[]; boundary?: NamedPolicy; scps?: NamedPolicy[] }
+  role: ControllerPolicies
 ): Promise<Record<string, string>> {
-  const documents = engineDocuments({
-    arn: CONTROLLER_ROLE,
-    managed: role.managed,
-    ...(role.boundary === undefined ? {} : { boundary: role.boundary }),
-    ...(role.scps === undefined
-      ? {}
-      : { scps: role.scps.map((scp) => ({ id: scp.name, document: scp.document })) }),
-  });
+  const documents = engineDocuments(controllerEngineRole(role));
   const verdicts: Record<string, string> = {};
   for (const entry of inventory.nodeClasses) {
     if (!entry.parsed.ok) continue;

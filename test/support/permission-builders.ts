@@ -101,7 +101,7 @@ function anInstanceProfileNodeClass(): Record<string, unknown> {
   });
 }
 
-function aNodePool(name: string, nodeClass: string): unknown {
+export function aNodePool(name: string, nodeClass: string): unknown {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',

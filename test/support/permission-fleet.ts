@@ -14,8 +14,8 @@ import { emptyInventory, type Inventory, nodeClassKey } from '../../lambda/core/
 import { parseNodePool } from '../../lambda/core/schema.js';
 import { parseKarpenterVersion } from '../../lambda/core/version.js';
 import { aNodeClassEntry, aNodeClassObject } from './builders.js';
-import { engineIam } from './engine-iam.js';
-import { aCluster, CONTROLLER_ROLE, NODE_ROLE } from './permission-builders.js';
+import { type EngineRole, engineIam } from './engine-iam.js';
+import { aCluster, aNodePool, CONTROLLER_ROLE, NODE_ROLE } from './permission-builders.js';
 
 export const ACCOUNT = '111122223333';
 export const SCOPE = {
@@ -32,22 +32,6 @@ const PERMISSION_CHECKS = [
 ];
 const NOW = { now: new Date('2026-11-26T00:00:00Z') };
 export const OTHER_NODE_ROLE = `arn:aws:iam::${ACCOUNT}:role/BatchNodeRole`;
-
-function nodePool(name: string, nodeClass: string): unknown {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name },
-    spec: {
-      template: {
-        spec: {
-          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass },
-          requirements: [],
-        },
-      },
-    },
-  };
-}
 
 const launchStatus = (image: string, subnets: string[], groups: string[]) => ({
   amis: [{ id: image }],
@@ -118,10 +102,10 @@ export function fleet(
     clusters: [cluster],
     nodeClasses: objects.map((raw) => aNodeClassEntry(raw, 'demo')),
     nodePools: [
-      nodePool('general', 'default'),
-      nodePool('batch', 'batch'),
-      nodePool('batch-spot', 'batch'),
-      nodePool('reserved', 'pinned'),
+      aNodePool('general', 'default'),
+      aNodePool('batch', 'batch'),
+      aNodePool('batch-spot', 'batch'),
+      aNodePool('reserved', 'pinned'),
     ].map((raw) => {
       const name = (raw as { metadata: { name: string } }).metadata.name;
       return { cluster: 'demo', name, parsed: parseNodePool(raw) };
@@ -136,19 +120,31 @@ export interface Verdicts {
   readonly findings: (FindingDraft & { readonly checkId: string })[];
 }
 
-export async function scanWith(
-  inventory: Inventory,
-  role: { managed: readonly NamedPolicy[]; boundary?: NamedPolicy; scps?: NamedPolicy[] },
-  options: { readonly cache?: SimulationCachePort } = {}
-): Promise<Verdicts & { readonly simulations: number }> {
-  const iam = engineIam({
+/** The controller role's policies: attached managed policies, a boundary and the account's SCPs. */
+export interface ControllerPolicies {
+  readonly managed: readonly NamedPolicy[];
+  readonly boundary?: NamedPolicy;
+  readonly scps?: readonly NamedPolicy[];
+}
+
+/** The controller role as the engine-backed IAM client serves it. */
+export function controllerEngineRole(role: ControllerPolicies): EngineRole {
+  return {
     arn: CONTROLLER_ROLE,
     managed: role.managed,
     ...(role.boundary === undefined ? {} : { boundary: role.boundary }),
     ...(role.scps === undefined
       ? {}
       : { scps: role.scps.map((scp) => ({ id: scp.name, document: scp.document })) }),
-  });
+  };
+}
+
+export async function scanWith(
+  inventory: Inventory,
+  role: ControllerPolicies,
+  options: { readonly cache?: SimulationCachePort } = {}
+): Promise<Verdicts & { readonly simulations: number }> {
+  const iam = engineIam(controllerEngineRole(role));
   const enriched = await createPermissionsEnricher({
     simulator: iam.simulator,
     policies: iam.policies,
