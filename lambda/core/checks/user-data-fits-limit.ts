@@ -1,4 +1,4 @@
-import { type AmiFamily, effectiveAmiFamily } from '../ami-family.js';
+import type { AmiFamily } from '../ami-family.js';
 import {
   defineCheck,
   type FindingDraft,
@@ -7,13 +7,13 @@ import {
 } from '../check.js';
 import { NODEPOOL_API_VERSION, type NodePool } from '../schema.js';
 import {
-  REDACTED_USER_DATA,
   type RenderContext,
   type RenderedSize,
   renderedSize,
   USER_DATA_LIMIT_BYTES,
   USER_DATA_WARN_BYTES,
 } from '../user-data/analyze.js';
+import { userDataFamily } from './support/user-data.js';
 
 const LIMIT = USER_DATA_LIMIT_BYTES.toLocaleString('en-US');
 
@@ -140,28 +140,11 @@ export const userDataFitsLimit = defineCheck({
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, target): FindingDraft[] => {
       const { resource } = target;
-      const family = effectiveAmiFamily(spec);
-      if (family === undefined) {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message:
-              'No AMI family to render userData for (no valid amiFamily or alias; see nodeclass-schema-valid).',
-            causedBy: { checkId: 'nodeclass-schema-valid' },
-          },
-        ];
-      }
-      if (spec.userData === REDACTED_USER_DATA) {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message:
-              'spec.userData was redacted in the snapshot this scan reads, so its size is unknown (scan the manifests or the live cluster to check it).',
-          },
-        ];
-      }
+      const family = userDataFamily(spec, resource, {
+        noFamily: 'render userData for',
+        redacted: 'its size is unknown',
+      });
+      if (typeof family !== 'string') return [family];
       return [verdict(family, renderedSize(spec, family, contextOf(target)), target)];
     }),
 });

@@ -1,7 +1,7 @@
-import { effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
-import { REDACTED_USER_DATA, userDataProblems } from '../user-data/analyze.js';
+import { userDataProblems } from '../user-data/analyze.js';
 import type { UserDataProblem } from '../user-data/problems.js';
+import { userDataFamily } from './support/user-data.js';
 
 const USER_DATA_PATH = 'spec.userData';
 
@@ -58,28 +58,11 @@ export const userDataValid = defineCheck({
   material: ['rule', 'amiFamily'],
   evaluate: (inventory) =>
     forEachNodeClass(inventory, ({ spec }, { resource }): FindingDraft[] => {
-      const family = effectiveAmiFamily(spec);
-      if (family === undefined) {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message:
-              'No AMI family to read spec.userData for (no valid amiFamily or alias; see nodeclass-schema-valid).',
-            causedBy: { checkId: 'nodeclass-schema-valid' },
-          },
-        ];
-      }
-      if (spec.userData === REDACTED_USER_DATA) {
-        return [
-          {
-            status: 'not-applicable',
-            resource,
-            message:
-              'spec.userData was redacted in the snapshot this scan reads, so it is not evaluated (scan the manifests or the live cluster to check it).',
-          },
-        ];
-      }
+      const family = userDataFamily(spec, resource, {
+        noFamily: 'read spec.userData for',
+        redacted: 'it is not evaluated',
+      });
+      if (typeof family !== 'string') return [family];
       const problems = userDataProblems(spec, family);
       if (problems.length > 0) return problems.map((p) => problemDraft(p, family, resource));
       return [
