@@ -11,7 +11,11 @@ const EXCLUDE = [...configDefaults.exclude, 'test/deploy/**'];
 // about a second of CPU per file, more than most files' tests. A file that mocks modules or sets
 // the environment before its imports (vi.mock, vi.hoisted) gets its own process, as do the files
 // listed here, which run the real SDK clients that other files stub with aws-sdk-client-mock.
-const NEEDS_OWN_PROCESS = ['test/adapters/aws/clients.test.ts', 'test/cli/credentials.test.ts'];
+const NEEDS_OWN_PROCESS = [
+  'test/adapters/aws/clients.test.ts',
+  'test/adapters/aws/finding-store-migration.test.ts',
+  'test/cli/credentials.test.ts',
+];
 const isolated = readdirSync(join(import.meta.dirname, 'test'), {
   recursive: true,
   encoding: 'utf8',

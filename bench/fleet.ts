@@ -112,7 +112,7 @@ function families(): Family[] {
  * A synthetic us-east-1 catalog of Karpenter's size (about 800 types, as DescribeInstanceTypes
  * returns them) and its zone offerings: each type in four to six of the region's six zones.
  */
-export function instanceTypeCatalog(rand: () => number): {
+function instanceTypeCatalog(rand: () => number): {
   readonly types: Record<string, unknown>[];
   readonly offerings: { instanceType: string; zone: string }[];
 } {

@@ -186,6 +186,7 @@ export async function runLiveCli(
   };
   const kube = await startKubeEmulator({
     pki,
+    region: world.region,
     clusters: world.eks.clusters,
     accessEntries: () => [principal.arn],
     principalsByAccessKey: new Map([[ACCESS_KEY, principal.arn]]),

@@ -311,7 +311,12 @@ async function measureEvents(size: FleetSize) {
     scope: { clusters: world.eks.clusters.map((c) => c.name) },
     now: SCAN_TIME,
   });
-  for (const state of applyChanges([], initial.changes)) store.findings.set(state.id, state);
+  // Stored under each cluster's identity as the scans below see it (their settings name no account
+  // or region).
+  for (const state of applyChanges([], initial.changes)) {
+    const cluster = { account: '', region: '', name: state.resource.cluster };
+    store.findings.set(InMemoryFindingStore.key(cluster, state.id), state);
+  }
 
   async function measure(
     run: (
@@ -392,6 +397,7 @@ async function measureEvents(size: FleetSize) {
         scan: (request) => scanAndPublish(deps, request),
         metrics: deps.metrics,
         logger: silentLogger,
+        homeRegion: world.region,
         iam: createIamEntityReader(account.sdk.iam),
       },
       iamEvent(nodeRole)

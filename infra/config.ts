@@ -6,7 +6,6 @@ import { ssmPrefixProblem } from '../lambda/core/ami/ssm-scope.js';
 import { CHECKS } from '../lambda/core/checks/index.js';
 import {
   clusterEnvironmentsValue,
-  clusterNameOf,
   clusterSettingsKeyProblems,
   clusterSettingsMapSchema,
   clusterSettingsSchema,
@@ -200,19 +199,6 @@ export const scannerConfigSchema = z
       discovery: config.discoverClusters !== '',
     })) {
       ctx.addIssue({ code: 'custom', path: ['clusterSettings', key], message });
-    }
-    // The service keys a cluster's state (and its settings) by name alone.
-    const byName = new Map<string, string>();
-    for (const target of config.clusters) {
-      const earlier = byName.get(clusterNameOf(target));
-      if (earlier !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['clusters'],
-          message: `"${earlier}" and "${target}" have the same name; the scanner keys a cluster's findings by name, so names must differ`,
-        });
-      }
-      byName.set(clusterNameOf(target), target);
     }
     const annotationChars =
       typeof config.annotationSuppression === 'string'

@@ -10,7 +10,8 @@ import { buildPlan } from './cli/plan.js';
 import { CHECKS } from './core/checks/index.js';
 import { SEVERITIES, type Severity } from './core/model.js';
 import { breachesThreshold as reportBreaches, type ScanReport } from './core/report.js';
-import { ConfigError } from './shared/errors.js';
+import { didYouMean } from './core/suggest.js';
+import { ConfigError, InputError, ScannerError } from './shared/errors.js';
 
 export type {
   Finding,
@@ -26,6 +27,13 @@ export type {
   ScanReport,
 } from './core/report.js';
 export { ConfigError, InputError as InputReadError, ScannerError } from './shared/errors.js';
+
+// The package's bundle is minified, class names too; callers see them (`error.constructor.name`,
+// and Node's report of an uncaught error, which prints `n [ConfigError]` for a renamed class).
+for (const [name, type] of Object.entries({ ScannerError, ConfigError, InputError })) {
+  Object.defineProperty(type, 'name', { value: name });
+}
+
 export { SEVERITIES };
 
 /** The package's version (the CLI's `--version`). */
@@ -50,14 +58,17 @@ export interface ScanInput {
   readonly only?: readonly string[];
   /** Skip these check ids (`--skip`). */
   readonly skip?: readonly string[];
-  /** A config file with ignore rules (`--config`); none is read unless given. */
+  /** A config file (`--config`): its ignore rules and annotationSuppression; none unless given. */
   readonly config?: string;
   /** Scan time (AMI deprecation, rule expiry); default: now. */
   readonly now?: Date;
 }
 
-const checkId = z.string().refine((id) => CHECKS.some((check) => check.id === id), {
-  error: (issue) => `unknown check id ${JSON.stringify(issue.input)}`,
+const CHECK_IDS = CHECKS.map((check) => check.id);
+
+const checkId = z.string().refine((id) => CHECK_IDS.includes(id), {
+  error: (issue) =>
+    `unknown check id ${JSON.stringify(issue.input)}${didYouMean(String(issue.input), CHECK_IDS)}`,
 });
 
 const scanInputSchema = z
@@ -93,9 +104,22 @@ function parseInput(input: unknown): z.infer<typeof scanInputSchema> {
 /**
  * Scans and returns the report exactly as `nodeclass-scan scan --format json` prints it. Files
  * that cannot be read are listed in `summary.inputErrors` (the CLI exits 2 for those); options
- * that make no sense throw a `ConfigError`.
+ * that make no sense reject with a `ConfigError`, a world file that cannot be used with an
+ * `InputReadError` (both `ScannerError`s, whose stack starts at the caller's `scan(…)`).
  */
 export async function scan(input: ScanInput): Promise<ScanReport> {
+  try {
+    return await scanOrThrow(input);
+  } catch (error) {
+    // The caller's mistake, not the package's: its stack (and Node's report of an uncaught one,
+    // which quotes the source line of the top frame) starts at the caller's line, never inside
+    // the minified bundle, whose single line is kilobytes long.
+    if (error instanceof ScannerError) Error.captureStackTrace(error, scan);
+    throw error;
+  }
+}
+
+async function scanOrThrow(input: ScanInput): Promise<ScanReport> {
   const options = parseInput(input);
   const now = options.now ?? new Date();
   const paths = [...(options.paths ?? []), ...(options.manifests === undefined ? [] : ['-'])];

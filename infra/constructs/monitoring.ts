@@ -27,7 +27,9 @@ import { scannerMetrics } from './scanner-metrics.js';
 /**
  * Logs Insights over the scanning Lambdas' "Finding state" lines (lambda/app/finding-state-log.ts):
  * each finding's latest line, kept when it says open. A scan logs every open finding of its
- * cluster and every finding it closed, so a fixed one leaves the table at the next scan.
+ * cluster and every finding it closed, so a fixed one leaves the table at the next scan. `cluster`
+ * is the cluster's label (`name@region` outside the home region), so same-named clusters of two
+ * regions keep rows of their own.
  */
 export const FAILING_RESOURCES_QUERY: readonly string[] = [
   `filter message = "${FINDING_STATE_LOG_MESSAGE}"`,
@@ -179,7 +181,8 @@ export function createMonitoring(
     new TextWidget({
       markdown:
         '# nodeclass-scanner\nOpen findings come from the latest scan of each cluster; the table ' +
-        'lists what is failing now. Alarms notify the findings topic.',
+        'lists what is failing now. A cluster outside the home region is shown as name@region. ' +
+        'Alarms notify the findings topic.',
       width: 24,
       height: 2,
     })

@@ -1,7 +1,8 @@
 // CloudWatch metrics as Embedded Metric Format log lines through Powertools Metrics: no
 // PutMetricData calls, no IAM permission, no throttling. Namespace `NodeClassScanner`, or the
 // deployment's own (`metricsNamespaceOf`).
-// Dimensions stay low-cardinality: cluster, severity, reason — never resource ids.
+// Dimensions stay low-cardinality: cluster, severity, reason — never resource ids. `Cluster` is the
+// cluster's label (its name; `name@region` outside the home region), one series per cluster.
 // Metrics without their own dimensions are stored on the Powertools instance and written by its
 // `logMetrics` middleware after each invocation (see `lambda/handlers/service.ts`).
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';

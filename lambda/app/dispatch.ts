@@ -30,8 +30,9 @@ export interface DiscoveryResult {
 
 /**
  * The configured clusters plus, when discovery is on, every cluster found in the discovery regions
- * (deduplicated; `region` omitted for the home region). A region that cannot be listed is reported,
- * never allowed to drop the clusters found elsewhere.
+ * (deduplicated by region and name: same-named clusters of two regions are two targets, scanned
+ * and kept apart; `region` omitted for the home region). A region that cannot be listed is
+ * reported, never allowed to drop the clusters found elsewhere.
  */
 export async function discoverTargets(
   lister: ClusterLister,
@@ -86,6 +87,12 @@ export async function dispatchScans(
       `${failed.length} of ${requests.length} scan requests were not enqueued: ${failed.map((f) => `${f.id} (${f.code})`).join(', ')}`
     );
   }
-  deps.logger.info('Scan requests enqueued', { clusters: requests.map((r) => r.cluster), trigger });
+  // Clusters as people read them: `name@region` outside the home region.
+  deps.logger.info('Scan requests enqueued', {
+    clusters: requests.map((r) =>
+      r.region === undefined ? r.cluster : `${r.cluster}@${r.region}`
+    ),
+    trigger,
+  });
   return requests;
 }

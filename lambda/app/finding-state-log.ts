@@ -8,7 +8,15 @@ import type { AppLogger } from '../core/ports/service.js';
 import { FINDING_STATE_LOG_MESSAGE } from '../shared/telemetry.js';
 
 export interface FindingStateLogScan {
+  /**
+   * The cluster's label (`clusterLabel`: its name, `name@region` outside the home region): the
+   * table groups by it, so same-named clusters of two regions keep their own rows.
+   */
   readonly cluster: string;
+  /** The cluster's name, account and region (its identity). */
+  readonly name?: string;
+  readonly account?: string;
+  readonly region?: string;
   readonly scanId: string;
   readonly scanSeq: number;
 }
@@ -29,6 +37,9 @@ export function logFindingStates(
     logger.info(FINDING_STATE_LOG_MESSAGE, {
       state: lineState,
       cluster: scan.cluster,
+      ...(scan.name === undefined ? {} : { clusterName: scan.name }),
+      ...(scan.account === undefined ? {} : { account: scan.account }),
+      ...(scan.region === undefined ? {} : { region: scan.region }),
       kind: state.resource.kind,
       name: state.resource.name,
       checkId: state.checkId,

@@ -21,14 +21,14 @@ export interface EventDeps {
   readonly scan: (request: ScanRequest) => Promise<ScanResult>;
   readonly metrics: Pick<ServiceMetrics, 'eventIgnored'>;
   readonly logger: AppLogger;
+  /** The function's own region: the region of a stored cluster that names none. */
+  readonly homeRegion: string;
 }
 
 export interface AmiEventDeps extends EventDeps {
   /** The image lookup of one region (AMIs are regional: an image is looked up where it lives). */
   readonly imagesIn: (region: string) => Pick<AwsFactsPort, 'describeImages'>;
   readonly matches: ImageTermMatcher;
-  /** The function's own region: the region of a stored cluster that names none. */
-  readonly homeRegion: string;
 }
 
 export type EventOutcome =
@@ -56,22 +56,45 @@ export function ignoreEvent(deps: EventDeps, reason: string, detail: string): Ev
   return { status: 'ignored', reason };
 }
 
-/** Runs the restricted scan; throws after publishing when a cluster failed, so the event is retried. */
+/**
+ * Runs the restricted scan, one cluster per identity (same-named clusters of two regions are two
+ * clusters); throws after publishing when a cluster failed, so the event is retried. A NodeClass
+ * indexed twice (an entry of an earlier version beside the current one) is rescanned once.
+ */
 export async function rescan(
   deps: EventDeps,
   scanId: string,
   trigger: string,
-  nodeClasses: readonly NodeClassRef[]
+  affected: readonly NodeClassRef[]
 ): Promise<EventOutcome> {
+  // An entry that names no region is in the home region; a ref names a region only outside it.
+  const regionOf = (ref: NodeClassRef) => ref.region ?? deps.homeRegion;
+  const placed = (ref: NodeClassRef): NodeClassRef => ({
+    cluster: ref.cluster,
+    name: ref.name,
+    ...(regionOf(ref) === deps.homeRegion ? {} : { region: regionOf(ref) }),
+  });
+  const nodeClasses = [
+    ...new Map(
+      affected.map(placed).map((ref) => [`${regionOf(ref)}/${ref.cluster}#${ref.name}`, ref])
+    ).values(),
+  ];
   if (nodeClasses.length === 0) {
     deps.logger.info('No stored NodeClass is affected', { trigger });
     return { status: 'no-match' };
   }
-  const regions = new Map(nodeClasses.map((ref) => [ref.cluster, ref.region]));
-  const clusters = [...regions.keys()].sort().map((cluster) => {
-    const region = regions.get(cluster);
-    return region === undefined ? { cluster } : { cluster, region };
-  });
+  const clusters = [
+    ...new Map(
+      nodeClasses.map((ref) => [
+        `${ref.cluster}@${regionOf(ref)}`,
+        ref.region === undefined
+          ? { cluster: ref.cluster }
+          : { cluster: ref.cluster, region: ref.region },
+      ])
+    ),
+  ]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, target]) => target);
   const result = await deps.scan({ scanId, trigger, clusters, restrictTo: nodeClasses });
   if (result.failedClusters.length > 0) {
     throw new ScannerError(

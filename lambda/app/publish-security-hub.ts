@@ -36,6 +36,7 @@ export interface SecurityHubSink {
 }
 
 export interface SecurityHubDelivery {
+  /** The cluster's label (for the logs). */
   readonly cluster: string;
   /** The cluster's region (resources and Ids); the home region when undefined. */
   readonly region?: string;

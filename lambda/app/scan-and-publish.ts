@@ -9,10 +9,15 @@
 // once however many claims (own or adopted) carry it. A `suppressed` change is never batched: it
 // is always its own message, so a subscription filter on `change = suppressed` sees every one.
 //
+// A cluster is its identity (account, region, name: cluster-identity.ts): its state, sequence and
+// index are its own, so same-named clusters of two regions never resolve or re-open each other's
+// findings. Logs, metrics and messages show its label (`name@region` outside the home region).
+//
 // Store calls of one cluster scan, in order (a fault from any of them on fails the scan, and the
 // redelivery of the same scan finishes its work):
 //   1. nextScanSeq  (before the cluster is read: the sequence orders overlapping scans)
-//   2. loadFindings (with the claims still pending publish)
+//   2. loadFindings (with the claims still pending publish; the first load of an identity adopts
+//      the state an earlier version kept under the cluster's name alone)
 //   3. adopt        one per pending publish this scan may take over (`adoptablePending`)
 //   4. latestScanSeq (a newer scan has started: this one is stale and writes no change)
 //   5. claim        one per change, most severe first; each claim carries its rendered message
@@ -28,6 +33,7 @@
 // is stored and alerted (storage-limits.ts). A scan that fails anyway logs the cluster and, when a
 // write of one object failed, that object.
 import type { AnnotationSuppression } from '../core/annotation-policy.js';
+import { type ClusterIdentity, clusterLabel, identityOf } from '../core/cluster-identity.js';
 import {
   indexEntriesOf,
   type NodeClassIndexEntry,
@@ -42,12 +48,15 @@ import {
   diffFindings,
   type FindingState,
   type LifecycleChange,
+  type LifecycleDiff,
   openBySeverity,
   type PendingPublish,
   type ScanStamp,
+  type SilentClose,
+  type StoredFindings,
 } from '../core/lifecycle.js';
-import type { ResourceRef } from '../core/model.js';
-import { renderDigest } from '../core/notify/digest.js';
+import type { Finding, ResourceRef } from '../core/model.js';
+import { type DigestChange, renderDigest } from '../core/notify/digest.js';
 import {
   type AlertLocation,
   type OutgoingMessage,
@@ -59,6 +68,7 @@ import type {
   AppLogger,
   FindingStore,
   NotificationPublisher,
+  PublishFailure,
   ServiceMetrics,
 } from '../core/ports/service.js';
 import { applyStorageLimits, type OversizedItem } from '../core/storage-limits.js';
@@ -91,7 +101,10 @@ export interface ScanSettings {
   readonly alertBatchThreshold?: number;
   /** The AWS account the clusters are in, named in every message. */
   readonly account?: string;
-  /** The home region: the region of a cluster whose target names none. */
+  /**
+   * The home region: the region of a cluster whose target names none. A cluster is kept and shown
+   * by its identity (account, region, name): `name@region` outside the home region.
+   */
   readonly region?: string;
 }
 
@@ -119,6 +132,7 @@ export interface ScanRequest {
 }
 
 export interface ClusterOutcome {
+  /** The cluster's label (`clusterLabel`): its name, `name@region` outside the home region. */
   readonly cluster: string;
   readonly ok: boolean;
   readonly nodeClassesScanned: number;
@@ -131,7 +145,20 @@ export interface ClusterOutcome {
 
 export interface ScanResult {
   readonly outcomes: readonly ClusterOutcome[];
+  /** Labels of the clusters whose scan failed. */
   readonly failedClusters: readonly string[];
+}
+
+/** The cluster's region for a log line, when known. */
+function regionOf(cluster: ClusterIdentity): { region?: string } {
+  return cluster.region === '' ? {} : { region: cluster.region };
+}
+
+/** One cluster of a scan request, with the identity it is kept under and the label it is shown by. */
+interface ClusterTarget {
+  readonly target: ScanRequest['clusters'][number];
+  readonly identity: ClusterIdentity;
+  readonly label: string;
 }
 
 const CLAIM_CONCURRENCY = 10;
@@ -229,7 +256,8 @@ function oversizedObject(item: OversizedItem): string {
 
 interface ClusterRun {
   readonly outcome: ClusterOutcome;
-  readonly published: readonly LifecycleChange[];
+  /** The changes published, each with its cluster's label. */
+  readonly published: readonly DigestChange[];
   /** Stored states after this scan's published changes. */
   readonly states: readonly FindingState[];
 }
@@ -317,20 +345,30 @@ function messagesFor(
   }));
 }
 
-async function scanCluster(
+/** What the evaluation of one cluster yields, ready to diff and store (steps before any write). */
+interface EvaluatedCluster {
+  readonly inventory: Inventory;
+  readonly inputErrors: number;
+  /** The scan's findings, after the items the store cannot hold became `error` findings. */
+  readonly findings: readonly Finding[];
+  /** Index entries the store can hold. */
+  readonly index: readonly NodeClassIndexEntry[];
+  readonly scope: DiffScope;
+  /** Clusters whose objects could not be read. */
+  readonly unread: readonly string[];
+}
+
+/**
+ * Reads and evaluates the cluster (only `names`' NodeClasses when set), then turns what the store
+ * could not hold into `error` findings on their objects, before anything is written.
+ */
+async function evaluateCluster(
   deps: ScanAndPublishDeps,
-  request: ScanRequest,
-  target: ScanRequest['clusters'][number]
-): Promise<ClusterRun> {
-  const { cluster } = target;
-  const started = deps.clock();
-  // Taken before the cluster is read, so a higher sequence always holds a fresher view.
-  const stamp: ScanStamp = {
-    scanId: request.scanId,
-    scanSeq: await deps.store.nextScanSeq(cluster),
-    at: started.toISOString(),
-  };
-  const names = request.restrictTo?.filter((ref) => ref.cluster === cluster).map((ref) => ref.name);
+  { target, identity, label }: ClusterTarget,
+  names: readonly string[] | undefined,
+  started: Date
+): Promise<EvaluatedCluster> {
+  const cluster = identity.name;
   const basePlan = await deps.planFor(target);
   const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
   const { inventory, inputErrors } = await collectInventory(plan);
@@ -344,8 +382,13 @@ async function scanCluster(
     },
     inputErrors
   );
-  // What cannot be stored is reported on its object instead, before anything is written.
-  const allEntries = indexEntriesOf(inventory);
+  // What cannot be stored is reported on its object instead, before anything is written. Index
+  // entries carry the identity of their cluster: events find them by it.
+  const allEntries = indexEntriesOf(inventory).map((entry) => ({
+    ...entry,
+    account: identity.account,
+    region: identity.region,
+  }));
   const oversized = await deps.store.oversizedItems({
     findings: evaluated.findings,
     index: allEntries,
@@ -357,86 +400,52 @@ async function scanCluster(
   });
   for (const item of oversized) {
     deps.logger.warn('Item too large to store', {
-      cluster,
+      cluster: label,
       object: oversizedObject(item),
       item: item.item,
       bytes: item.bytes,
       maxBytes: item.maxBytes,
     });
   }
-  const report = { ...evaluated, findings: storable.findings };
-  const unread = unreadClusters(inventory, cluster, inputErrors.length);
-  const scope: DiffScope = {
-    clusters: [cluster],
-    ...(names === undefined
-      ? {}
-      : {
-          nodeClasses: names.map((name) => ({ cluster, name })),
-          nodePools: inventory.nodePools.map((entry) => ({ cluster, name: entry.name })),
-        }),
+  return {
+    inventory,
+    inputErrors: inputErrors.length,
+    findings: storable.findings,
+    index: storable.index,
+    scope: {
+      clusters: [cluster],
+      ...(names === undefined
+        ? {}
+        : {
+            nodeClasses: names.map((name) => ({ cluster, name })),
+            nodePools: inventory.nodePools.map((entry) => ({ cluster, name: entry.name })),
+          }),
+    },
+    unread: unreadClusters(inventory, cluster, inputErrors.length),
   };
-  const stored = await deps.store.loadFindings(cluster);
+}
 
-  // Claims an earlier attempt wrote but never published go out with this scan's own.
-  const adoptable = adoptablePending(stored.pending, stamp, deps.settings.pendingLeaseMs);
-  const adopted = (
-    await mapLimited(adoptable, CLAIM_CONCURRENCY, async (pending) =>
-      (await deps.store.adopt(pending, stamp)) ? pending : undefined
+/** Step 3: takes over the claims an earlier attempt wrote but never published. */
+async function adoptPending(
+  deps: ScanAndPublishDeps,
+  pending: readonly PendingPublish[],
+  stamp: ScanStamp
+): Promise<PendingPublish[]> {
+  const adoptable = adoptablePending(pending, stamp, deps.settings.pendingLeaseMs);
+  return (
+    await mapLimited(adoptable, CLAIM_CONCURRENCY, async (item) =>
+      (await deps.store.adopt(item, stamp)) ? item : undefined
     )
   ).filter(defined);
-  const diff = diffFindings({
-    stored: stored.states,
-    findings: report.findings,
-    scope,
-    unreadClusters: unread,
-    unreadNodePools: unreadNodePools(inventory),
-    now: started,
-    reminderIntervalMs: deps.settings.reminderIntervalMs,
-  });
-  // A newer scan of this cluster has started: its view wins, this one changes nothing. (The
-  // per-item `scanSeq` conditions cover a newer scan that starts after this check.)
-  const superseded = (await deps.store.latestScanSeq(cluster)) > stamp.scanSeq;
-  // A finding with a publish pending cannot be claimed again until that publish is done.
-  const pendingIds = new Set(stored.pending.map((pending) => pending.state.id));
-  const candidates = superseded
-    ? []
-    : diff.changes.filter((change) => !pendingIds.has(change.next.id));
-  // Security Hub (opt-in) gets each change before it is claimed; one it cannot take for now stays
-  // unclaimed and unclosed, so the next scan delivers it to both (publish-security-hub.ts).
-  const toSecurityHub = await deliverToSecurityHub(
-    deps.securityHub,
-    {
-      cluster,
-      ...(target.region === undefined ? {} : { region: target.region }),
-      stamp,
-      changes: candidates,
-      silenced: superseded ? [] : diff.silenced.filter((close) => !pendingIds.has(close.next.id)),
-    },
-    deps.logger
-  );
-  const heldBack = (id: string) => toSecurityHub.held.has(id);
+}
 
-  const location: AlertLocation = {
-    ...(deps.settings.account ? { account: deps.settings.account } : {}),
-    ...((target.region ?? deps.settings.region)
-      ? { region: target.region ?? deps.settings.region }
-      : {}),
-  };
-  const planned = messagesFor(
-    candidates.filter((change) => !heldBack(change.next.id)),
-    adopted,
-    {
-      cluster,
-      stamp,
-      location,
-      threshold: deps.settings.alertBatchThreshold ?? DEFAULT_ALERT_BATCH_THRESHOLD,
-      // No stored state at all: the cluster's first scan.
-      firstScan: stored.states.length === 0,
-    }
-  );
-
-  // Claim first, publish second: a duplicate delivery loses the conditional write and stays quiet.
-  const claimed = (
+/** Step 5: claims each planned change; a duplicate delivery loses the conditional write. */
+async function claimChanges(
+  deps: ScanAndPublishDeps,
+  planned: readonly { change: LifecycleChange; message: OutgoingMessage }[],
+  stamp: ScanStamp
+): Promise<{ change: LifecycleChange; message: OutgoingMessage }[]> {
+  return (
     await mapLimited(planned, CLAIM_CONCURRENCY, async ({ change, message }) =>
       (await forObject(change.next.resource, 'claim', () =>
         deps.store.claim(change, { stamp, message })
@@ -445,15 +454,28 @@ async function scanCluster(
         : undefined
     )
   ).filter(defined);
-  const outgoing: Outgoing[] = [
-    ...adopted.map((pending) => ({
-      change: { kind: pending.kind, next: pending.state },
-      message: pending.message,
-      own: false,
-    })),
-    ...claimed.map((claim) => ({ ...claim, own: true })),
-  ];
-  // A summary is carried by every claim of its batch: it is published once.
+}
+
+interface Delivery {
+  /** Every message sent to SNS, each id once. */
+  readonly messages: readonly OutgoingMessage[];
+  readonly failed: readonly PublishFailure[];
+  readonly failedIds: ReadonlySet<string>;
+  /** Adopted and claimed changes whose message SNS accepted. */
+  readonly sent: readonly Outgoing[];
+}
+
+/**
+ * The publish and steps 6–7: publishes the adopted and claimed messages (a summary carried by
+ * every claim of its batch goes out once), clears the pending marks of those SNS accepted, and
+ * releases this scan's claims it refused, so the next attempt claims and notifies them again. A
+ * refused adopted message stays pending for the next attempt.
+ */
+async function publishAndSettle(
+  deps: ScanAndPublishDeps,
+  outgoing: readonly Outgoing[],
+  stamp: ScanStamp
+): Promise<Delivery> {
   const messages = [...new Map(outgoing.map((item) => [item.message.id, item.message])).values()];
   const { failed } = await deps.publisher.publish(messages);
   const failedIds = new Set(failed.map((failure) => failure.id));
@@ -463,86 +485,302 @@ async function scanCluster(
     sent.map((item) => item.change.next),
     stamp
   );
-  // Undo this scan's claims that SNS refused, so the next attempt claims and notifies them again.
-  // A refused adopted message stays pending for the next attempt.
   const refused = outgoing
     .filter((item) => item.own && failedIds.has(item.message.id))
     .map((item) => item.change);
   await mapLimited(refused, CLAIM_CONCURRENCY, (change) =>
     forObject(change.next.resource, 'release', () => deps.store.release(change, stamp))
   );
-  const published = sent.map((item) => item.change);
+  return { messages, failed, failedIds, sent };
+}
 
-  const entries: NodeClassIndexEntry[] = storable.index;
-  const closed = superseded
-    ? []
-    : (
-        await mapLimited(
-          diff.silenced.filter(
-            (close) => !pendingIds.has(close.next.id) && !heldBack(close.next.id)
-          ),
-          CLAIM_CONCURRENCY,
-          async (close) =>
-            (await forObject(close.next.resource, 'close', () => deps.store.close(close, stamp)))
-              ? close
-              : undefined
-        )
-      ).filter(defined);
-  if (!superseded) {
-    await deps.store.touch(diff.touched, stamp);
-    if (names !== undefined) await deps.store.putIndexEntries(entries);
-    else if (!unread.includes(cluster)) await deps.store.replaceClusterIndex(cluster, entries);
+/**
+ * Step 8: the writes that notify nobody: silent closes (follow-ons, notices), `lastSeen` of
+ * unchanged findings, and the NodeClass index (upserted after a restricted scan, replaced after a
+ * full one whose cluster was read). Returns the closes written.
+ */
+async function writeQuietState(
+  deps: ScanAndPublishDeps,
+  input: {
+    readonly stamp: ScanStamp;
+    readonly silenced: readonly SilentClose[];
+    readonly touched: readonly FindingState[];
+    readonly index: readonly NodeClassIndexEntry[];
+    readonly restricted: boolean;
+    readonly unread: readonly string[];
   }
+): Promise<SilentClose[]> {
+  const { stamp } = input;
+  const closed = (
+    await mapLimited(input.silenced, CLAIM_CONCURRENCY, async (close) =>
+      (await forObject(close.next.resource, 'close', () => deps.store.close(close, stamp)))
+        ? close
+        : undefined
+    )
+  ).filter(defined);
+  await deps.store.touch(input.touched, stamp);
+  if (input.restricted) await deps.store.putIndexEntries(input.index);
+  else if (!input.unread.includes(stamp.cluster.name))
+    await deps.store.replaceClusterIndex(stamp.cluster, input.index);
+  return closed;
+}
 
-  const states = applyChanges(stored.states, [
-    ...sent.filter((item) => item.own).map((item) => item.change),
-    ...closed,
-  ]);
-  if (!superseded) logFindingStates(deps.logger, { cluster, ...stamp }, stored.states, states);
-  const errors = unavailableSources(inventory).length + inputErrors.length;
-  const ok = failed.length === 0;
+/**
+ * The logs and metrics of a scan that ran to its end: the finding state lines (unless a newer
+ * scan superseded it), the scan's metrics and its `Cluster scanned` line.
+ */
+function recordScan(
+  deps: ScanAndPublishDeps,
+  scan: {
+    readonly cluster: ClusterTarget;
+    readonly scanId: string;
+    readonly stamp: ScanStamp;
+    readonly started: Date;
+    readonly evaluated: EvaluatedCluster;
+    /** Stored states before and after this scan's writes. */
+    readonly before: readonly FindingState[];
+    readonly states: readonly FindingState[];
+    readonly changes: number;
+    readonly adopted: number;
+    readonly claimed: number;
+    readonly closed: number;
+    readonly superseded: boolean;
+    readonly delivery: Delivery;
+  }
+): void {
+  const { evaluated, delivery } = scan;
+  const { identity, label: cluster } = scan.cluster;
+  if (!scan.superseded) {
+    logFindingStates(
+      deps.logger,
+      {
+        cluster,
+        name: identity.name,
+        account: identity.account,
+        region: identity.region,
+        scanId: scan.stamp.scanId,
+        scanSeq: scan.stamp.scanSeq,
+      },
+      scan.before,
+      scan.states
+    );
+  }
+  const { inventory } = evaluated;
+  const errors = unavailableSources(inventory).length + evaluated.inputErrors;
+  const ok = delivery.failed.length === 0;
   // Only a completed scan counts as scanned; a failed one is counted by `scanFailed`.
   if (ok) {
     deps.metrics.clusterScanned({
       cluster,
-      durationMs: deps.clock().getTime() - started.getTime(),
+      durationMs: deps.clock().getTime() - scan.started.getTime(),
       nodeClasses: inventory.nodeClasses.length,
-      openBySeverity: openBySeverity(states),
+      openBySeverity: openBySeverity(scan.states),
     });
   } else deps.metrics.scanFailed(cluster);
   deps.metrics.sourceErrors(cluster, errors);
-  deps.metrics.notificationsSent(messages.filter((message) => !failedIds.has(message.id)).length);
+  deps.metrics.notificationsSent(
+    delivery.messages.filter((message) => !delivery.failedIds.has(message.id)).length
+  );
   deps.logger.info('Cluster scanned', {
     cluster,
-    scanId: request.scanId,
-    scanSeq: stamp.scanSeq,
+    ...regionOf(identity),
+    scanId: scan.scanId,
+    scanSeq: scan.stamp.scanSeq,
     nodeClasses: inventory.nodeClasses.length,
-    changes: diff.changes.length,
-    adopted: adopted.length,
-    claimed: claimed.length,
-    published: published.length,
-    messages: messages.length,
-    silentlyClosed: closed.length,
-    superseded,
+    changes: scan.changes,
+    adopted: scan.adopted,
+    claimed: scan.claimed,
+    published: delivery.sent.length,
+    messages: delivery.messages.length,
+    silentlyClosed: scan.closed,
+    superseded: scan.superseded,
     sourceErrors: errors,
   });
   if (!ok) {
     deps.logger.error('Some notifications were not published', {
       cluster,
-      failed: failed.map((failure) => ({ id: failure.id, code: failure.code })),
+      ...regionOf(identity),
+      failed: delivery.failed.map((failure) => ({ id: failure.id, code: failure.code })),
     });
   }
+}
+
+/** What one scan decided from the diff, before any change is written. */
+interface Decision {
+  readonly diff: LifecycleDiff;
+  /** A newer scan of the cluster started first: this one writes no change. */
+  readonly superseded: boolean;
+  /** Each change with the message it is claimed with (step 5). */
+  readonly planned: readonly { change: LifecycleChange; message: OutgoingMessage }[];
+  /** The silent closes to write (step 8). */
+  readonly silenced: readonly SilentClose[];
+}
+
+/**
+ * The diff, step 4, Security Hub and the messages: what this scan claims, with which message, and
+ * what it closes silently. A finding with a publish pending is left alone until that publish is
+ * done; one Security Hub could not take for now stays unclaimed and unclosed, so the next scan
+ * delivers it to both (publish-security-hub.ts).
+ */
+async function decideChanges(
+  deps: ScanAndPublishDeps,
+  input: {
+    readonly cluster: ClusterTarget;
+    readonly stamp: ScanStamp;
+    readonly started: Date;
+    readonly evaluated: EvaluatedCluster;
+    readonly stored: StoredFindings;
+    readonly adopted: readonly PendingPublish[];
+  }
+): Promise<Decision> {
+  const { cluster, stamp, evaluated, stored } = input;
+  const { identity } = cluster;
+  const diff = diffFindings({
+    stored: stored.states,
+    findings: evaluated.findings,
+    scope: evaluated.scope,
+    unreadClusters: evaluated.unread,
+    unreadNodePools: unreadNodePools(evaluated.inventory),
+    now: input.started,
+    reminderIntervalMs: deps.settings.reminderIntervalMs,
+  });
+  // Step 4: a newer scan of this cluster has started: its view wins, this one changes nothing.
+  // (The per-item `scanSeq` conditions cover a newer scan that starts after this check.)
+  const superseded = (await deps.store.latestScanSeq(identity)) > stamp.scanSeq;
+  const pendingIds = new Set(stored.pending.map((pending) => pending.state.id));
+  const candidates = superseded
+    ? []
+    : diff.changes.filter((change) => !pendingIds.has(change.next.id));
+  const closes = superseded ? [] : diff.silenced.filter((close) => !pendingIds.has(close.next.id));
+  const toSecurityHub = await deliverToSecurityHub(
+    deps.securityHub,
+    {
+      cluster: cluster.label,
+      ...(identity.region === '' ? {} : { region: identity.region }),
+      stamp,
+      changes: candidates,
+      silenced: closes,
+    },
+    deps.logger
+  );
+  const ready = (id: string) => !toSecurityHub.held.has(id);
+  const location: AlertLocation = {
+    ...(identity.account === '' ? {} : { account: identity.account }),
+    ...(identity.region === '' ? {} : { region: identity.region }),
+    ...(deps.settings.region === undefined ? {} : { homeRegion: deps.settings.region }),
+  };
+  const planned = messagesFor(
+    candidates.filter((change) => ready(change.next.id)),
+    input.adopted,
+    {
+      cluster: identity.name,
+      stamp,
+      location,
+      threshold: deps.settings.alertBatchThreshold ?? DEFAULT_ALERT_BATCH_THRESHOLD,
+      // No stored state at all: the cluster's first scan.
+      firstScan: stored.states.length === 0,
+    }
+  );
+  return {
+    diff,
+    superseded,
+    planned,
+    silenced: closes.filter((close) => ready(close.next.id)),
+  };
+}
+
+/**
+ * One cluster's scan, in the steps of the header: the sequence (1), the evaluation, the stored
+ * state (2) and the pending claims taken over (3), the decision (the diff, 4, Security Hub and
+ * the messages), the claims (5), the publish and its settlement (6, 7), the quiet writes (8),
+ * then logs and metrics.
+ */
+async function scanCluster(
+  deps: ScanAndPublishDeps,
+  request: ScanRequest,
+  cluster: ClusterTarget
+): Promise<ClusterRun> {
+  const { identity, label } = cluster;
+  const started = deps.clock();
+  // Step 1, before the cluster is read, so a higher sequence always holds a fresher view.
+  const stamp: ScanStamp = {
+    cluster: identity,
+    scanId: request.scanId,
+    scanSeq: await deps.store.nextScanSeq(identity),
+    at: started.toISOString(),
+  };
+  const home = deps.settings.region ?? '';
+  const names = request.restrictTo
+    ?.filter((ref) => ref.cluster === identity.name && (ref.region ?? home) === identity.region)
+    .map((ref) => ref.name);
+  const evaluated = await evaluateCluster(deps, cluster, names, started);
+  // Steps 2 and 3: claims an earlier attempt wrote but never published go out with this scan's own.
+  const stored = await deps.store.loadFindings(identity);
+  const adopted = await adoptPending(deps, stored.pending, stamp);
+  const decision = await decideChanges(deps, {
+    cluster,
+    stamp,
+    started,
+    evaluated,
+    stored,
+    adopted,
+  });
+  // Step 5: claim first, publish second.
+  const claimed = await claimChanges(deps, decision.planned, stamp);
+  const delivery = await publishAndSettle(
+    deps,
+    [
+      ...adopted.map((pending) => ({
+        change: { kind: pending.kind, next: pending.state },
+        message: pending.message,
+        own: false,
+      })),
+      ...claimed.map((claim) => ({ ...claim, own: true })),
+    ],
+    stamp
+  );
+  const closed = decision.superseded
+    ? []
+    : await writeQuietState(deps, {
+        stamp,
+        silenced: decision.silenced,
+        touched: decision.diff.touched,
+        index: evaluated.index,
+        restricted: names !== undefined,
+        unread: evaluated.unread,
+      });
+  const states = applyChanges(stored.states, [
+    ...delivery.sent.filter((item) => item.own).map((item) => item.change),
+    ...closed,
+  ]);
+  recordScan(deps, {
+    cluster,
+    scanId: request.scanId,
+    stamp,
+    started,
+    evaluated,
+    before: stored.states,
+    states,
+    changes: decision.diff.changes.length,
+    adopted: adopted.length,
+    claimed: claimed.length,
+    closed: closed.length,
+    superseded: decision.superseded,
+    delivery,
+  });
+  const ok = delivery.failed.length === 0;
+  const published = delivery.sent.map((item) => item.change);
   return {
     outcome: {
-      cluster,
+      cluster: label,
       ok,
-      nodeClassesScanned: inventory.nodeClasses.length,
-      changes: diff.changes.length,
+      nodeClassesScanned: evaluated.inventory.nodeClasses.length,
+      changes: decision.diff.changes.length,
       published: published.length,
-      ...(superseded ? { superseded } : {}),
-      ...(ok ? {} : { error: `${failed.length} notifications not published` }),
+      ...(decision.superseded ? { superseded: true } : {}),
+      ...(ok ? {} : { error: `${delivery.failed.length} notifications not published` }),
     },
-    published,
+    published: published.map((change) => ({ ...change, clusterLabel: label })),
     states,
   };
 }
@@ -554,25 +792,31 @@ export async function scanAndPublish(
 ): Promise<ScanResult> {
   const calls = apiCallMeter(deps.apiCallCount, deps.metrics);
   const outcomes: ClusterOutcome[] = [];
-  const published: LifecycleChange[] = [];
+  const published: DigestChange[] = [];
   const states: FindingState[] = [];
-  for (const target of request.clusters) {
+  const targets: ClusterTarget[] = request.clusters.map((target) => {
+    const identity = identityOf(target, deps.settings);
+    return { target, identity, label: clusterLabel(identity, deps.settings.region) };
+  });
+  for (const cluster of targets) {
+    const { label } = cluster;
     try {
-      const run = await calls.cluster(target.cluster, () => scanCluster(deps, request, target));
+      const run = await calls.cluster(label, () => scanCluster(deps, request, cluster));
       outcomes.push(run.outcome);
       published.push(...run.published);
       states.push(...run.states);
     } catch (error) {
-      deps.metrics.scanFailed(target.cluster);
-      deps.metrics.sourceErrors(target.cluster, 1);
+      deps.metrics.scanFailed(label);
+      deps.metrics.sourceErrors(label, 1);
       const failure = failureOf(error);
       deps.logger.error('Cluster scan failed', {
-        cluster: target.cluster,
+        cluster: label,
+        ...regionOf(cluster.identity),
         scanId: request.scanId,
         ...failure,
       });
       outcomes.push({
-        cluster: target.cluster,
+        cluster: label,
         ok: false,
         nodeClassesScanned: 0,
         changes: 0,
@@ -592,13 +836,12 @@ export async function scanAndPublish(
       scanId: request.scanId,
       trigger: request.trigger,
       scannedAt: deps.clock().toISOString(),
-      clusters: request.clusters.map((target) => target.cluster),
+      clusters: targets.map((cluster) => cluster.label),
       ...(deps.settings.account ? { account: deps.settings.account } : {}),
       regions: Object.fromEntries(
-        request.clusters.flatMap((target) => {
-          const region = target.region ?? deps.settings.region;
-          return region ? [[target.cluster, region]] : [];
-        })
+        targets.flatMap(({ label, identity }) =>
+          identity.region === '' ? [] : [[label, identity.region]]
+        )
       ),
       failedClusters,
       nodeClassesScanned: outcomes.reduce((sum, outcome) => sum + outcome.nodeClassesScanned, 0),

@@ -1,11 +1,12 @@
-// The README's check catalog and the docs/checks/ pages' headers, generated from the registry
-// (`npm run docs`) so they cannot drift.
+// The README's check catalog, the docs/checks/ pages' headers and the config file's JSON schema,
+// generated from the registry (`npm run docs`) so they cannot drift.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CheckMeta } from '../core/check.js';
 import { CHECKS } from '../core/checks/index.js';
 import { checkDocPath, checkDocsProblems, publicUrlOf, updateCheckDocs } from './check-docs.js';
+import { CONFIG_SCHEMA_PATH, updateConfigJsonSchema } from './config-schema.js';
 
 export const CATALOG_START = '<!-- catalog:start -->';
 export const CATALOG_END = '<!-- catalog:end -->';
@@ -73,6 +74,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     changed ? `README.md: catalog updated (${CHECKS.length} checks)\n` : 'README.md: up to date\n'
   );
   for (const page of await updateCheckDocs(CHECKS)) process.stdout.write(`${page}: updated\n`);
+  if (await updateConfigJsonSchema()) process.stdout.write(`${CONFIG_SCHEMA_PATH}: updated\n`);
   // What the generator cannot fix: pages of no check, sections still to write.
   const problems = await checkDocsProblems(CHECKS);
   for (const problem of problems) process.stderr.write(`${problem}\n`);

@@ -9,6 +9,8 @@ export interface CliIo {
   readonly readStdin: (maxBytes?: number) => Promise<string>;
   readonly stdoutIsTty: boolean;
   readonly stderrIsTty: boolean;
+  /** The terminal's width when stdout is one (the table wraps to it unless `COLUMNS` is set). */
+  readonly stdoutColumns?: number;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
   /** Base for relative file references in reports (SARIF); defaults to the process' directory. */

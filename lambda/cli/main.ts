@@ -1,19 +1,33 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { collectInventory, evaluateInventory, selectChecks } from '../app/run-scan.js';
 import { compareWithBaseline } from '../core/baseline.js';
 import { CHECKS } from '../core/checks/index.js';
-import { SEVERITIES, type Severity } from '../core/model.js';
+import { FINDING_STATUSES, SEVERITIES } from '../core/model.js';
 import { breachesThreshold, type ScanReport } from '../core/report.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
+import { checkPage } from './check-page.js';
 import type { CliIo, CommandContext } from './command-context.js';
 import { type CliConfig, expiredRuleWarnings, loadCliConfig } from './config-file.js';
 import { asffTargetFor } from './formats/asff.js';
 import { CATALOG_FORMATS, type CatalogFormat, formatCatalog } from './formats/catalog.js';
-import { OUTPUT_FORMATS, type OutputFormat, writeReport } from './formats/index.js';
+import { OUTPUT_FORMATS, writeReport } from './formats/index.js';
 import { sourceIndexOf } from './formats/sources.js';
 import { buildPlan, formatClusterProgress } from './plan.js';
+import { parseScanTime } from './plan-world.js';
+import {
+  envSettings,
+  FAIL_ON_CHOICES,
+  type FailOn,
+  parseChoice,
+  parseChoiceList,
+  resolveSettings,
+  type ScanSettings,
+  type SettingValues,
+  unknownCheckIdsProblem,
+} from './scan-settings.js';
 import { terminalOutput, terminalSafe } from './terminal.js';
 
 export const EXIT_OK = 0;
@@ -37,12 +51,28 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 function checkIdsExist(ids: readonly string[], flag: string): void {
-  const unknown = ids.filter((id) => !CHECKS.some((check) => check.id === id));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `${flag}: unknown check id ${unknown.map((id) => `"${id}"`).join(', ')} (see \`nodeclass-scan checks\`)`
-    );
-  }
+  const problem = unknownCheckIdsProblem(ids);
+  if (problem !== undefined) throw new ConfigError(`${flag}: ${problem}`);
+}
+
+/** A commander parser for one choice, in any case (`--fail-on HIGH`). */
+function choiceOption<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    const parsed = parseChoice(value, choices);
+    if ('problem' in parsed) throw new InvalidArgumentError(parsed.problem);
+    return parsed.value;
+  };
+}
+
+/** A commander parser for comma-separated choices, repeatable (`--severity critical,HIGH`). */
+function choiceListOption<T extends string>(
+  choices: readonly T[]
+): (value: string, previous?: T[]) => T[] {
+  return (value, previous = []) => {
+    const parsed = parseChoiceList(value, choices);
+    if ('problem' in parsed) throw new InvalidArgumentError(parsed.problem);
+    return [...previous, ...parsed.value.filter((item) => !previous.includes(item))];
+  };
 }
 
 /** no-color.org: set and non-empty disables colour. */
@@ -50,8 +80,51 @@ function useColor(io: CliIo): boolean {
   return io.stdoutIsTty && (io.env.NO_COLOR ?? '') === '';
 }
 
+/** Narrower than this, wrapping leaves no room for the text. */
+const MIN_WIDTH = 40;
+const DEFAULT_WIDTH = 100;
+
+/** `COLUMNS`, else the terminal's width (stdout only), else 100. */
+function tableWidth(io: CliIo, toTerminal: boolean): number {
+  const columns = (io.env.COLUMNS ?? '').trim();
+  const width = /^\d+$/.test(columns)
+    ? Number(columns)
+    : toTerminal && io.stdoutIsTty && io.stdoutColumns !== undefined && io.stdoutColumns > 0
+      ? io.stdoutColumns
+      : DEFAULT_WIDTH;
+  return width === 0 ? DEFAULT_WIDTH : Math.max(MIN_WIDTH, width);
+}
+
+/**
+ * `-o FILE`: the report goes there, piece by piece, through the same guard as stdout (escaped
+ * control characters, no colour). Opened when the report is ready: a usage error leaves no file.
+ */
+function fileOutput(file: string): { write: (text: string) => void; close: () => void } {
+  const fail = (error: unknown): never => {
+    throw new ConfigError(
+      `--output ${file}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)})`
+    );
+  };
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+  } catch (error) {
+    return fail(error);
+  }
+  return {
+    write: (text) => {
+      try {
+        writeSync(fd, terminalOutput(text, { sgr: false }));
+      } catch (error) {
+        fail(error);
+      }
+    },
+    close: () => closeSync(fd),
+  };
+}
+
 /** 2 when an input could not be read (the report is still printed), else the `--fail-on` gate. */
-function exitCodeFor(report: ScanReport, failOn: Severity | 'none'): number {
+function exitCodeFor(report: ScanReport, failOn: FailOn): number {
   if (report.summary.inputErrors.length > 0) return EXIT_USAGE;
   return breachesThreshold(report, failOn) ? EXIT_FINDINGS : EXIT_OK;
 }
@@ -72,39 +145,36 @@ function annotationTrust(flags: ScanFlags, config: CliConfig) {
       };
 }
 
-interface ScanFlags {
-  controllerRole?: string[];
-  controllerPolicy?: string[];
-  permissionsBoundary?: string;
-  dryRunRole?: string;
-  cluster?: string[];
-  region?: string;
-  world?: string;
-  aws?: boolean;
-  profile?: string;
-  karpenterVersion?: string;
-  kubernetesVersion?: string;
-  format: OutputFormat;
-  failOn: Severity | 'none';
-  only?: string[];
-  skip?: string[];
+/** Commander's options: each scan setting under its key (absent when not given), and two more. */
+type ScanFlags = SettingValues & {
   config?: string;
-  baseline?: string;
-  nonProduction?: boolean;
+  /** `--now`: the time a `--world` scan is evaluated at. */
+  now?: Date;
   /** false with `--no-annotation-suppression`. */
   annotationSuppression?: boolean;
-  stdinName?: string;
-  awsAccountId?: string;
-}
+};
 
-function registerScanCommand(program: Command, { io, setExitCode }: CommandContext): void {
+function registerScanCommand(program: Command, context: CommandContext): void {
   program
     .command('scan')
-    .description('Scan EC2NodeClass manifests, a world-state file, or live clusters.')
+    .description(
+      'Scan EC2NodeClass manifests, a world-state file, or live clusters. Options may also be set in .nodeclass-scanner.yaml and (some) NODECLASS_SCAN_* variables: flag > variable > file > default.'
+    )
     .argument('[paths...]', 'manifest files or directories (.yaml, .yml, .json), or - for stdin')
     .option('--cluster <name>', 'scan a live cluster (repeatable)', collect)
     .option('--region <region>', 'AWS region; alone it only sets region/partition for spec checks')
     .option('--world <file>', 'answer AWS questions from a world-state file (offline)')
+    .option(
+      '--now <time>',
+      'with --world: the scan time its dates are compared with (ISO 8601, e.g. 2026-11-22T02:00:00Z; default: now)',
+      (value: string) => {
+        const time = parseScanTime(value);
+        if (time === undefined) {
+          throw new InvalidArgumentError('give an ISO 8601 time such as 2026-11-22T02:00:00Z');
+        }
+        return time;
+      }
+    )
     .option('--aws', 'use live AWS (default credential chain)')
     .option('--profile <profile>', 'use live AWS with this named profile')
     .option('--karpenter-version <version>', 'Karpenter version for version-aware checks')
@@ -113,18 +183,37 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
       'cluster Kubernetes version for alias terms when scanning manifests with --aws/--profile'
     )
     .addOption(
-      new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('table')
+      new Option('--format <format>', 'output format (default: table)')
+        .choices(OUTPUT_FORMATS)
+        .argParser(choiceOption(OUTPUT_FORMATS))
+    )
+    .option('-o, --output <file>', 'write the report to this file (- for stdout)')
+    .addOption(
+      new Option(
+        '--fail-on <severity>',
+        'exit 1 when a finding is at or above this severity (default: high)'
+      )
+        .choices(FAIL_ON_CHOICES)
+        .argParser(choiceOption(FAIL_ON_CHOICES))
     )
     .addOption(
-      new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity')
-        .choices([...SEVERITIES, 'none'])
-        .default('high')
+      new Option(
+        '--severity <list>',
+        'show only findings of these severities (comma-separated); --fail-on still counts all'
+      ).argParser(choiceListOption(SEVERITIES))
     )
+    .addOption(
+      new Option(
+        '--status <list>',
+        `show only findings of these statuses (${FINDING_STATUSES.join(', ')}); --fail-on still counts all`
+      ).argParser(choiceListOption(FINDING_STATUSES))
+    )
+    .option('-q, --quiet', 'print findings and errors only: no summary, no progress')
     .option('--only <ids>', 'run only these checks (comma-separated)', splitList)
     .option('--skip <ids>', 'skip these checks (comma-separated)', splitList)
     .option(
       '--config <file>',
-      'config file with ignore rules (default: ./.nodeclass-scanner.yaml if present)'
+      'config file (default: .nodeclass-scanner.yaml or .yml here or in a parent, up to the repository root)'
     )
     .option('--non-production', 'lower pinning findings to info (non-production clusters)')
     .option(
@@ -165,96 +254,141 @@ function registerScanCommand(program: Command, { io, setExitCode }: CommandConte
       'with --controller-policy: simulate this permissions boundary with them'
     )
     .action(async (paths: string[], flags: ScanFlags) => {
-      checkIdsExist(flags.only ?? [], '--only');
-      checkIdsExist(flags.skip ?? [], '--skip');
-      const config = await loadCliConfig({
-        ...(flags.config === undefined ? {} : { explicit: flags.config }),
-        cwd: io.cwd ?? process.cwd(),
-      });
-      for (const warning of expiredRuleWarnings(config, io.now())) io.stderr(warning);
-      const baseline =
-        flags.baseline === undefined ? undefined : await loadBaseline(flags.baseline);
-      // Before the scan: a missing account is a usage error, not a late surprise.
-      const asffTarget = flags.format === 'asff' ? await asffTargetFor(flags) : undefined;
-      const plan = await buildPlan({
-        paths,
-        clusters: flags.cluster ?? [],
-        ...(flags.region === undefined ? {} : { region: flags.region }),
-        ...(flags.world === undefined ? {} : { world: flags.world }),
-        aws: flags.aws === true,
-        ...(flags.profile === undefined ? {} : { profile: flags.profile }),
-        ...(flags.kubernetesVersion === undefined
-          ? {}
-          : { kubernetesVersion: flags.kubernetesVersion }),
-        ...(flags.karpenterVersion === undefined
-          ? {}
-          : { karpenterVersion: flags.karpenterVersion }),
-        environment: flags.nonProduction ? 'non-production' : 'production',
-        readStdin: io.readStdin,
-        now: io.now(),
-        controllerRoles: flags.controllerRole ?? [],
-        controllerPolicies: flags.controllerPolicy ?? [],
-        ...(flags.permissionsBoundary === undefined
-          ? {}
-          : { permissionsBoundary: flags.permissionsBoundary }),
-        ...(flags.dryRunRole === undefined ? {} : { dryRunRole: flags.dryRunRole }),
-        ...(io.stderrIsTty
-          ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
-          : {}),
-      });
-      const { inventory, inputErrors } = await collectInventory(plan);
-      const evaluated = evaluateInventory(
-        inventory,
-        {
-          now: io.now(),
-          only: flags.only ?? [],
-          skip: flags.skip ?? [],
-          ignore: config.ignore,
-          ...annotationTrust(flags, config),
-        },
-        inputErrors
-      );
-      const report =
-        baseline === undefined
-          ? evaluated
-          : compareWithBaseline(evaluated, baseline, {
-              checkIds: selectChecks(CHECKS, flags.only, flags.skip)
-                .map((check) => check.id)
-                .filter((id) => !evaluated.summary.notRun.some((run) => run.checkId === id)),
-            });
-      // In pieces (JSON: one per finding), each through the guarded writer: no whole-report string.
-      writeReport(
-        report,
-        flags.format,
-        {
-          color: useColor(io),
-          checks: CHECKS,
-          sources: sourceIndexOf(inventory),
-          cwd: io.cwd ?? process.cwd(),
-          toolVersion: packageJson.version,
-          ...(asffTarget === undefined ? {} : { asffTarget }),
-          ...(flags.stdinName === undefined ? {} : { stdinName: flags.stdinName }),
-        },
-        io.stdout
-      );
-      for (const inputError of report.summary.inputErrors) {
-        io.stderr(
-          `nodeclass-scan: ${terminalSafe(inputError.source)}: ${terminalSafe(inputError.message)}\n`
-        );
-      }
-      setExitCode(exitCodeFor(report, flags.failOn));
+      await runScan(paths, flags, context);
     });
+}
+
+async function runScan(
+  paths: readonly string[],
+  flags: ScanFlags,
+  { io, setExitCode }: CommandContext
+): Promise<void> {
+  checkIdsExist(flags.only ?? [], '--only');
+  checkIdsExist(flags.skip ?? [], '--skip');
+  const cwd = io.cwd ?? process.cwd();
+  const config = await loadCliConfig({
+    ...(flags.config === undefined ? {} : { explicit: flags.config }),
+    cwd,
+  });
+  const { config: _file, annotationSuppression: _trust, now: nowFlag, ...flagValues } = flags;
+  const settings: ScanSettings = resolveSettings({
+    flags: flagValues,
+    env: envSettings(io.env),
+    file: config.settings ?? {},
+  });
+  if (nowFlag !== undefined && settings.world === undefined) {
+    throw new ConfigError(
+      '--now sets the time a --world scan compares its recorded dates with; manifest and live scans use the current time'
+    );
+  }
+  const now = nowFlag ?? io.now();
+  if (!settings.quiet) {
+    for (const warning of expiredRuleWarnings(config, now)) io.stderr(warning);
+  }
+  const baseline =
+    settings.baseline === undefined ? undefined : await loadBaseline(settings.baseline);
+  // Before the scan: a missing account is a usage error, not a late surprise.
+  const asffTarget = settings.format === 'asff' ? await asffTargetFor(settings) : undefined;
+  const plan = await buildPlan({
+    paths,
+    clusters: settings.cluster,
+    ...(settings.region === undefined ? {} : { region: settings.region }),
+    ...(settings.world === undefined ? {} : { world: settings.world }),
+    aws: settings.aws,
+    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
+    ...(settings.kubernetesVersion === undefined
+      ? {}
+      : { kubernetesVersion: settings.kubernetesVersion }),
+    ...(settings.karpenterVersion === undefined
+      ? {}
+      : { karpenterVersion: settings.karpenterVersion }),
+    environment: settings.nonProduction ? 'non-production' : 'production',
+    readStdin: io.readStdin,
+    now,
+    controllerRoles: settings.controllerRole,
+    controllerPolicies: settings.controllerPolicy,
+    ...(settings.permissionsBoundary === undefined
+      ? {}
+      : { permissionsBoundary: settings.permissionsBoundary }),
+    ...(settings.dryRunRole === undefined ? {} : { dryRunRole: settings.dryRunRole }),
+    ...(io.stderrIsTty && !settings.quiet
+      ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
+      : {}),
+  });
+  const { inventory, inputErrors } = await collectInventory(plan);
+  const evaluated = evaluateInventory(
+    inventory,
+    {
+      now,
+      only: settings.only,
+      skip: settings.skip,
+      ignore: config.ignore,
+      ...annotationTrust(flags, config),
+    },
+    inputErrors
+  );
+  const report =
+    baseline === undefined
+      ? evaluated
+      : compareWithBaseline(evaluated, baseline, {
+          checkIds: selectChecks(CHECKS, settings.only, settings.skip)
+            .map((check) => check.id)
+            .filter((id) => !evaluated.summary.notRun.some((run) => run.checkId === id)),
+        });
+  const file =
+    settings.output === undefined || settings.output === '-'
+      ? undefined
+      : fileOutput(settings.output);
+  try {
+    // In pieces (JSON: one per finding), each through the guarded writer: no whole-report string.
+    writeReport(
+      report,
+      settings.format,
+      {
+        color: file === undefined && useColor(io),
+        width: tableWidth(io, file === undefined),
+        quiet: settings.quiet,
+        filter: {
+          ...(settings.severity === undefined ? {} : { severities: settings.severity }),
+          ...(settings.status === undefined ? {} : { statuses: settings.status }),
+        },
+        checks: CHECKS,
+        sources: sourceIndexOf(inventory),
+        cwd,
+        toolVersion: packageJson.version,
+        ...(asffTarget === undefined ? {} : { asffTarget }),
+        ...(settings.stdinName === undefined ? {} : { stdinName: settings.stdinName }),
+      },
+      file?.write ?? io.stdout
+    );
+  } finally {
+    file?.close();
+  }
+  for (const inputError of report.summary.inputErrors) {
+    io.stderr(
+      `nodeclass-scan: ${terminalSafe(inputError.source)}: ${terminalSafe(inputError.message)}\n`
+    );
+  }
+  setExitCode(exitCodeFor(report, settings.failOn));
 }
 
 function registerChecksCommand(program: Command, { io }: CommandContext): void {
   program
     .command('checks')
-    .description('List the check catalog.')
+    .description("List the check catalog, or print one check's page: what, why, how to fix, links.")
+    .argument('[id]', 'a check id: print its documentation page')
     .addOption(
-      new Option('--format <format>', 'output format').choices(CATALOG_FORMATS).default('table')
+      new Option('--format <format>', 'output format (default: table)')
+        .choices(CATALOG_FORMATS)
+        .argParser(choiceOption(CATALOG_FORMATS))
     )
-    .action((flags: { format: CatalogFormat }) => {
-      io.stdout(formatCatalog(CHECKS, flags.format));
+    .action((id: string | undefined, flags: { format?: CatalogFormat }) => {
+      const format = flags.format ?? 'table';
+      if (id === undefined) {
+        io.stdout(formatCatalog(CHECKS, format));
+        return;
+      }
+      io.stdout(checkPage(id, format, tableWidth(io, true)));
     });
 }
 

@@ -46,6 +46,26 @@ export interface WorldPlanOptions {
   ) => Pick<PermissionsEnricherOptions, 'simulator' | 'policies' | 'policySource'>;
 }
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * `--now`: the time a world file's recorded dates (deprecations, reservation end dates, ignore
+ * rules' expiry) are compared with. An ISO 8601 time with its zone, or a date alone (its midnight
+ * UTC); undefined when the text is neither, or no such day.
+ */
+export function parseScanTime(value: string): Date | undefined {
+  const text = value.trim();
+  if (!ISO_TIME.test(text)) return undefined;
+  const time = new Date(text.length === 10 ? `${text}T00:00:00Z` : text);
+  if (Number.isNaN(time.getTime())) return undefined;
+  // Date rolls 2026-02-30 over to March: a day that does not exist is refused.
+  const day = text.slice(0, 10);
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  const check = new Date(Date.UTC(year, month - 1, date));
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return undefined;
+  return time;
+}
+
 function karpenterVersionFlag(raw: string | undefined): KarpenterVersion | undefined {
   if (raw === undefined) return undefined;
   const version = parseKarpenterVersion(raw);

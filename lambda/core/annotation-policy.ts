@@ -2,6 +2,7 @@
 // `annotationSuppression` setting, the CLI's `--no-annotation-suppression`). It is a trust
 // decision: whoever may edit an EC2NodeClass may otherwise accept its findings. Zod-free, because
 // the Lambdas' environment parser (lambda/shared/env-config.ts) is in every bundle.
+import { didYouMean } from './suggest.js';
 import { IAM_ARN, wildcardMatches } from './wildcard.js';
 
 /**
@@ -76,7 +77,12 @@ export function annotationSuppressionProblems(
     return knownCheckIds === undefined ||
       knownCheckIds.some((id) => wildcardMatches(entry, id, IAM_ARN))
       ? []
-      : [{ index, message: `unknown check id "${entry}" (see \`nodeclass-scan checks\`)` }];
+      : [
+          {
+            index,
+            message: `unknown check id "${entry}"${didYouMean(entry, knownCheckIds)} (see \`nodeclass-scan checks\`)`,
+          },
+        ];
   });
 }
 

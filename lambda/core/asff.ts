@@ -2,6 +2,7 @@
 // Pure: the account, region, partition and times are parameters. Required fields and limits:
 // https://docs.aws.amazon.com/securityhub/latest/userguide/asff-required-attributes.html
 // https://docs.aws.amazon.com/securityhub/1.0/APIReference/API_BatchImportFindings.html
+import { clusterLabel } from './cluster-identity.js';
 import type { FindingStatus, ResourceRef, Severity, Suppression } from './model.js';
 import { originLabel } from './model.js';
 
@@ -134,7 +135,9 @@ export function defaultProductArn(target: AsffTarget): string {
 
 /**
  * Stable across scans: the finding id already names check, cluster, kind, name and origin; the
- * region tells apart same-named clusters of two regions that report to one aggregation region.
+ * cluster's region tells apart same-named clusters of two regions (and of two regions that report
+ * to one aggregation region), and the account is the product's (`ProductArn`): the Id names the
+ * cluster by its whole identity, account, region and name.
  */
 export function asffFindingId(findingId: string, target: AsffTarget): string {
   return `${PROVIDER_NAME}/${target.resourceRegion ?? target.region}/${findingId}`;
@@ -302,9 +305,15 @@ export interface AsffOptions {
 export function toAsffFinding(subject: AsffSubject, options: AsffOptions): AsffFinding {
   const { target, times, check } = options;
   const { resource } = subject;
-  const qualified = [resource.cluster, resource.kind, resource.name]
-    .filter((part) => part !== '')
-    .join('/');
+  // A cluster outside the import (home) region reads `name@region`, as in the alerts.
+  const cluster =
+    resource.cluster === ''
+      ? ''
+      : clusterLabel(
+          { name: resource.cluster, region: target.resourceRegion ?? target.region },
+          target.region
+        );
+  const qualified = [cluster, resource.kind, resource.name].filter((part) => part !== '').join('/');
   const compliance = options.compliance ?? complianceOf(subject);
   // Passed findings carry no risk, as Security Hub's own control findings show them; the check's
   // severity stays in `Original`.

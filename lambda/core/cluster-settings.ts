@@ -1,8 +1,13 @@
 // Per-cluster settings (the `clusterSettings` context key, the construct's `clusterSettings` prop):
 // a cluster's scan environment, the least severe finding emailed for it, and ignore rules scoped
-// to it. The service keys a cluster's state by its name, so settings resolve to a name too: a key
-// is a cluster target as in `clusters` (`name` or `name@region`).
+// to it. A key is a cluster target as in `clusters` (`name` or `name@region`), and settings resolve
+// to the cluster's name (the `cluster` the rules, the environments and the email filter policy's
+// message attribute match): they apply to every cluster of that name. The service keeps each
+// cluster's state by its identity (account, region, name), so same-named clusters of two regions
+// are scanned and alerted apart; only their settings are shared, so a `name@region` key that could
+// be read as one of them alone is refused.
 import { z } from 'zod';
+import { clusterNameOf } from './cluster-identity.js';
 import { type IgnoreRule, ignoreRuleSchema } from './ignore-rules.js';
 import { SEVERITIES, type Severity } from './model.js';
 import { didYouMean } from './suggest.js';
@@ -20,11 +25,6 @@ export interface ClusterSettings {
 }
 
 export type ClusterSettingsMap = Readonly<Record<string, ClusterSettings>>;
-
-/** The cluster name of a target (`name` or `name@region`). */
-export function clusterNameOf(target: string): string {
-  return target.split('@')[0] ?? target;
-}
 
 /** A cluster's own rule: the config rule's fields, `resource` without the (implied) cluster. */
 function clusterIgnoreRuleSchema(knownCheckIds?: readonly string[]) {
@@ -68,7 +68,8 @@ export interface KeyProblem {
 }
 
 /**
- * Keys that name no configured cluster (unless discovery may find it), or the same cluster twice.
+ * Keys that name no configured cluster (unless discovery may find it), or the same cluster twice,
+ * and `name@region` keys whose name several configured clusters share (settings apply by name).
  * With discovery on, a key that is not configured must still be a valid cluster name.
  */
 export function clusterSettingsKeyProblems(
@@ -94,6 +95,13 @@ export function clusterSettingsKeyProblems(
     const earlier = seen.get(name);
     if (earlier !== undefined) {
       problems.push({ key, message: `"${key}" and "${earlier}" are the same cluster` });
+    }
+    const sharing = options.clusters.filter((target) => clusterNameOf(target) === name);
+    if (key.includes('@') && sharing.length > 1) {
+      problems.push({
+        key,
+        message: `settings apply to every cluster named "${name}" (${sharing.join(', ')}): use the key "${name}"`,
+      });
     }
     seen.set(name, key);
   }

@@ -9,8 +9,14 @@ import { clusterOf } from './inventory.js';
 import type { AmiSelectorTerm } from './schema.js';
 
 export interface NodeClassIndexEntry {
+  /** The cluster's name. */
   readonly cluster: string;
-  /** The cluster's region, so an event-driven rescan reads the right region. */
+  /** The cluster's account (the service stores it; absent on entries of an earlier version). */
+  readonly account?: string;
+  /**
+   * The cluster's region, so an event-driven rescan reads the right region (the home region when
+   * absent: entries an earlier version stored without it).
+   */
   readonly region?: string;
   readonly name: string;
   readonly amiSelectorTerms: readonly AmiSelectorTerm[];

@@ -8,6 +8,7 @@ import {
   parseAnnotationSuppression,
 } from './annotation-policy.js';
 import type { ResourceKind, ResourceRef } from './model.js';
+import { didYouMean } from './suggest.js';
 import { IAM_ARN, wildcardMatches } from './wildcard.js';
 
 /** One config rule. Validated by `ignoreRulesSchema` before use. */
@@ -99,7 +100,7 @@ export function ignoreRuleSchema(knownCheckIds?: readonly string[]) {
       (check) => knownCheckIds === undefined || knownCheckIds.some((id) => globMatches(check, id)),
       {
         error: (issue) =>
-          `unknown check id "${String(issue.input)}" (see \`nodeclass-scan checks\`)`,
+          `unknown check id "${String(issue.input)}"${didYouMean(String(issue.input), knownCheckIds ?? [])} (see \`nodeclass-scan checks\`)`,
       }
     ),
     resource: text('a glob over cluster/Kind/name such as */EC2NodeClass/legacy-*').superRefine(

@@ -67,15 +67,6 @@ export const NORMALIZED_LABELS: Readonly<Record<string, string>> = {
   'failure-domain.beta.kubernetes.io/region': LABEL.region,
 };
 
-/** The labels derived from the instance type's name alone (no DescribeInstanceTypes needed). */
-export const INSTANCE_TYPE_KEYS: readonly string[] = [
-  LABEL.instanceType,
-  LABEL.family,
-  LABEL.category,
-  LABEL.generation,
-  LABEL.size,
-];
-
 /**
  * Keys Karpenter defines on every instance type but whose value the scanner cannot know: the
  * network bandwidth comes from a table compiled into Karpenter (zz_generated.bandwidth.go).
@@ -225,7 +216,7 @@ export interface InstanceTypeContext {
 }
 
 /** Karpenter's architecture label of the type: the first EC2 architecture it knows. */
-export function kubeArchitecture(info: InstanceTypeInfo): string | undefined {
+function kubeArchitecture(info: InstanceTypeInfo): string | undefined {
   for (const architecture of info.architectures) {
     if (architecture === 'x86_64') return 'amd64';
     if (architecture === 'arm64') return 'arm64';
@@ -243,7 +234,7 @@ function lowerKebab(value: string): string {
  * DoesNotExist). Zone, zone id, capacity type and reservation labels belong to offerings and are
  * not included. Keys the release does not define are left out (they narrow nothing).
  */
-export function instanceTypeLabels(
+function instanceTypeLabels(
   info: InstanceTypeInfo,
   context: Pick<InstanceTypeContext, 'amiFamily' | 'region' | 'version'>
 ): ReadonlyMap<string, readonly string[]> {
@@ -336,7 +327,7 @@ export function instanceTypeLabels(
 const DEFAULT_EBS_VOLUME = parseQuantity('20Gi') as Quantity;
 
 /** The ephemeral-storage capacity Karpenter assumes (`ephemeralStorage` in types.go). */
-export function ephemeralStorage(info: InstanceTypeInfo, context: InstanceTypeContext): Quantity {
+function ephemeralStorage(info: InstanceTypeInfo, context: InstanceTypeContext): Quantity {
   const traits = familyTraits(context.amiFamily);
   const total = info.instanceStorage?.totalSizeGB;
   if (context.instanceStorePolicy === 'RAID0' && total !== undefined) {
@@ -377,10 +368,7 @@ export function eniLimitedPods(
 }
 
 /** Pods a node of the type admits (`pods`): kubelet maxPods, ENI-limited, or 110; podsPerCore caps. */
-export function maxPodsOf(
-  info: InstanceTypeInfo,
-  context: InstanceTypeContext
-): number | undefined {
+function maxPodsOf(info: InstanceTypeInfo, context: InstanceTypeContext): number | undefined {
   const traits = familyTraits(context.amiFamily);
   let count: number | undefined;
   if (context.kubelet.maxPods !== undefined) count = context.kubelet.maxPods;
@@ -398,7 +386,7 @@ export function maxPodsOf(
 export type ResourceList = Readonly<Record<string, Quantity>>;
 
 /** Memory Karpenter assumes the node has: EC2's, less 64 MiB on Graviton and the VM overhead. */
-export function memoryCapacity(
+function memoryCapacity(
   info: InstanceTypeInfo,
   settings: ControllerSettings
 ): Quantity | undefined {
@@ -419,10 +407,7 @@ function countBy<T>(items: readonly T[], count: (item: T) => number): number {
  * DescribeInstanceTypes did not give is left out. `vpc.amazonaws.com/pod-eni` and
  * `PrivateIPv4Address` come from tables compiled into Karpenter and are never included.
  */
-export function instanceTypeCapacity(
-  info: InstanceTypeInfo,
-  context: InstanceTypeContext
-): ResourceList {
+function instanceTypeCapacity(info: InstanceTypeInfo, context: InstanceTypeContext): ResourceList {
   const capacity: Record<string, Quantity> = {};
   if (info.vcpus !== undefined) capacity.cpu = integerQuantity(info.vcpus);
   const memory = memoryCapacity(info, context.settings);
@@ -546,7 +531,7 @@ export interface InstanceTypeOverhead {
   readonly evictionThreshold: ResourceList;
 }
 
-export function instanceTypeOverhead(
+function instanceTypeOverhead(
   info: InstanceTypeInfo,
   context: InstanceTypeContext,
   capacity: ResourceList = instanceTypeCapacity(info, context)
@@ -567,7 +552,7 @@ export function instanceTypeOverhead(
 }
 
 /** Capacity less every overhead, per resource (`InstanceType.Allocatable`). */
-export function allocatable(capacity: ResourceList, overhead: InstanceTypeOverhead): ResourceList {
+function allocatable(capacity: ResourceList, overhead: InstanceTypeOverhead): ResourceList {
   const out: Record<string, Quantity> = { ...capacity };
   for (const list of [overhead.kubeReserved, overhead.systemReserved, overhead.evictionThreshold]) {
     for (const [key, value] of Object.entries(list)) {

@@ -68,7 +68,7 @@ function featureGate(env: Readonly<Record<string, string>> | undefined, gate: st
  * v1.6.0 (sigs.k8s.io/karpenter pkg/operator/options/options.go). Without the controller's env the
  * gate is assumed on.
  */
-export function reservedCapacitySupport(cluster: ClusterContext): ReservedCapacitySupport {
+function reservedCapacitySupport(cluster: ClusterContext): ReservedCapacitySupport {
   const version = cluster.karpenterVersion;
   if (version !== undefined && !isAtLeast(version, '1.3.0')) {
     return {
@@ -95,7 +95,7 @@ export function reservedCapacitySupport(cluster: ClusterContext): ReservedCapaci
 }
 
 /** VM_MEMORY_OVERHEAD_PERCENT and RESERVED_ENIS from the controller's env, else the defaults. */
-export function controllerSettings(cluster: ClusterContext): ControllerSettings {
+function controllerSettings(cluster: ClusterContext): ControllerSettings {
   const env = controllerEnv(cluster);
   const overhead = Number.parseFloat(env?.VM_MEMORY_OVERHEAD_PERCENT ?? '');
   const reserved = Number.parseInt(env?.RESERVED_ENIS ?? '', 10);
@@ -121,7 +121,7 @@ function integer(value: unknown): number | undefined {
 }
 
 /** The `spec.kubelet` fields instance types read (kubelet-config-valid reports malformed ones). */
-export function kubeletSettings(spec: EC2NodeClassSpec): KubeletSettings {
+function kubeletSettings(spec: EC2NodeClassSpec): KubeletSettings {
   const kubelet = spec.kubelet ?? {};
   const fields = {
     maxPods: integer(kubelet.maxPods),
@@ -544,7 +544,9 @@ function resultKey(inputs: LaunchabilityInputs): string {
       : ['FEATURE_GATES', 'VM_MEMORY_OVERHEAD_PERCENT', 'RESERVED_ENIS', 'MIN_VALUES_POLICY'].map(
           (name) => env[name] ?? ''
         ),
-    facts.instanceTypeOfferings?.status === 'ok',
+    facts.instanceTypeOfferings?.status === 'ok'
+      ? facts.instanceTypeOfferings.value.offerings.length
+      : -1,
   ]);
 }
 

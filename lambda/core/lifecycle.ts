@@ -3,6 +3,7 @@
 // change, not
 // on every run (Cloud Custodian's most common complaint,
 // https://github.com/cloud-custodian/cloud-custodian/issues/6530).
+import type { ClusterIdentity } from './cluster-identity.js';
 import { changeBetween } from './material.js';
 import type { Finding, ResourceRef, Severity } from './model.js';
 import { SEVERITIES } from './model.js';
@@ -383,10 +384,13 @@ export function openBySeverity(states: readonly FindingState[]): Record<Severity
 }
 
 /**
- * The scan that writes: `scanSeq` is taken from a per-cluster counter before the cluster is read,
- * so a higher number means a fresher view. `at` is the scan's start (ISO).
+ * The scan that writes: `scanSeq` is taken from the cluster's counter before the cluster is read,
+ * so a higher number means a fresher view. `at` is the scan's start (ISO). `cluster` is the
+ * cluster scanned: its states are stored under its identity (account, region and name), never
+ * under its name alone, so same-named clusters of two regions never share state.
  */
 export interface ScanStamp {
+  readonly cluster: ClusterIdentity;
   readonly scanId: string;
   readonly scanSeq: number;
   readonly at: string;

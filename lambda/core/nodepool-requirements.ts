@@ -21,7 +21,7 @@ function integerOf(value: string | undefined): number | undefined {
  * DoesNotExist admit its absence. An unknown operator restricts nothing (nodepool-schema-valid
  * reports it).
  */
-export function requirementAdmits(
+function requirementAdmits(
   requirement: NodeSelectorRequirement,
   value: string | undefined
 ): boolean {

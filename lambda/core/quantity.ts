@@ -94,7 +94,7 @@ export function compareQuantities(a: Quantity, b: Quantity): -1 | 0 | 1 {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-export function addQuantities(a: Quantity, b: Quantity): Quantity {
+function addQuantities(a: Quantity, b: Quantity): Quantity {
   if (a.denominator === b.denominator) {
     return { numerator: a.numerator + b.numerator, denominator: a.denominator };
   }
@@ -111,12 +111,6 @@ export function subtractQuantities(a: Quantity, b: Quantity): Quantity {
 /** The quantity as a (possibly rounded) JavaScript number, for display and percentages. */
 export function quantityValue(q: Quantity): number {
   return Number(q.numerator) / Number(q.denominator);
-}
-
-/** Rounded up to an integer (Kubernetes' `Value()`). */
-export function ceilQuantity(q: Quantity): bigint {
-  const quotient = q.numerator / q.denominator;
-  return q.numerator % q.denominator === 0n || q.numerator < 0n ? quotient : quotient + 1n;
 }
 
 const BYTE_UNITS: readonly [string, bigint][] = [

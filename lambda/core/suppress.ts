@@ -24,6 +24,7 @@ import type { Inventory } from './inventory.js';
 import { materialHash } from './material.js';
 import { type Finding, type ResourceRef, resourceKey } from './model.js';
 import { formatPath } from './schema.js';
+import { didYouMean } from './suggest.js';
 import { elideText, FINDING_TEXT_BUDGET, utf8Length } from './text-budget.js';
 
 const IGNORE_CHECK_ANNOTATION_PREFIX = 'ignore-check.nodeclass-scanner/';
@@ -116,7 +117,7 @@ function readAnnotations(
       continue;
     }
     const problem = !knownCheckIds.has(checkId)
-      ? `names no check ("${checkId}" is not a check id)`
+      ? `names no check ("${checkId}" is not a check id${didYouMean(checkId, [...knownCheckIds]).replace(/^ \((.*)\)$/, '; $1')})`
       : reason === ''
         ? 'has no reason; say why the finding is accepted'
         : `has an unreadable expiry "${elideText(expires ?? '', 64)}" (write "<reason>; expires=YYYY-MM-DD" or an ISO date-time with a zone)`;

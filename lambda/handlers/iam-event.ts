@@ -19,6 +19,7 @@ export function createHandler(overrides: ServiceOverrides = {}) {
     return phase.handleIamEvent(
       {
         iam,
+        homeRegion: service.config.region,
         store: service.store,
         scan: service.scan,
         metrics: service.metrics,

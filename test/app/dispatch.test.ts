@@ -96,6 +96,15 @@ describe('discoverTargets', () => {
     ]);
   });
 
+  it('keeps same-named clusters of two regions as two targets', async () => {
+    const source = lister({ 'us-west-2': ['prod'] });
+    const result = await discoverTargets(source, 'eu-west-1', [{ name: 'prod' }], {
+      tagFilter: {},
+      regions: ['us-west-2'],
+    });
+    expect(result.targets).toEqual([{ name: 'prod' }, { name: 'prod', region: 'us-west-2' }]);
+  });
+
   it('keeps what other regions found when one region cannot be listed', async () => {
     const source = lister({ 'eu-west-1': ['prod'], 'us-east-2': new Error('AccessDenied') });
     const result = await discoverTargets(source, 'eu-west-1', [], {

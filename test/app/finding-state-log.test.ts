@@ -107,9 +107,8 @@ describe('finding state lines', () => {
       expect.objectContaining({ state: 'open', cluster: 'staging', name: 'spot', checkId: CHECK }),
     ]);
     // Every line is an open finding of the store, and every open finding has its line.
-    const openInStore = (await store.loadFindings('prod')).states.filter(
-      (s) => s.status === 'open'
-    );
+    const prod = { account: '', region: '', name: 'prod' };
+    const openInStore = (await store.loadFindings(prod)).states.filter((s) => s.status === 'open');
     expect(stateLines().filter((line) => line.cluster === 'prod')).toHaveLength(openInStore.length);
   });
 

@@ -105,7 +105,8 @@ function deps() {
           metrics,
           logger: silentLogger,
           clock: () => NOW,
-          settings: { reminderIntervalMs: 86_400_000, digest: 'on-change' },
+          // The home region, as the event deps name it.
+          settings: { reminderIntervalMs: 86_400_000, digest: 'on-change', region: 'eu-west-1' },
           apiCallCount: awsCalls,
         },
         request
@@ -147,7 +148,7 @@ beforeEach(async () => {
   lookupRegions = [];
   for (const cluster of CLUSTERS) {
     await store.replaceClusterIndex(
-      cluster,
+      { account: '', region: 'eu-west-1', name: cluster },
       indexEntriesOf(anInventory(objectsOf(cluster), { cluster: { name: cluster } }))
     );
   }

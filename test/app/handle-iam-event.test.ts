@@ -33,6 +33,7 @@ function deps(failedClusters: string[] = []) {
     store,
     metrics,
     logger: silentLogger,
+    homeRegion: 'eu-west-1',
     scan: async (request: ScanRequest) => {
       scans.push(request);
       return { outcomes: [], failedClusters };
@@ -133,6 +134,44 @@ describe('handleIamEvent', () => {
       'malformed-event',
     ]);
     expect(lookups).toEqual([]);
+  });
+
+  it('rescans same-named clusters of two regions as two clusters, a NodeClass indexed twice once', async () => {
+    // Prepare: another prod, in us-west-2, with the same node role; and the home region's
+    // role-mode entry as an earlier version stored it too (no account, no region).
+    await store.putIndexEntries([
+      {
+        cluster: 'prod',
+        account: '111122223333',
+        region: 'us-west-2',
+        name: 'role-mode',
+        amiSelectorTerms: [],
+        resolvedAmiIds: [],
+        nodeRole: 'KarpenterNodeRole-prod',
+      },
+      {
+        cluster: 'prod',
+        account: '111122223333',
+        region: 'eu-west-1',
+        name: 'role-mode',
+        amiSelectorTerms: [],
+        resolvedAmiIds: [],
+        nodeRole: 'KarpenterNodeRole-prod',
+      },
+    ]);
+    // Act
+    await handleIamEvent(deps(), event('iam-attach-role-policy'));
+    // Assess
+    expect(scans).toHaveLength(1);
+    expect(scans[0]?.clusters).toEqual([
+      { cluster: 'prod' },
+      { cluster: 'prod', region: 'us-west-2' },
+    ]);
+    expect(scans[0]?.restrictTo).toEqual([
+      { cluster: 'prod', name: 'role-mode' },
+      { cluster: 'prod', name: 'profile-mode' },
+      { cluster: 'prod', name: 'role-mode', region: 'us-west-2' },
+    ]);
   });
 
   it('throws after scanning when a cluster failed, so the event is retried', async () => {

@@ -336,7 +336,10 @@ describe('scanAndPublish with Security Hub: the 412 dry-run notice', () => {
       resource: cluster,
       message: 'Expected, not an error: validation dry-runs succeed as HTTP 412.',
     });
-    store.findings.set(noticeId, aStoredState(legacy, '2026-10-31T00:00:00.000Z'));
+    store.findings.set(
+      InMemoryFindingStore.key({ account: '', region: '', name: 'prod' }, noticeId),
+      aStoredState(legacy, '2026-10-31T00:00:00.000Z')
+    );
     // Act
     await scan(new Map([['prod', [healthy()]]]), 's1');
     // Assess: closed in Security Hub, and no alert anywhere
@@ -348,12 +351,17 @@ describe('scanAndPublish with Security Hub: the 412 dry-run notice', () => {
       ProductFields: { 'nodeclass-scanner/status': 'notice' },
     });
     expect(publisher.sent).toEqual([]);
-    expect(store.findings.get(noticeId)?.status).toBe('resolved');
+    expect(store.stateOf(noticeId)?.status).toBe('resolved');
   });
 });
 
 describe('deliverToSecurityHub', () => {
-  const stamp = { scanId: 's', scanSeq: 1, at: '2026-11-02T00:00:00.000Z' };
+  const stamp = {
+    cluster: { account: '111122223333', region: 'eu-west-1', name: 'prod' },
+    scanId: 's',
+    scanSeq: 1,
+    at: '2026-11-02T00:00:00.000Z',
+  };
 
   it('does nothing without a sink', async () => {
     const outcome = await deliverToSecurityHub(

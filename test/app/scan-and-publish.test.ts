@@ -5,6 +5,7 @@ import {
   type ScanAndPublishDeps,
   scanAndPublish,
 } from '../../lambda/app/scan-and-publish.js';
+import { type ClusterIdentity, clusterKey } from '../../lambda/core/cluster-identity.js';
 import type { FindingState } from '../../lambda/core/lifecycle.js';
 import { findingId } from '../../lambda/core/model.js';
 import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
@@ -26,6 +27,8 @@ import {
 } from '../support/service-fakes.js';
 
 const CHECK = 'instance-profile-is-name';
+/** The identity `prod` is kept under when the settings name no account or region. */
+const PROD: ClusterIdentity = { account: '', region: '', name: 'prod' };
 
 let store: InMemoryFindingStore;
 let publisher: RecordingPublisher;
@@ -262,7 +265,9 @@ describe('scanAndPublish', () => {
         ?.value
     ).toBeGreaterThanOrEqual(1);
     expect(metrics.total('AwsApiCalls')).toBe(7);
-    expect(store.index.get('prod#default')).toMatchObject({ instanceProfile: ARN_PROFILE });
+    expect(store.index.get(`${clusterKey(PROD)}#default`)).toMatchObject({
+      instanceProfile: ARN_PROFILE,
+    });
   });
 });
 
@@ -336,16 +341,18 @@ describe('scanAndPublish batching', () => {
     const world: World = new Map([['prod', [broken()]]]);
     const base = deps(world);
     const settings = { ...base.settings, account: '111122223333', region: 'eu-west-1' };
+    const elsewhere = {
+      ...request([], 's2'),
+      clusters: [{ cluster: 'prod', region: 'eu-central-1' }],
+    };
     await scanAndPublish({ ...base, settings }, request(['prod'], 's1'));
+    // Another cluster named prod, in eu-central-1: its own first findings, nothing resolved.
+    await scanAndPublish({ ...base, settings }, elsewhere);
     world.set('prod', [fixed()]);
-    await scanAndPublish(
-      { ...base, settings },
-      {
-        ...request([], 's2'),
-        clusters: [{ cluster: 'prod', region: 'eu-central-1' }],
-      }
-    );
+    await scanAndPublish({ ...base, settings }, { ...elsewhere, scanId: 's3' });
     expect(publisher.sent.map((m) => m.attributes.change)).toEqual([
+      'summary',
+      'digest',
       'summary',
       'digest',
       'resolved',
@@ -353,6 +360,7 @@ describe('scanAndPublish batching', () => {
     ]);
     for (const message of publisher.sent) {
       expect(message.attributes.account, message.id).toBe('111122223333');
+      expect(message.attributes.cluster, message.id).toBe('prod');
       expect(message.bodies.email, message.id).toContain('111122223333');
       expect(message.bodies.email, message.id).toMatch(/prod/);
     }
@@ -361,6 +369,18 @@ describe('scanAndPublish batching', () => {
       'eu-west-1',
       'eu-central-1',
       'eu-central-1',
+      'eu-central-1',
+      'eu-central-1',
+    ]);
+    // The home region's cluster reads `prod`, the other `prod@eu-central-1`.
+    expect(publisher.sent.map((m) => m.subject)).toEqual([
+      expect.stringContaining('First findings on prod in 111122223333 eu-west-1'),
+      expect.stringContaining('Scan digest for prod in 111122223333 eu-west-1'),
+      expect.stringContaining('First findings on prod@eu-central-1 in 111122223333 eu-central-1'),
+      expect.stringContaining('Scan digest for prod@eu-central-1 in 111122223333 eu-central-1'),
+      // Too long with the check id and the location: the label stays.
+      expect.stringContaining('RESOLVED CRITICAL prod@eu-central-1/EC2NodeClass/default'),
+      expect.stringContaining('Scan digest for prod@eu-central-1 in 111122223333 eu-central-1'),
     ]);
   });
 });
@@ -375,6 +395,82 @@ const veryBroken = (name: string) =>
       metadataOptions: { httpEndpoint: 'enabled', httpTokens: 'optional' },
     },
   });
+
+describe('scanAndPublish with two clusters of one name in two regions', () => {
+  const WEST = 'us-west-2';
+  let home: World;
+  let west: World;
+  const twoRegions = (): ScanAndPublishDeps => ({
+    ...deps(new Map()),
+    planFor: ({ cluster, region }) => planFactoryOf(region === WEST ? west : home)({ cluster }),
+    settings: {
+      reminderIntervalMs: 24 * 3_600_000,
+      digest: 'never',
+      account: '111122223333',
+      region: 'eu-west-1',
+    },
+  });
+  const both = {
+    scanId: 'schedule',
+    trigger: 'schedule',
+    clusters: [{ cluster: 'prod' }, { cluster: 'prod', region: WEST }],
+  };
+  const changes = () =>
+    alertsIn(publisher.sent).map(
+      (alert) =>
+        `${alert.change} ${alert.resource.name} ${publisher.sent.find((m) => m.id === alert.messageId)?.attributes.region}`
+    );
+
+  beforeEach(() => {
+    home = new Map([['prod', [broken('a'), broken('c')]]]);
+    west = new Map([['prod', [broken('a'), broken('c')]]]);
+  });
+
+  it('keeps each one its own state: the second schedule is quiet', async () => {
+    // Act
+    const first = await scanAndPublish(twoRegions(), both);
+    const firstAlerts = changes().sort();
+    publisher.sent.length = 0;
+    await scanAndPublish(twoRegions(), { ...both, scanId: 'schedule-2' });
+    // Assess
+    expect(first.outcomes.map((outcome) => outcome.cluster)).toEqual(['prod', `prod@${WEST}`]);
+    expect(firstAlerts).toEqual([
+      'new a eu-west-1',
+      `new a ${WEST}`,
+      'new c eu-west-1',
+      `new c ${WEST}`,
+    ]);
+    expect(publisher.sent).toEqual([]);
+    expect(
+      metrics.records.filter((r) => r.name === 'NodeClassesScanned').map((r) => r.dimensions)
+    ).toEqual([
+      { Cluster: 'prod' },
+      { Cluster: `prod@${WEST}` },
+      { Cluster: 'prod' },
+      { Cluster: `prod@${WEST}` },
+    ]);
+  });
+
+  it('rescans only the NodeClasses an event named in each region', async () => {
+    // Prepare: both scanned, then everything fixed in both
+    await scanAndPublish(twoRegions(), both);
+    publisher.sent.length = 0;
+    home.set('prod', [fixed('a'), fixed('c')]);
+    west.set('prod', [fixed('a'), fixed('c')]);
+    // Act: an event affecting home's a and us-west-2's c
+    await scanAndPublish(twoRegions(), {
+      ...both,
+      scanId: 'event',
+      trigger: 'iam-AttachRolePolicy',
+      restrictTo: [
+        { cluster: 'prod', name: 'a' },
+        { cluster: 'prod', name: 'c', region: WEST },
+      ],
+    });
+    // Assess
+    expect(changes().sort()).toEqual(['resolved a eu-west-1', `resolved c ${WEST}`]);
+  });
+});
 
 describe('scanAndPublish with DynamoDB failing from the Nth request on', () => {
   // Baseline: a, b broken and notified. The faulty scan then sees a fixed, b unchanged, c and d
@@ -542,7 +638,7 @@ describe('scanAndPublish with suppressed findings', () => {
     world.set('prod', [accepted()]);
     now = new Date('2026-11-01T01:00:00Z');
     await scanAndPublish(deps(world), request(['prod'], 's2'));
-    const quietState = store.findings.get(id);
+    const quietState = store.stateOf(id);
     const openAfterQuiet = metrics.records.filter(
       (r) => r.name === 'OpenFindings' && r.dimensions.Severity === 'critical'
     );
@@ -622,7 +718,7 @@ describe('scanAndPublish with suppressed findings', () => {
     await scanAndPublish(refusing, request(['prod'], 's3'));
     // Assess: nothing resolved or suppressed; the reminder says the annotation was refused
     expect(afterAnnotation).toBe(1);
-    expect(store.findings.get(id)?.status).toBe('open');
+    expect(store.stateOf(id)?.status).toBe('open');
     const reminder = publisher.sent.find((message) => message.attributes.change === 'reminder');
     const body = JSON.parse(reminder?.bodies.default ?? '{}') as FindingMessageBody;
     expect(body.finding.message).toContain(
@@ -687,11 +783,11 @@ describe('scanAndPublish with the 412 dry-run notice', () => {
 
   it('closes the open state a previous version stored without a RESOLVED alert, and never reminds it', async () => {
     // Prepare: stored open by the previous version; its daily reminder is due
-    store.findings.set(noticeId, legacyState());
+    store.findings.set(InMemoryFindingStore.key(PROD, noticeId), legacyState());
     const world: World = new Map([['prod', [healthy()]]]);
     // Act: the first scans after the upgrade
     await scanAndPublish(deps(world), request(['prod'], 's1'));
-    const closed = store.findings.get(noticeId);
+    const closed = store.stateOf(noticeId);
     now = new Date('2026-11-02T01:00:00Z');
     await scanAndPublish(deps(world), request(['prod'], 's2'));
     // Assess
@@ -703,7 +799,7 @@ describe('scanAndPublish with the 412 dry-run notice', () => {
       lastNotified: '2026-10-31T00:00:00.000Z',
       revision: 32,
     });
-    expect(store.findings.get(noticeId)).toEqual(closed);
+    expect(store.stateOf(noticeId)).toEqual(closed);
     expect(store.pending.size).toBe(0);
     const open = metrics.records.filter(
       (r) => r.name === 'OpenFindings' && r.dimensions.Severity === 'info'
@@ -816,7 +912,7 @@ describe('scanAndPublish with two overlapping scans of one cluster', () => {
     const checked = gate();
     const resume = gate();
     const latest = store.latestScanSeq.bind(store);
-    store.latestScanSeq = async (cluster: string) => {
+    store.latestScanSeq = async (cluster: ClusterIdentity) => {
       const seq = await latest(cluster);
       store.latestScanSeq = latest;
       checked.open();
@@ -893,7 +989,7 @@ describe('scanAndPublish with an object too large to store', () => {
       expect(Buffer.byteLength(state.message)).toBeLessThanOrEqual(2048);
     }
     // Not indexed (events cannot re-evaluate it), the others are; the log names it
-    expect([...store.index.keys()]).toEqual(['prod#default']);
+    expect([...store.index.keys()]).toEqual([`${clusterKey(PROD)}#default`]);
     expect(lines).toContainEqual({
       level: 'warn',
       message: 'Item too large to store',
@@ -940,7 +1036,7 @@ describe('scanAndPublish with an object too large to store', () => {
         .map((alert) => `${alert.change} ${alert.checkId}`)
         .sort()
     ).toEqual(['resolved ami-selector-pinned', 'resolved nodeclass-schema-valid']);
-    expect([...store.index.keys()]).toEqual(['prod#poison']);
+    expect([...store.index.keys()]).toEqual([`${clusterKey(PROD)}#poison`]);
   });
 
   it('logs the cluster and the object a failed scan failed on', async () => {

@@ -193,7 +193,9 @@ describe('scan --baseline on the example world', () => {
     ]);
     expect(lines).toContain('Changed since the baseline: none');
     expect(lines).toContain('Resolved since the baseline: 1');
-    expect(lines.at(-2)).toMatch(/ · vs baseline: 1 new, 0 changed, \d+ unchanged, 1 resolved$/);
+    // The summary line, wrapped to the width, read as one line.
+    const summary = run.stdout.slice(run.stdout.lastIndexOf('\nSummary: ')).replace(/\n +/g, ' ');
+    expect(summary).toMatch(/ · vs baseline: 1 new, 0 changed, \d+ unchanged, 1 resolved\n$/);
     expect(run.code).toBe(EXIT_FINDINGS);
   });
 

@@ -52,7 +52,13 @@ describe('parseCliConfig', () => {
 
   it('rejects unknown keys, naming the file and the key', () => {
     expect(usageError(() => parseCliConfig('ignores: []\n', 'scan.yaml'))).toBe(
-      'scan.yaml: unknown key "ignores" (allowed: ignore, annotationSuppression)'
+      'scan.yaml: unknown key "ignores" (did you mean "ignore"?)'
+    );
+    expect(usageError(() => parseCliConfig('fromat: json\n', 'scan.yaml'))).toBe(
+      'scan.yaml: unknown key "fromat" (did you mean "format"?)'
+    );
+    expect(usageError(() => parseCliConfig('colour: true\n', 'scan.yaml'))).toMatch(
+      /^scan\.yaml: unknown key "colour" \(allowed: ignore, annotationSuppression, cluster, region, .*\)$/
     );
     expect(usageError(() => parseCliConfig(`${RULE}    owner: me\n`, 'scan.yaml'))).toBe(
       'scan.yaml: ignore[0]: unknown key "owner" (allowed: check, resource, reason, expires)'
@@ -62,7 +68,7 @@ describe('parseCliConfig', () => {
   it('names the rule whose check id is unknown', () => {
     const text = RULE.replace('node-role-policies', 'node-role-policy');
     expect(usageError(() => parseCliConfig(text, 'scan.yaml'))).toBe(
-      'scan.yaml: ignore[0].check: unknown check id "node-role-policy" (see `nodeclass-scan checks`)'
+      'scan.yaml: ignore[0].check: unknown check id "node-role-policy" (did you mean "node-role-policies"?) (see `nodeclass-scan checks`)'
     );
   });
 

@@ -261,7 +261,8 @@ function assertWellFormed(format: (typeof OUTPUT_FORMATS)[number], stdout: strin
       if (stdout !== '') expect(asffErrors(JSON.parse(stdout))).toEqual([]);
       return;
     case 'table':
-      expect(stdout).toMatch(/\nSummary: [^\n]*\n$/);
+      // The summary ends the table; wrapped, it continues under its text.
+      expect(stdout).toMatch(/\nSummary: [^\n]*(\n {9}[^\n]*)*\n$/);
       // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting none reach the terminal.
       expect(stdout).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/);
       return;

@@ -95,6 +95,16 @@ describe('nodeclass-scan scan --cluster', () => {
     });
   });
 
+  it('prints no progress with --quiet, even on a TTY', async () => {
+    const result = await run(
+      ['scan', '--cluster', 'prod', '--region', 'eu-west-1', '--quiet', '--format', 'json'],
+      true
+    );
+    expect(result.code).toBe(EXIT_FINDINGS);
+    expect(result.stderr).toBe('');
+    expect((JSON.parse(result.stdout) as ScanReport).findings.length).toBeGreaterThan(0);
+  });
+
   it('prints no progress when stderr is not a TTY', async () => {
     const result = await run(['scan', '--cluster', 'prod', '--region', 'eu-west-1'], false);
     expect(result.stderr).toBe('');

@@ -130,11 +130,11 @@ describe('nodeclass-scan scan with suppressions', () => {
   });
 
   it('is a usage error when the config file has an unknown key', async () => {
-    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, '.nodeclass-scanner.yaml': 'skip: []\n' });
+    const dir = tree({ 'nodeclasses.yaml': MANIFESTS, '.nodeclass-scanner.yaml': 'skips: []\n' });
     const outcome = await scan(dir);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toBe(
-      'nodeclass-scan: .nodeclass-scanner.yaml: unknown key "skip" (allowed: ignore, annotationSuppression)\n'
+      'nodeclass-scan: .nodeclass-scanner.yaml: unknown key "skips" (did you mean "skip"?)\n'
     );
   });
 
@@ -158,7 +158,7 @@ describe('nodeclass-scan scan with suppressions', () => {
         status: 'error',
         resource: { cluster: '', kind: 'EC2NodeClass', name: 'legacy-a' },
         message: expect.stringContaining(
-          'ignore-check.nodeclass-scanner/instance-profile-is-nam names no check'
+          'ignore-check.nodeclass-scanner/instance-profile-is-nam names no check ("instance-profile-is-nam" is not a check id; did you mean "instance-profile-is-name"?)'
         ),
       })
     );

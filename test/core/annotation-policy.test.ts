@@ -55,7 +55,11 @@ describe('parseAnnotationSuppression (the environment / -c text form)', () => {
 describe('annotationSuppressionProblems', () => {
   it('names list entries that match no check, and an empty list', () => {
     expect(annotationSuppressionProblems(['imds-*', 'node-role-policy'], CHECK_IDS)).toEqual([
-      { index: 1, message: 'unknown check id "node-role-policy" (see `nodeclass-scan checks`)' },
+      {
+        index: 1,
+        message:
+          'unknown check id "node-role-policy" (did you mean "node-role-policies"?) (see `nodeclass-scan checks`)',
+      },
     ]);
     expect(annotationSuppressionIssues('ANNOTATION_SUPPRESSION', [{ message: 'x' }])).toEqual([
       'ANNOTATION_SUPPRESSION: x',

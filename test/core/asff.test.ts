@@ -71,6 +71,28 @@ describe('toAsffFinding', () => {
     expect(otherRegion.Id).not.toBe(first.Id);
   });
 
+  it('tells apart same-named clusters of two regions imported in one (the service)', () => {
+    // The service imports in its home region; the cluster's region names its resources.
+    const home = toAsffFinding(subject(), {
+      target: { ...target, resourceRegion: 'eu-west-1' },
+      times,
+    });
+    const west = toAsffFinding(subject(), {
+      target: { ...target, resourceRegion: 'us-west-2' },
+      times,
+    });
+    expect(home.Id).toBe(`nodeclass-scanner/eu-west-1/${subject().id}`);
+    expect(west.Id).toBe(`nodeclass-scanner/us-west-2/${subject().id}`);
+    expect([home.Region, west.Region]).toEqual(['eu-west-1', 'eu-west-1']);
+    expect(west.Resources.map((resource) => [resource.Id, resource.Region])).toEqual([
+      ['arn:aws:eks:us-west-2:123456789012:cluster/prod/ec2nodeclass/default', 'us-west-2'],
+      ['arn:aws:eks:us-west-2:123456789012:cluster/prod', 'us-west-2'],
+    ]);
+    // As in the alerts: the home region's cluster by name, the other as name@region.
+    expect(home.Title).toBe('subnets-resolve: prod/EC2NodeClass/default');
+    expect(west.Title).toBe('subnets-resolve: prod@us-west-2/EC2NodeClass/default');
+  });
+
   it('names the EKS cluster and the NodeClass as resources, with details', () => {
     const finding = toAsffFinding(subject(), { target, times });
     expect(finding.Resources).toEqual([

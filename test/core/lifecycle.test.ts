@@ -756,7 +756,12 @@ describe('adoptablePending', () => {
     scanSeq,
     since,
   });
-  const stamp = { scanId: 'msg-1', scanSeq: 5, at: '2026-11-01T00:01:00.000Z' };
+  const stamp = {
+    cluster: { account: '111122223333', region: 'eu-west-1', name: 'prod' },
+    scanId: 'msg-1',
+    scanSeq: 5,
+    at: '2026-11-01T00:01:00.000Z',
+  };
 
   it('takes over what an earlier attempt of the same scan left pending', () => {
     expect(adoptablePending([pending('msg-1', 4)], stamp)).toHaveLength(1);

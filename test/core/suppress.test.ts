@@ -170,7 +170,10 @@ describe('ignoreRulesSchema', () => {
     ]);
     expect(issues).toEqual(
       expect.arrayContaining([
-        ['0.check', 'unknown check id "node-role-policy" (see `nodeclass-scan checks`)'],
+        [
+          '0.check',
+          'unknown check id "node-role-policy" (did you mean "node-role-policies"?) (see `nodeclass-scan checks`)',
+        ],
         ['1.resource', expect.stringContaining('"legacy-*" is not cluster/Kind/name')],
         ['2.reason', 'required: the reason the finding is accepted'],
         ['3.expires', expect.stringContaining('"31.01.2027" is not a date')],

@@ -15,7 +15,7 @@ import {
 } from '../support/karpenter-controller-policy.js';
 import { wildcardMatch } from './authorize.js';
 import { ALERT_EMAIL, SIMULATION_CONTEXT } from './deployment-context.js';
-import type { QueuedMessage } from './emulator/aws.js';
+import type { PublishedMessage, QueuedMessage } from './emulator/aws.js';
 import {
   alertMessages,
   alertsOf,
@@ -23,7 +23,12 @@ import {
   event,
   redeliverScans,
 } from './scenario-support.js';
-import { SECOND_REGION, SECOND_REGION_CLUSTER, Simulation } from './simulation.js';
+import {
+  SAME_NAME_CLUSTER,
+  SECOND_REGION,
+  SECOND_REGION_CLUSTER,
+  Simulation,
+} from './simulation.js';
 import { synthesizedAssembly } from './synthesized-assembly.js';
 
 const CLUSTERS = SIMULATION_CONTEXT.clusters;
@@ -179,6 +184,95 @@ describe('schedule → dispatch → SQS → scan-cluster → SNS', () => {
 
     // Assess
     expect(sim.aws.published).toEqual([]);
+  });
+});
+
+describe('two clusters of one name in two regions', () => {
+  /** `change cluster region findingId` for every change notified (summaries expanded), sorted. */
+  const regionalAlerts = (messages: readonly PublishedMessage[]) =>
+    alertMessages(messages)
+      .flatMap((message) =>
+        alertsOf([message]).map((alert) => {
+          const [change, cluster, id] = alert.split(' ');
+          return `${change} ${cluster} ${message.attributes.region} ${id}`;
+        })
+      )
+      .sort();
+  const inRegion = (open: readonly string[], region: string) =>
+    open.map((entry) => {
+      const [cluster, id] = entry.split(' ');
+      return `new ${cluster} ${region} ${id}`;
+    });
+
+  it('alerts each once, naming its region, and then nothing for two more schedules', async () => {
+    // Prepare: prod-use1 exists in the discovery region too (discovered there by the schedule),
+    // holding an object of the home region's prod-use1: the same finding ids, in two clusters.
+    await sim.resetState();
+    sim.aws.securityHub.clear();
+    const west = copyWorld(sim.secondRegionWorld);
+    west.eks.clusters = [sim.sameNameCluster];
+    sim.setSecondRegionWorld(west);
+    const home = inRegion(await expectedOpen(sim.world), sim.world.region);
+    const away = inRegion(await expectedOpen(west, [SAME_NAME_CLUSTER]), SECOND_REGION);
+    const shared = away.filter((entry) =>
+      home.includes(entry.replace(` ${SECOND_REGION} `, ` ${sim.world.region} `))
+    );
+    expect(shared.length).toBeGreaterThan(0);
+
+    // Act: three schedules while nothing changes
+    const rounds: { requests: unknown[]; published: PublishedMessage[] }[] = [];
+    for (let round = 0; round < 3; round++) {
+      sim.aws.published.length = 0;
+      const { messages, failed } = await scheduledScan();
+      expect(failed).toEqual([]);
+      rounds.push({
+        requests: messages.map((message) => JSON.parse(message.body)),
+        published: [...sim.aws.published],
+      });
+    }
+
+    // Assess: both were scanned each time, as two clusters
+    for (const { requests } of rounds) {
+      const sameName = (requests as { cluster: string; region?: string }[])
+        .filter((request) => request.cluster === SAME_NAME_CLUSTER)
+        .map((request) => request.region ?? 'home');
+      expect(sameName.sort()).toEqual([SECOND_REGION, 'home']);
+    }
+    // The first schedule alerts every open finding of each, once, in its own region's messages
+    const [first, second, third] = rounds;
+    expect(regionalAlerts(first?.published ?? [])).toEqual([...home, ...away].sort());
+    const summaries = alertMessages(first?.published ?? []).filter(
+      (message) => message.attributes.cluster === SAME_NAME_CLUSTER
+    );
+    expect(summaries.map((message) => [message.attributes.region, message.subject]).sort()).toEqual(
+      [
+        [SECOND_REGION, expect.stringContaining(`on ${SAME_NAME_CLUSTER}@${SECOND_REGION} in `)],
+        [sim.world.region, expect.stringContaining(`on ${SAME_NAME_CLUSTER} in `)],
+      ]
+    );
+    // ...then nothing at all: no false RESOLVED, no false NEW, no digest
+    expect(second?.published).toEqual([]);
+    expect(third?.published).toEqual([]);
+    // Each cluster's state is its own, and so are its Security Hub findings.
+    const partitions = new Set(
+      (await sim.tableItems())
+        .filter((item) => String(item.sk).startsWith('FINDING#'))
+        .map((item) => String(item.pk))
+    );
+    expect(partitions).toContain(
+      `CLUSTER#${sim.world.account}/${SECOND_REGION}/${SAME_NAME_CLUSTER}`
+    );
+    expect(partitions).toContain(
+      `CLUSTER#${sim.world.account}/${sim.world.region}/${SAME_NAME_CLUSTER}`
+    );
+    const imported = [...sim.aws.securityHub.values()]
+      .filter((record) => record.finding.RecordState === 'ACTIVE')
+      .map((record) => record.finding.Id);
+    for (const entry of shared) {
+      const id = entry.split(' ')[3];
+      expect(imported).toContain(`nodeclass-scanner/${SECOND_REGION}/${id}`);
+      expect(imported).toContain(`nodeclass-scanner/${sim.world.region}/${id}`);
+    }
   });
 });
 
@@ -634,8 +728,9 @@ describe('an object too large to store beside a real regression', () => {
     expect(JSON.stringify(sim.aws.published)).toMatch(/bytes elided/);
     // The poison is not indexed (the log names it); the others are
     const indexed = items.filter((item) => item.pk === 'NODECLASS').map((item) => item.sk);
-    expect(indexed).toContain(`${cluster}#default`);
-    expect(indexed).not.toContain(`${cluster}#poison`);
+    const indexKey = `${sim.world.account}/${sim.world.region}/${cluster}`;
+    expect(indexed).toContain(`${indexKey}#default`);
+    expect(indexed).not.toContain(`${indexKey}#poison`);
     expect(
       logLines.filter(
         (line) => line.message === 'Item too large to store' && line.cluster === cluster

@@ -1,7 +1,8 @@
 // The deployed stack on loopback: the synthesized template's functions, run from their bundles
 // against emulated AWS (authorization from the template) and one TLS Kubernetes API per cluster.
 // A second region (the deployment's discovery region) has its own world, with no cluster until a
-// scenario creates one, and its AMI-event forwarding stack routes that region's events home.
+// scenario creates one (prod-euw1, or a prod-use1 of its own: two clusters of one name), and its
+// AMI-event forwarding stack routes that region's events home.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,12 @@ export const SECOND_REGION: string = SIMULATION_CONTEXT.discoveryRegions[0];
 export const SECOND_REGION_CLUSTER = 'prod-euw1';
 
 /**
+ * The name of a cluster of the home region (prod-use1), which a scenario may also create in the
+ * second region: two clusters of one name, told apart by their region.
+ */
+export const SAME_NAME_CLUSTER = 'prod-use1';
+
+/**
  * The account as seen from another region: the same account and IAM (global), the same recorded
  * EC2 and SSM data answered as that region's, and no EKS cluster yet.
  */
@@ -46,19 +53,19 @@ function regionWorld(world: World, region: string): World {
 }
 
 /**
- * A cluster in `region` like prod-use1, holding only its `legacy` NodeClass (which pins an image
- * by id). The stack creates access entries in the home region only; here the scanning roles'
+ * A cluster `name` in `region` like prod-use1, holding only its `legacy` NodeClass (which pins an
+ * image by id). The stack creates access entries in the home region only; here the scanning roles'
  * entries are the ones created by hand (README, "What to apply in each cluster").
  */
-function secondRegionCluster(world: World, region: string): WorldCluster {
+function secondRegionCluster(world: World, region: string, name: string): WorldCluster {
   const source = world.eks.clusters.find((cluster) => cluster.name === 'prod-use1');
   if (!source?.kubernetes) throw new Error('the world has no prod-use1 cluster to copy');
   const cluster = structuredClone(source);
   const kube = source.kubernetes;
   return {
     ...cluster,
-    name: SECOND_REGION_CLUSTER,
-    arn: `arn:${world.partition ?? 'aws'}:eks:${region}:${world.account}:cluster/${SECOND_REGION_CLUSTER}`,
+    name,
+    arn: `arn:${world.partition ?? 'aws'}:eks:${region}:${world.account}:cluster/${name}`,
     kubernetes: {
       ...structuredClone(kube),
       ec2NodeClasses: kube.ec2NodeClasses.filter(
@@ -125,6 +132,8 @@ export class Simulation {
   secondRegionWorld: World;
   /** The cluster a scenario may add to the second region's world. */
   readonly secondRegionCluster: WorldCluster;
+  /** A cluster named as one of the home region's, which a scenario may add to the second region. */
+  readonly sameNameCluster: WorldCluster;
   private readonly events: EventRouter;
 
   private constructor(
@@ -137,6 +146,7 @@ export class Simulation {
     regional: {
       readonly world: World;
       readonly cluster: WorldCluster;
+      readonly sameName: WorldCluster;
       forwarding: DeployedTemplate;
     }
   ) {
@@ -145,6 +155,7 @@ export class Simulation {
     this.secondRegionWorld = regional.world;
     this.baseSecondRegionWorld = regional.world;
     this.secondRegionCluster = regional.cluster;
+    this.sameNameCluster = regional.sameName;
     this.events = new EventRouter(
       template,
       new Map([[SECOND_REGION, regional.forwarding]]),
@@ -177,7 +188,8 @@ export class Simulation {
       { ...account, region: SECOND_REGION }
     );
     const secondWorld = regionWorld(world, SECOND_REGION);
-    const secondCluster = secondRegionCluster(world, SECOND_REGION);
+    const secondCluster = secondRegionCluster(world, SECOND_REGION, SECOND_REGION_CLUSTER);
+    const sameName = secondRegionCluster(world, SECOND_REGION, SAME_NAME_CLUSTER);
     const principalsByAccessKey = new Map<string, Principal>();
     for (const fn of template.functions().values()) {
       principalsByAccessKey.set(fn.roleLogicalId, {
@@ -201,11 +213,14 @@ export class Simulation {
     const scanningRoles = [...template.functions().values()]
       .filter((fn) => fn.name !== 'Dispatch')
       .map((fn) => fn.roleArn);
-    accessEntries.set(secondCluster.name, scanningRoles);
     const kube = await startKubeEmulator({
       pki,
-      clusters: [...world.eks.clusters, secondCluster],
-      accessEntries: (cluster) => accessEntries.get(cluster) ?? [],
+      region: world.region,
+      clusters: world.eks.clusters,
+      otherRegions: new Map([[SECOND_REGION, [secondCluster, sameName]]]),
+      // The stack's access entries are the home region's; the other region's are made by hand.
+      accessEntries: (cluster, region) =>
+        region === world.region ? (accessEntries.get(cluster) ?? []) : scanningRoles,
       principalsByAccessKey: new Map(
         [...principalsByAccessKey].map(([key, principal]) => [
           key,
@@ -241,7 +256,7 @@ export class Simulation {
       kube,
       caFile,
       { endpoint: dynamoEndpoint, close: () => db.close() },
-      { world: secondWorld, cluster: secondCluster, forwarding }
+      { world: secondWorld, cluster: secondCluster, sameName, forwarding }
     );
     for (const [key, principal] of principalsByAccessKey) simulation.principals.set(key, principal);
     await simulation.resetState();
@@ -322,7 +337,7 @@ export class Simulation {
   setSecondRegionWorld(world: World): void {
     this.secondRegionWorld = world;
     this.aws.setRegionWorld(SECOND_REGION, world);
-    this.kube.setClusters(world.eks.clusters);
+    this.kube.setClusters(world.eks.clusters, SECOND_REGION);
   }
 
   /**

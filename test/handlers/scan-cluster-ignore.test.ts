@@ -59,13 +59,16 @@ describe('scan-cluster handler with IGNORE_RULES', () => {
     );
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(openClusters()).toEqual(['CLUSTER#staging']);
+    expect(openClusters()).toEqual(['CLUSTER#111122223333/eu-west-1/staging']);
   });
 
   it('opens both once the rule has expired', async () => {
     const rule = { check: CHECK, resource: '*/*/*', reason: 'old chart', expires: '2026-10-31' };
     await handlerWith({ IGNORE_RULES: JSON.stringify([rule]) })(batch, lambdaContext());
-    expect(openClusters().sort()).toEqual(['CLUSTER#prod', 'CLUSTER#staging']);
+    expect(openClusters().sort()).toEqual([
+      'CLUSTER#111122223333/eu-west-1/prod',
+      'CLUSTER#111122223333/eu-west-1/staging',
+    ]);
   });
 
   it('fails every record when a rule names no check (a configuration error, not a clean scan)', async () => {
@@ -108,7 +111,10 @@ describe('scan-cluster handler with ANNOTATION_SUPPRESSION', () => {
     const response = await handlerOver({ ANNOTATION_SUPPRESSION: 'deny' })(batch, lambdaContext());
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(openClusters().sort()).toEqual(['CLUSTER#prod', 'CLUSTER#staging']);
+    expect(openClusters().sort()).toEqual([
+      'CLUSTER#111122223333/eu-west-1/prod',
+      'CLUSTER#111122223333/eu-west-1/staging',
+    ]);
     const stored = table.findings().find((item) => item.checkId === CHECK);
     expect(String(stored?.message)).toContain(
       "refused: the deployment's annotationSuppression setting does not let annotations suppress instance-profile-is-name"

@@ -83,11 +83,13 @@ describe('scan-cluster handler', () => {
     expect(summaries[0]?.bodies.email).toBe(body.text);
     const stored = table.findings().filter((item) => item.checkId === CHECK);
     expect(stored.map((item) => [item.pk, item.status, item.revision])).toEqual([
-      ['CLUSTER#prod', 'open', 1],
-      ['CLUSTER#staging', 'open', 1],
+      ['CLUSTER#111122223333/eu-west-1/prod', 'open', 1],
+      ['CLUSTER#111122223333/eu-west-1/staging', 'open', 1],
     ]);
-    expect(table.items.get('NODECLASS|prod#default')).toMatchObject({
+    expect(table.items.get('NODECLASS|111122223333/eu-west-1/prod#default')).toMatchObject({
       cluster: 'prod',
+      account: '111122223333',
+      region: 'eu-west-1',
       name: 'default',
     });
     expect(sns.published().filter((m) => m.attributes.change === 'digest')).toHaveLength(2);

@@ -34,7 +34,7 @@ describe('scanner configuration: annotationSuppression', () => {
     expect(() =>
       parseScannerConfig({ ...BASE, annotationSuppression: ['imds-*', 'node-role-policy'] })
     ).toThrow(
-      /context key "annotationSuppression\.1": unknown check id "node-role-policy" \(see `nodeclass-scan checks`\)/
+      /context key "annotationSuppression\.1": unknown check id "node-role-policy" \(did you mean "node-role-policies"\?\) \(see `nodeclass-scan checks`\)/
     );
     expect(() => parseScannerConfig({ ...BASE, annotationSuppression: 'Deny' })).toThrow(
       /context key "annotationSuppression": expected allow, deny or check ids/

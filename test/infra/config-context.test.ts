@@ -234,9 +234,24 @@ describe('clusterSettings', () => {
     );
   });
 
-  it('rejects two clusters with the same name in different regions', () => {
-    expect(() => parseScannerConfig({ ...BASE, clusters: ['prod', 'prod@us-west-2'] })).toThrow(
-      /context key "clusters": "prod" and "prod@us-west-2" have the same name/
+  it('takes two clusters of one name in two regions; their settings apply by name', () => {
+    const clusters = ['prod', 'prod@us-west-2'];
+    expect(parseScannerConfig({ ...BASE, clusters }).clusters).toEqual(clusters);
+    expect(
+      parseScannerConfig({
+        ...BASE,
+        clusters,
+        clusterSettings: { prod: { alertMinSeverity: 'critical' } },
+      }).clusterSettings
+    ).toEqual({ prod: { alertMinSeverity: 'critical' } });
+    expect(() =>
+      parseScannerConfig({
+        ...BASE,
+        clusters,
+        clusterSettings: { 'prod@us-west-2': { alertMinSeverity: 'critical' } },
+      })
+    ).toThrow(
+      /settings apply to every cluster named "prod" \(prod, prod@us-west-2\): use the key "prod"/
     );
   });
 });

@@ -36,7 +36,7 @@ describe('scanner configuration: ignore', () => {
       });
     // Assess
     expect(attempt).toThrow(
-      /context key "ignore\.0\.check": unknown check id "node-role-policy" \(see `nodeclass-scan checks`\)/
+      /context key "ignore\.0\.check": unknown check id "node-role-policy" \(did you mean "node-role-policies"\?\) \(see `nodeclass-scan checks`\)/
     );
     expect(attempt).toThrow(
       /context key "ignore\.1\.resource": "legacy-\*" is not cluster\/Kind\/name/

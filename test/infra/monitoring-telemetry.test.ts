@@ -135,6 +135,35 @@ describe('the failing-resources table over the handler’s log lines', () => {
     ]);
   });
 
+  it('keeps same-named clusters of two regions apart: rows and dimensions name the region', async () => {
+    // Prepare: a prod in the home region and another in us-west-2, each with a broken NodeClass
+    const [record] = batch.Records;
+    if (!record) throw new Error('the example batch has no record');
+    const west = {
+      ...record,
+      messageId: 'west-1',
+      body: JSON.stringify({ ...JSON.parse(record.body), region: 'us-west-2' }),
+    };
+    const handler = createScanClusterHandler({
+      env: SERVICE_ENV,
+      planFor: objectsPlan(new Map([['prod', [broken('default')]]])),
+      clock: () => new Date('2026-11-01T10:15:05Z'),
+    });
+    // Act
+    await handler({ Records: [record, west] }, lambdaContext());
+    // Assess
+    const severity = failing()[0]?.[3];
+    expect(failing().sort()).toEqual([
+      ['prod', 'EC2NodeClass', 'default', severity, 'fail'],
+      ['prod@us-west-2', 'EC2NodeClass', 'default', severity, 'fail'],
+    ]);
+    const open = lines.filter((line) => 'OpenFindings' in line && line.Severity === severity);
+    expect(open.map((line) => [line.Cluster, line.OpenFindings])).toEqual([
+      ['prod', 1],
+      ['prod@us-west-2', 1],
+    ]);
+  });
+
   it('sorts the most severe first', async () => {
     // Prepare: failures of several severities (instance profile ARN, IMDSv1, hop limit 2)
     const weak = aNodeClassObject({

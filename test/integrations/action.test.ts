@@ -4,6 +4,8 @@
 import {
   chmodSync,
   cpSync,
+  existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
@@ -71,51 +73,245 @@ function sarifAt(path: string): Log {
   return log;
 }
 
-describe('action.yml', () => {
-  it('builds the package from its own checkout by default, fetching nothing by name', () => {
-    // Prepare: an npm that records its calls; `pack` leaves a tarball, `install` a scanner.
-    const actionPath = temporaryDirectory('action-path-');
-    const bin = temporaryDirectory('fake-npm-');
-    const calls = join(bin, 'calls.jsonl');
+const RESOLVE = 'Resolve nodeclass-scanner';
+const RESTORE = 'Restore the installed nodeclass-scanner';
+const SAVE = 'Save the installed nodeclass-scanner';
+const repositoryUrl = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    repository: { url: string };
+  }
+).repository.url
+  .replace(/^git\+/, '')
+  .replace(/\.git$/, '');
+
+interface ToolCall {
+  readonly tool: string;
+  readonly cwd: string;
+  readonly args: string[];
+}
+
+/**
+ * A PATH directory with a recording `npm` (`pack` leaves a tarball, `install` a scanner answering
+ * --version) and a recording `curl` that serves `release` as the downloaded file, or fails as for
+ * an HTTP 404 (exit 22) when there is none. `only: ['curl']` puts the real npm to work.
+ */
+function fakeTools(options: { release?: string; only?: readonly string[] } = {}) {
+  const bin = temporaryDirectory('fake-tools-');
+  const calls = join(bin, 'calls.jsonl');
+  const record = (tool: string) =>
+    `appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ tool: '${tool}', cwd: process.cwd(), args }) + '\\n');`;
+  const tools: Record<string, string[]> = {
+    npm: [
+      "if (args[0] === 'pack') writeFileSync(join(args[args.indexOf('--pack-destination') + 1], 'nodeclass-scanner-9.9.9.tgz'), '');",
+      "if (args[0] === 'install') {",
+      "  const dir = join(args[args.indexOf('--prefix') + 1], 'node_modules', '.bin');",
+      '  mkdirSync(dir, { recursive: true });',
+      "  writeFileSync(join(dir, 'nodeclass-scan'), '#!/bin/sh\\necho 9.9.9\\n');",
+      "  chmodSync(join(dir, 'nodeclass-scan'), 0o755);",
+      '}',
+    ],
+    curl:
+      options.release === undefined
+        ? [
+            "process.stderr.write('curl: (22) The requested URL returned error: 404\\n');",
+            'process.exit(22);',
+          ]
+        : [`copyFileSync(${JSON.stringify(options.release)}, args[args.indexOf('--output') + 1]);`],
+  };
+  for (const [tool, body] of Object.entries(tools)) {
+    if (options.only !== undefined && !options.only.includes(tool)) continue;
     writeFileSync(
-      join(bin, 'npm'),
+      join(bin, tool),
       [
         '#!/usr/bin/env node',
-        "const { appendFileSync, mkdirSync, writeFileSync, chmodSync } = require('node:fs');",
+        "const { appendFileSync, chmodSync, copyFileSync, mkdirSync, writeFileSync } = require('node:fs');",
         "const { join } = require('node:path');",
         'const args = process.argv.slice(2);',
-        `appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ cwd: process.cwd(), args }) + '\\n');`,
-        "if (args[0] === 'pack') writeFileSync(join(args[args.indexOf('--pack-destination') + 1], 'nodeclass-scanner-9.9.9.tgz'), '');",
-        "if (args[0] === 'install') {",
-        "  const dir = join(args[args.indexOf('--prefix') + 1], 'node_modules', '.bin');",
-        '  mkdirSync(dir, { recursive: true });',
-        "  writeFileSync(join(dir, 'nodeclass-scan'), '#!/bin/sh\\necho 9.9.9\\n');",
-        "  chmodSync(join(dir, 'nodeclass-scan'), 0o755);",
-        '}',
+        record(tool),
+        ...body,
       ].join('\n')
     );
-    chmodSync(join(bin, 'npm'), 0o755);
-    const env = runnerEnv();
+    chmodSync(join(bin, tool), 0o755);
+  }
+  return {
+    bin,
+    calls: (): ToolCall[] =>
+      existsSync(calls)
+        ? readFileSync(calls, 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as ToolCall)
+        : [],
+  };
+}
+
+/** The action's own checkout, as the runner downloads it: package.json and a source file. */
+function actionCheckout(version = '9.9.9'): string {
+  const directory = temporaryDirectory('action-path-');
+  writeFileSync(
+    join(directory, 'package.json'),
+    JSON.stringify({
+      name: 'nodeclass-scanner',
+      version,
+      repository: { type: 'git', url: `git+${repositoryUrl}.git` },
+    })
+  );
+  writeFileSync(join(directory, 'action.yml'), readFileSync(join(REPO_ROOT, 'action.yml')));
+  return directory;
+}
+
+/** The action with its default `package`, at `ref`, with the fake tools first on PATH. */
+function runDefault(
+  tools: { bin: string },
+  actionPath: string,
+  ref: string,
+  runAction: Action = action
+): ActionRun {
+  const env = runnerEnv();
+  return runCompositeAction(runAction, {
+    workspace: workspace(),
+    env: { ...env, PATH: `${tools.bin}:${env.PATH ?? ''}`, GITHUB_ACTION_PATH: actionPath },
+    with: {},
+    github: { action_ref: ref },
+  });
+}
+
+const npmCalls = (calls: readonly ToolCall[]) => calls.filter((call) => call.tool === 'npm');
+
+describe('action.yml: installing the package', () => {
+  it('at its release tag, installs the tarball that release carries: no dev toolchain, no build', () => {
+    // Prepare
+    const release = join(temporaryDirectory('release-'), 'downloaded.tgz');
+    writeFileSync(release, '');
+    const tools = fakeTools({ release });
     // Act
-    const run = runCompositeAction(action, {
-      workspace: workspace(),
-      env: { ...env, PATH: `${bin}:${env.PATH ?? ''}`, GITHUB_ACTION_PATH: actionPath },
-      with: {},
-    });
+    const run = runDefault(tools, actionCheckout(), 'v9.9.9');
     // Assess
     expect(action.inputs.package?.default).toBe('');
     expect(step(run, INSTALL).outcome, step(run, INSTALL).stderr).toBe('success');
-    const recorded = readFileSync(calls, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { cwd: string; args: string[] });
-    expect(recorded.map((call) => call.args[0])).toEqual(['ci', 'pack', 'install']);
-    expect(recorded[0]?.cwd).toBe(realpathSync(actionPath));
-    expect(recorded[2]?.args.at(-1)).toMatch(
-      /\/nodeclass-scanner\/nodeclass-scanner-9\.9\.9\.tgz$/
-    );
+    const calls = tools.calls();
+    expect(calls.filter((call) => call.tool === 'curl').map((call) => call.args.at(-1))).toEqual([
+      `${repositoryUrl}/releases/download/v9.9.9/nodeclass-scanner-9.9.9.tgz`,
+    ]);
+    expect(npmCalls(calls).map((call) => call.args[0])).toEqual(['install']);
+    const install = npmCalls(calls)[0]?.args ?? [];
+    expect(install).toContain('--omit=dev');
+    expect(install.at(-1)).toMatch(/\/nodeclass-scanner-9\.9\.9\.tgz$/);
+    expect(step(run, INSTALL).stdout).toContain('9.9.9');
   });
 
+  it('builds the package from its checkout when the release has no tarball, fetching nothing by name', () => {
+    // Prepare: curl answers 404
+    const tools = fakeTools();
+    const actionPath = actionCheckout();
+    // Act
+    const run = runDefault(tools, actionPath, 'v9.9.9');
+    // Assess
+    expect(step(run, INSTALL).outcome, step(run, INSTALL).stderr).toBe('success');
+    expect(step(run, INSTALL).stdout).toContain(
+      '::notice title=nodeclass-scan::no release tarball'
+    );
+    const npm = npmCalls(tools.calls());
+    expect(npm.map((call) => call.args[0])).toEqual(['ci', 'pack', 'install']);
+    expect(npm[0]?.cwd).toBe(realpathSync(actionPath));
+    expect(npm[2]?.args.at(-1)).toMatch(/\/nodeclass-scanner-9\.9\.9\.tgz$/);
+  });
+
+  it('at a branch or a commit, builds the package from its checkout without asking for a release', () => {
+    const tools = fakeTools();
+    const run = runDefault(tools, actionCheckout(), 'main');
+    expect(step(run, INSTALL).outcome, step(run, INSTALL).stderr).toBe('success');
+    expect(step(run, INSTALL).stdout).toContain('not at a release tag');
+    expect(tools.calls().map((call) => `${call.tool} ${call.args[0]}`)).toEqual([
+      'npm ci',
+      'npm pack',
+      'npm install',
+    ]);
+  });
+
+  it('tries the release when the action cannot see its ref (github.action_ref is empty)', () => {
+    const tools = fakeTools();
+    runDefault(tools, actionCheckout(), '');
+    expect(tools.calls()[0]?.tool).toBe('curl');
+  });
+
+  it('caches the installation: restored before installing, saved after, keyed on the version and the files', () => {
+    // Prepare
+    const actionPath = actionCheckout();
+    // Act
+    const first = runDefault(fakeTools(), actionPath, 'main');
+    const again = runDefault(fakeTools(), actionPath, 'main');
+    writeFileSync(join(actionPath, 'action.yml'), '# changed\n');
+    const changed = runDefault(fakeTools(), actionPath, 'main');
+    const given = runCompositeAction(action, {
+      workspace: workspace(),
+      env: runnerEnv(),
+      with: { package: 'nodeclass-scanner@9.9.9' },
+    });
+    // Assess: the cache steps of actions/cache, around the install, on the same path and key
+    const names = action.runs.steps.map((candidate) => candidate.name);
+    expect(names.indexOf(RESTORE)).toBeLessThan(names.indexOf(INSTALL));
+    expect(names.indexOf(SAVE)).toBeGreaterThan(names.indexOf(INSTALL));
+    const restore = step(first, RESTORE);
+    expect(action.runs.steps.find((candidate) => candidate.name === RESTORE)?.uses).toMatch(
+      /^actions\/cache\/restore@v\d+$/
+    );
+    expect(action.runs.steps.find((candidate) => candidate.name === SAVE)?.uses).toMatch(
+      /^actions\/cache\/save@v\d+$/
+    );
+    expect(restore.outcome).toBe('not-run');
+    expect(restore.with?.key).toMatch(/^nodeclass-scanner-9\.9\.9-\w+-[0-9a-f]{16}$/);
+    expect(restore.with?.path).toMatch(/\/nodeclass-scanner$/);
+    expect(step(first, SAVE)).toMatchObject({ outcome: 'not-run', with: restore.with });
+    expect(step(again, RESTORE).with?.key).toBe(restore.with?.key);
+    expect(step(changed, RESTORE).with?.key).not.toBe(restore.with?.key);
+    // A package given is installed as given, every run: nothing cached.
+    expect(step(given, RESTORE).outcome).toBe('skipped');
+    expect(step(given, SAVE).outcome).toBe('skipped');
+  });
+
+  it('installs nothing on a cache hit, and saves nothing', () => {
+    // Prepare: the restore step stands in for actions/cache with a hit, leaving the installation
+    const tools = fakeTools();
+    const runnerTemp = temporaryDirectory('runner-temp-');
+    const installed = join(runnerTemp, 'nodeclass-scanner', 'node_modules', '.bin');
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(join(installed, 'nodeclass-scan'), '#!/bin/sh\necho 9.9.9\n');
+    chmodSync(join(installed, 'nodeclass-scan'), 0o755);
+    const hit: Action = {
+      ...action,
+      runs: {
+        using: 'composite',
+        steps: action.runs.steps.map((candidate) =>
+          candidate.name === RESTORE
+            ? {
+                name: RESTORE,
+                id: 'cache',
+                shell: 'bash',
+                run: 'echo "cache-hit=true" >> "$GITHUB_OUTPUT"',
+              }
+            : candidate
+        ),
+      },
+    };
+    const env = runnerEnv();
+    // Act
+    const run = runCompositeAction(hit, {
+      workspace: workspace(),
+      env: { ...env, PATH: `${tools.bin}:${env.PATH ?? ''}`, GITHUB_ACTION_PATH: actionCheckout() },
+      with: {},
+      runnerTemp,
+      github: { action_ref: 'v9.9.9' },
+    });
+    // Assess
+    expect(step(run, INSTALL).outcome, step(run, INSTALL).stderr).toBe('success');
+    expect(step(run, INSTALL).stdout).toContain('9.9.9');
+    expect(tools.calls()).toEqual([]);
+    expect(step(run, SAVE).outcome).toBe('skipped');
+  });
+});
+
+describe('action.yml', () => {
   it('passes every input through the environment, never spliced into a script', () => {
     const steps = action.runs.steps;
     for (const candidate of steps) expect(candidate.run ?? '').not.toContain('${{');
@@ -294,6 +490,29 @@ describe('the action run with the packed package on the repository examples', {
     expect(result.conclusion).toBe('failure');
   });
 
+  it('installs the package its GitHub release serves (the packed tarball), then scans with it', () => {
+    // Prepare: the download serves the packed tarball; npm is the real one, offline
+    const tools = fakeTools({ release: tarball, only: ['curl'] });
+    const env = runnerEnv();
+    // Act
+    const result = runCompositeAction(action, {
+      workspace: workspace(),
+      env: {
+        ...env,
+        PATH: `${tools.bin}:${env.PATH ?? ''}`,
+        GITHUB_ACTION_PATH: actionCheckout(packageVersion),
+      },
+      with: { paths: 'examples/nodeclasses', 'fail-on': 'none', 'upload-sarif': 'false' },
+      github: { action_ref: `v${packageVersion}` },
+    });
+    // Assess
+    expect(step(result, INSTALL).outcome, step(result, INSTALL).stderr).toBe('success');
+    expect(step(result, INSTALL).stdout).toContain(packageVersion);
+    expect(tools.calls().map((call) => call.tool)).toEqual(['curl']);
+    expect(step(result, SCAN).outcome, step(result, SCAN).stderr).toBe('success');
+    expect(result.outputs['exit-code']).toBe('0');
+  });
+
   it('passes the same scan with fail-on none, writing the report where asked, not uploading it', () => {
     // Prepare
     const directory = workspace();
@@ -351,7 +570,7 @@ describe('the action run with the packed package on the repository examples', {
         runs: {
           using: 'composite',
           steps: [
-            ...action.runs.steps.filter((candidate) => candidate.name === INSTALL),
+            ...action.runs.steps.filter((candidate) => [RESOLVE, INSTALL].includes(candidate.name)),
             {
               name: 'Baseline',
               shell: 'bash',

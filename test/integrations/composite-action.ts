@@ -62,18 +62,23 @@ export interface ActionRun {
 
 interface Contexts {
   readonly inputs: Record<string, string>;
+  readonly github: Readonly<Record<string, string>>;
   readonly steps: Record<string, { outputs: Record<string, string> }>;
   jobFailed: boolean;
 }
 
-/** The value of one context path (`inputs.x`, `steps.a.outputs.b`); '' when absent, as GitHub. */
+/**
+ * The value of one context path (`inputs.x`, `steps.a.outputs.b`, `github.action_ref`); '' when
+ * absent, as GitHub.
+ */
 function lookup(path: string, contexts: Contexts): string {
   const [root, ...rest] = path.split('.');
   if (root === 'inputs' && rest.length === 1) return contexts.inputs[rest[0] as string] ?? '';
+  if (root === 'github' && rest.length === 1) return contexts.github[rest[0] as string] ?? '';
   if (root === 'steps' && rest.length === 3 && rest[1] === 'outputs') {
     return contexts.steps[rest[0] as string]?.outputs[rest[2] as string] ?? '';
   }
-  throw new Error(`unsupported context ${path} (only inputs.* and steps.*.outputs.*)`);
+  throw new Error(`unsupported context ${path} (only inputs.*, github.* and steps.*.outputs.*)`);
 }
 
 /** `${{ context.path }}` → its value; any other expression is refused. */
@@ -132,6 +137,8 @@ export interface RunOptions {
   readonly env: NodeJS.ProcessEnv;
   /** RUNNER_TEMP; a new directory by default. */
   readonly runnerTemp?: string;
+  /** The `github` context (`action_ref`, …); empty by default. */
+  readonly github?: Readonly<Record<string, string>>;
 }
 
 export function runCompositeAction(action: Action, options: RunOptions): ActionRun {
@@ -145,6 +152,7 @@ export function runCompositeAction(action: Action, options: RunOptions): ActionR
         options.with[name] ?? input.default,
       ])
     ),
+    github: options.github ?? {},
     steps: {},
     jobFailed: false,
   };
@@ -154,6 +162,7 @@ export function runCompositeAction(action: Action, options: RunOptions): ActionR
     ...options.env,
     GITHUB_WORKSPACE: options.workspace,
     RUNNER_TEMP: runnerTemp,
+    RUNNER_OS: 'Linux',
     CI: 'true',
     GITHUB_ACTIONS: 'true',
   };

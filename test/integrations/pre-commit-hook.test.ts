@@ -128,6 +128,26 @@ describe('.pre-commit-hooks.yaml', () => {
   });
 });
 
+// The installs themselves, by a real pre-commit: pre-commit-install.test.ts (run by .ci/run).
+describe('what lets pre-commit install the hook', () => {
+  const manifest = z
+    .object({ scripts: z.record(z.string(), z.string()) })
+    .parse(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')));
+
+  it("keeps the build's output off `npm pack`'s standard output (pre-commit before 4.6.1 reads the tarball name there)", () => {
+    const npmrc = readFileSync(join(REPO_ROOT, '.npmrc'), 'utf8');
+    expect(npmrc.split('\n').map((line) => line.trim())).toContain('foreground-scripts=false');
+  });
+
+  it('builds the package when npm installs it from git (pre-commit 4.6.1 and later), as before packing', () => {
+    expect(manifest.scripts.prepare).toBe('node scripts/prepare-package.mjs');
+    expect(manifest.scripts.prepack).toBe('npm run build');
+    expect(readFileSync(join(REPO_ROOT, 'scripts/prepare-package.mjs'), 'utf8')).toContain(
+      "'scripts/build-package.ts'), '--unless-built'"
+    );
+  });
+});
+
 describe('the hook run on the files being committed', () => {
   it('fails the commit on a broken NodeClass, naming the file', () => {
     // Prepare

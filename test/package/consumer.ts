@@ -92,6 +92,16 @@ const manifestSchema = z.object({
  * where esbuild is installed, and would hide a construct that still bundles at synth time.
  */
 export async function addCdkLibraries(consumer: Consumer): Promise<void> {
+  await addLibraries(consumer, ['aws-cdk-lib', 'constructs']);
+}
+
+/** Node's type declarations (`@types/node`), as a TypeScript consumer on Node.js has them. */
+export async function addNodeTypes(consumer: Consumer): Promise<void> {
+  await addLibraries(consumer, ['@types/node']);
+}
+
+/** Copies of the checkout's installed packages `names` and their dependencies, hard-linked. */
+async function addLibraries(consumer: Consumer, names: readonly string[]): Promise<void> {
   const copied = new Set<string>();
   const copy = async (name: string, from: string): Promise<void> => {
     if (copied.has(name)) return;
@@ -117,6 +127,5 @@ export async function addCdkLibraries(consumer: Consumer): Promise<void> {
       if (!bundled.has(dependency)) await copy(dependency, source);
     }
   };
-  await copy('aws-cdk-lib', REPO_ROOT);
-  await copy('constructs', REPO_ROOT);
+  for (const name of names) await copy(name, REPO_ROOT);
 }

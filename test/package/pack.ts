@@ -104,8 +104,11 @@ function takeLock(path: string): boolean {
   }
 }
 
-async function pack(scratch: string): Promise<string> {
-  const checkout = join(scratch, 'checkout');
+/**
+ * Copies the working tree (tracked and new files, not ignored ones such as node_modules and dist)
+ * to `destination`: what a commit of it would hold.
+ */
+export async function copyWorkingTree(destination: string): Promise<void> {
   const { stdout: listed } = await runCommand(
     'git',
     ['ls-files', '--cached', '--others', '--exclude-standard', '-z'],
@@ -114,9 +117,14 @@ async function pack(scratch: string): Promise<string> {
   for (const file of listed.split('\0')) {
     // Deleted but not yet committed: gone from the working tree, so not packed.
     if (file === '' || !existsSync(join(REPO_ROOT, file))) continue;
-    mkdirSync(dirname(join(checkout, file)), { recursive: true });
-    cpSync(join(REPO_ROOT, file), join(checkout, file));
+    mkdirSync(dirname(join(destination, file)), { recursive: true });
+    cpSync(join(REPO_ROOT, file), join(destination, file));
   }
+}
+
+async function pack(scratch: string): Promise<string> {
+  const checkout = join(scratch, 'checkout');
+  await copyWorkingTree(checkout);
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
   const destination = join(scratch, 'packed');
   mkdirSync(destination);

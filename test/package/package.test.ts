@@ -18,7 +18,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../lambda/cli/main.js';
-import { addCdkLibraries, type Consumer, consumerEnv, installConsumer } from './consumer.js';
+import {
+  addCdkLibraries,
+  addNodeTypes,
+  type Consumer,
+  consumerEnv,
+  installConsumer,
+} from './consumer.js';
 import { packedTarball, REPO_ROOT, removePackedTarball, runCommand } from './pack.js';
 
 const execFileAsync = promisify(execFile);
@@ -28,12 +34,16 @@ const EXAMPLE_WORLD = join(EXAMPLES, 'world.json');
 const SETUP_TIMEOUT_MS = 600_000;
 const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
   version: string;
+  license: string;
   files: string[];
 };
 
-/** What the package may hold: the launcher, the build output and the package metadata. */
+/**
+ * What the package may hold: the launcher, the build output, the documentation and the files it
+ * tells users to use (demo inputs, the cluster RBAC, the config schema), the license and metadata.
+ */
 const PACKED =
-  /^(bin\/nodeclass-scan\.js|dist\/.+|docs\/checks\/[a-z0-9-]+\.md|docs\/checks\/README\.md|docs\/[a-z0-9-]+\.md|package\.json|README\.md|LICENSE)$/;
+  /^(bin\/nodeclass-scan\.js|dist\/.+|docs\/checks\/[a-z0-9-]+\.md|docs\/checks\/README\.md|docs\/[a-z0-9-]+\.md|schema\/nodeclass-scanner\.schema\.json|examples\/world\.json|examples\/(nodeclasses|events)\/[a-z0-9-]+\.(yaml|json)|infra\/cluster-rbac\.yaml|package\.json|README\.md|LICENSE|NOTICE)$/;
 
 interface Outcome {
   readonly code: number;
@@ -63,23 +73,29 @@ async function inConsumer(
   );
 }
 
-/** Type-checks one consumer file against the installed package's declarations (strict, NodeNext). */
+/**
+ * Type-checks one consumer file against the installed package's declarations (strict, NodeNext),
+ * declarations included (`skipLibCheck: false`): they must compile with only the package
+ * installed. Without `types`, no `@types/node` either.
+ */
 async function typeCheckInConsumer(
   consumer: Consumer,
   file: string,
-  source: string
+  source: string,
+  options: { readonly types?: readonly string[]; readonly lib?: readonly string[] } = {}
 ): Promise<Outcome> {
   writeFileSync(
     join(consumer.directory, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
         target: 'ES2023',
+        ...(options.lib === undefined ? {} : { lib: options.lib }),
         module: 'NodeNext',
         moduleResolution: 'NodeNext',
         strict: true,
         noEmit: true,
-        skipLibCheck: true,
-        types: [],
+        skipLibCheck: false,
+        types: options.types ?? [],
       },
       files: [file],
     })
@@ -175,6 +191,119 @@ describe('the installed package', { timeout: 180_000 }, () => {
     expect(files.filter((file) => /\.(ts|map)$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
+  it('ships the Apache-2.0 LICENSE, the NOTICE and the notices of every package bundled into dist/', () => {
+    // Prepare
+    const installed = join(consumer.directory, 'node_modules/nodeclass-scanner');
+    const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    const notices = readFileSync(join(installed, 'dist/THIRD-PARTY-NOTICES.txt'), 'utf8');
+    const [list = '', texts = ''] = notices.split(/^License and notice texts \(\d+\)$/m);
+    const listed = [...list.matchAll(/^(@?[^@\s]+)@(\S+) {2}(\S+) {2}\[([^\]]+)\]/gm)].map(
+      ([, name, version, spdx, parts]) => ({ name, version, spdx, parts })
+    );
+    // The construct's bundle is not minified: esbuild names each bundled module's path there.
+    const inCdkBundle = new Set(
+      [
+        ...readFileSync(join(installed, 'dist/cdk/index.js'), 'utf8').matchAll(
+          /^\/\/ (?:.*\/)?node_modules\/((?:@[^/\s]+\/)?[^/\s]+)\//gm
+        ),
+      ].map(([, name]) => name)
+    );
+    // Assess: the whole Apache License 2.0, and the package's own notice
+    expect(license).toBe(readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8'));
+    expect(license).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+    expect(license).toContain('END OF TERMS AND CONDITIONS');
+    expect(license.length).toBeGreaterThan(11_000);
+    expect(packageJson.license).toBe('Apache-2.0');
+    expect(readFileSync(join(installed, 'NOTICE'), 'utf8')).toContain(
+      'dist/THIRD-PARTY-NOTICES.txt'
+    );
+    // Every package whose code is bundled, with its version and license, and a license text each
+    expect(listed.length).toBeGreaterThan(20);
+    const names = listed.map((entry) => entry.name);
+    for (const name of [
+      'zod',
+      'yaml',
+      'commander',
+      '@aws-sdk/client-ec2',
+      '@smithy/core',
+      '@middy/core',
+      '@aws-lambda-powertools/logger',
+      ...inCdkBundle,
+    ]) {
+      expect(names).toContain(name);
+    }
+    for (const entry of listed) {
+      expect(entry.version, entry.name).toMatch(/^\d+\.\d+\.\d+/);
+      expect(entry.spdx, entry.name).not.toBe('UNKNOWN');
+      expect(texts, `${entry.name}@${entry.version}`).toContain(`${entry.name}@${entry.version} (`);
+    }
+    expect(texts).toContain('Permission is hereby granted');
+    expect(texts).toContain('Apache License');
+  });
+
+  it('ships every file its documentation points to, and the targets of its relative links', async () => {
+    // Prepare: the docs as packed
+    const files = new Set(await tarballListing(tarball));
+    const docs = [...files].filter((file) => file.endsWith('.md'));
+    const missing: string[] = [];
+    // Act
+    for (const doc of docs) {
+      const text = readFileSync(
+        join(consumer.directory, 'node_modules/nodeclass-scanner', doc),
+        'utf8'
+      );
+      // Relative Markdown links, resolved from the document
+      for (const [, target = ''] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/i.test(target)) continue;
+        const resolved = join(doc, '..', target).replace(/\/$/, '');
+        if (!files.has(resolved) && ![...files].some((file) => file.startsWith(`${resolved}/`))) {
+          missing.push(`${doc}: link ${target}`);
+        }
+      }
+      // Files named in the text (kubectl apply -f infra/cluster-rbac.yaml, --world examples/…):
+      // what users apply, scan or read, not the sources a developer edits (.ts)
+      for (const [path = ''] of text.matchAll(
+        /(?<![\w./:@-])(?:infra|examples|schema|docs|dist)\/[\w./-]*[\w/]/g
+      )) {
+        // Sources, and templates such as docs/checks/ID.md
+        if (/\.(ts|js)$/.test(path) || /\/[A-Z]+\./.test(path)) continue;
+        const present = path.endsWith('/')
+          ? [...files].some((file) => file.startsWith(path))
+          : files.has(path);
+        if (!present) missing.push(`${doc}: ${path}`);
+      }
+    }
+    // Assess
+    expect([...new Set(missing)]).toEqual([]);
+    expect(files).toContain('infra/cluster-rbac.yaml');
+    expect(files).toContain('examples/world.json');
+  });
+
+  it("has declarations that name no package but Node's and the optional peer dependencies", () => {
+    // Prepare
+    const types = join(consumer.directory, 'node_modules/nodeclass-scanner/dist/types');
+    const declarations = readdirSync(types, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.d.ts')
+    );
+    // Act: bare specifiers, outside comments
+    const named = new Set(
+      declarations.flatMap((file) =>
+        [
+          ...readFileSync(join(types, file), 'utf8')
+            .replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+            .matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'".][^'"]*)['"]/g),
+        ].map(([, specifier]) => specifier)
+      )
+    );
+    // Assess: zod's declarations travel with the package, under vendor/ with its license
+    expect(
+      [...named].filter((name) => !/^(aws-cdk-lib(\/.*)?|constructs)$/.test(name ?? ''))
+    ).toEqual([]);
+    expect(declarations).toContain('vendor/zod/index.d.ts');
+    expect(existsSync(join(types, 'vendor/zod/LICENSE'))).toBe(true);
+    expect(declarations.filter((file) => file.startsWith('lambda/adapters/aws/'))).toEqual([]);
+  });
+
   it('installs nothing else: no TypeScript loader, bundler, SDK or CDK in node_modules', () => {
     // Act
     const installed = readdirSync(join(consumer.directory, 'node_modules')).filter(
@@ -223,6 +352,23 @@ describe('the installed package', { timeout: 180_000 }, () => {
     const firstFixLine = page.split('## How to fix')[1]?.trim().split('\n')[0] ?? '';
     expect(firstFixLine).not.toBe('');
     expect(rule?.help.markdown).toContain(firstFixLine);
+  });
+
+  it("prints a check's page from the docs it ships, and ships the config file's JSON schema", async () => {
+    // Act
+    const outcome = await inConsumer(consumer, 'node_modules/.bin/nodeclass-scan', [
+      'checks',
+      'instance-profile-is-name',
+    ]);
+    // Assess
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/^HOW TO FIX$/m);
+    expect(outcome.stdout).toContain('instanceProfile: KarpenterNodeInstanceProfile');
+    const schema = join(
+      consumer.directory,
+      'node_modules/nodeclass-scanner/schema/nodeclass-scanner.schema.json'
+    );
+    expect(JSON.parse(readFileSync(schema, 'utf8'))).toMatchObject({ type: 'object' });
   });
 
   it('scans the example world offline exactly as the sources do', async () => {
@@ -365,6 +511,8 @@ describe('a consumer CDK app', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     consumer = await installConsumer(await packedTarball(), 'cdk');
     await addCdkLibraries(consumer);
+    // A TypeScript CDK app on Node.js has Node's types (aws-cdk-lib's declarations need them).
+    await addNodeTypes(consumer);
   }, SETUP_TIMEOUT_MS);
   afterAll(() => consumer?.cleanup());
 
@@ -427,7 +575,8 @@ app.synth();
   export const scanner = new NodeClassScanner(stack, 'Scanner', props);
   // @ts-expect-error clusters is required: a typed construct refuses props without it
   new NodeClassScanner(stack, 'Untyped', {});
-  `
+  `,
+      { types: ['node'], lib: ['ES2023'] }
     );
     // Assess
     expect(outcome, outcome.stdout).toMatchObject({ code: 0, stdout: '' });

@@ -176,6 +176,6 @@ describe('a cluster endpoint that hangs', () => {
     expect(readError).toMatchObject({ status: 'open', findingStatus: 'error' });
     expect(readError?.message).toMatch(/did not answer within 300 ms/);
     // nothing that was open is resolved or altered: the outage is not a fix
-    for (const state of openBefore) expect(store.findings.get(state.id)).toEqual(state);
+    for (const state of openBefore) expect(store.stateOf(state.id)).toEqual(state);
   });
 });

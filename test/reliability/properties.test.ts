@@ -156,6 +156,7 @@ describe('events (property)', () => {
       scan: async () => ({ outcomes: [], failedClusters: [] }),
       metrics: new RecordingMetrics(),
       logger: silentLogger,
+      homeRegion: 'eu-west-1',
     };
     await fc.assert(
       fc.asyncProperty(mutatedEvent(amiTemplate), mutatedEvent(iamTemplate), async (ami, iam) => {
@@ -164,7 +165,6 @@ describe('events (property)', () => {
             {
               ...common,
               imagesIn: () => createLiveAwsFacts(sdk),
-              homeRegion: 'eu-west-1',
               matches: (image, term, context) => imageMatchesTerm(image, term, context),
             },
             ami

@@ -53,7 +53,12 @@ function depsFor(
     metrics: new RecordingMetrics(),
     logger: silentLogger,
     clock: () => at,
-    settings: { reminderIntervalMs: 24 * 60 * 60 * 1000, digest: 'never' },
+    settings: {
+      reminderIntervalMs: 24 * 60 * 60 * 1000,
+      digest: 'never',
+      account: world.account,
+      region: world.region,
+    },
   };
 }
 
@@ -198,6 +203,7 @@ describe('idempotency', () => {
         scan: (request: Parameters<typeof scanAndPublish>[1]) => scanAndPublish(deps, request),
         metrics: deps.metrics,
         logger: silentLogger,
+        homeRegion: world.region,
       };
       const outcomes = [];
       for (const item of batch) {
@@ -207,7 +213,6 @@ describe('idempotency', () => {
                 {
                   ...common,
                   imagesIn: () => createLiveAwsFacts(sdk),
-                  homeRegion: world.region,
                   matches: (candidate, term, context) =>
                     imageMatchesTerm(candidate, term, { ...context, accountId: world.account }),
                 },

@@ -43,6 +43,8 @@ function holds(condition: string | undefined, item: Item | undefined, values: Va
       return revision && item?.pendingSeq === values?.[':owner'];
     case 'revision = :revision AND pendingSeq = :scanSeq':
       return revision && item?.pendingSeq === values?.[':scanSeq'];
+    case 'attribute_not_exists(#adoptedBy) OR #adoptedBy = :me':
+      return item?.adoptedBy === undefined || item.adoptedBy === values?.[':me'];
     default:
       throw new Error(`fake table: unsupported condition ${condition}`);
   }
@@ -125,13 +127,12 @@ export function fakeDynamoDb(): FakeTable {
         return {};
       }
     );
+  // As DynamoDB: an update creates a missing item when its condition holds without one.
   mock.on(UpdateCommand).callsFake((input) => {
     const current = items.get(key(input.Key));
-    const upsert = String(input.UpdateExpression).startsWith('ADD ');
     if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues)) {
       throw conditionFailed();
     }
-    if (!current && !upsert) throw conditionFailed();
     const next = applyUpdate(current, input.Key, input);
     items.set(key(input.Key), next);
     return { Attributes: structuredClone(next) };

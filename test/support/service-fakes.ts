@@ -1,5 +1,6 @@
 // In-memory implementations of the service ports, with the same conditional-write semantics as
 // the DynamoDB store, for app and handler tests.
+import { type ClusterIdentity, clusterKey } from '../../lambda/core/cluster-identity.js';
 import type { NodeClassIndexEntry } from '../../lambda/core/event-index.js';
 import type {
   FindingState,
@@ -21,16 +22,21 @@ import type { OversizedItem } from '../../lambda/core/storage-limits.js';
 import { ItemTooLargeError } from '../../lambda/shared/errors.js';
 
 /**
- * The DynamoDB store's conditions, in memory. Every store request (one per item written, as
+ * The DynamoDB store's conditions, in memory, keyed as it keys them: a finding by its cluster's
+ * identity and its id (`InMemoryFindingStore.key`), an index entry by its cluster's identity and
+ * its name (`<account>/<region>/<cluster>#<name>`). Every store request (one per item written, as
  * DynamoDB sees them) is recorded in `requests`; `failFrom` makes request number N (1-based,
  * counted over the store's life) and every later one throw, as an unreachable DynamoDB would.
  */
 export class InMemoryFindingStore implements FindingStore {
+  /** Stored states by `key(cluster, id)`. */
   public readonly findings = new Map<string, FindingState>();
   public readonly index = new Map<string, NodeClassIndexEntry>();
-  /** The sequence of the scan that last wrote each finding (`scanSeq`). */
+  /** The sequence of the scan that last wrote each finding (`scanSeq`), by `key(cluster, id)`. */
   public readonly scanSeqs = new Map<string, number>();
+  /** Claims pending publish, by `key(cluster, id)`. */
   public readonly pending = new Map<string, PendingPublish>();
+  /** Each cluster's counter, by `clusterKey`. */
   public readonly clusterSeqs = new Map<string, number>();
   public readonly requests: string[] = [];
   public failFrom: number | undefined;
@@ -42,6 +48,25 @@ export class InMemoryFindingStore implements FindingStore {
    * the DynamoDB store's does; `oversizedItems` reports them beforehand.
    */
   public maxItemBytes = Number.POSITIVE_INFINITY;
+
+  /** The key of a finding of `cluster`. */
+  public static key(cluster: ClusterIdentity, id: string): string {
+    return `${clusterKey(cluster)}#${id}`;
+  }
+
+  /** The stored state of finding `id`, in whichever cluster (tests of one cluster). */
+  public stateOf(id: string): FindingState | undefined {
+    return [...this.findings.values()].find((state) => state.id === id);
+  }
+
+  private static entryKey(entry: NodeClassIndexEntry): string {
+    const cluster = {
+      account: entry.account ?? '',
+      region: entry.region ?? '',
+      name: entry.cluster,
+    };
+    return `${clusterKey(cluster)}#${entry.name}`;
+  }
 
   private static bytes(value: unknown): number {
     return Buffer.byteLength(JSON.stringify(value));
@@ -69,22 +94,25 @@ export class InMemoryFindingStore implements FindingStore {
     return apply();
   }
 
-  public async nextScanSeq(cluster: string): Promise<number> {
+  public async nextScanSeq(cluster: ClusterIdentity): Promise<number> {
     return this.request('nextScanSeq', () => {
-      const next = (this.clusterSeqs.get(cluster) ?? 0) + 1;
-      this.clusterSeqs.set(cluster, next);
+      const next = (this.clusterSeqs.get(clusterKey(cluster)) ?? 0) + 1;
+      this.clusterSeqs.set(clusterKey(cluster), next);
       return next;
     });
   }
 
-  public async latestScanSeq(cluster: string): Promise<number> {
-    return this.request('latestScanSeq', () => this.clusterSeqs.get(cluster) ?? 0);
+  public async latestScanSeq(cluster: ClusterIdentity): Promise<number> {
+    return this.request('latestScanSeq', () => this.clusterSeqs.get(clusterKey(cluster)) ?? 0);
   }
 
-  public async loadFindings(cluster: string): Promise<StoredFindings> {
+  public async loadFindings(cluster: ClusterIdentity): Promise<StoredFindings> {
+    const prefix = `${clusterKey(cluster)}#`;
+    const of = <T>(map: Map<string, T>) =>
+      [...map].filter(([key]) => key.startsWith(prefix)).map(([, value]) => value);
     return this.request('loadFindings', () => ({
-      states: [...this.findings.values()].filter((state) => state.resource.cluster === cluster),
-      pending: [...this.pending.values()].filter((item) => item.state.resource.cluster === cluster),
+      states: of(this.findings),
+      pending: of(this.pending),
     }));
   }
 
@@ -94,15 +122,15 @@ export class InMemoryFindingStore implements FindingStore {
   ): Promise<boolean> {
     this.assertFits(`finding ${change.next.id}`, change.next);
     return this.request('claim', () => {
-      const { id } = change.next;
-      if (this.findings.get(id)?.revision !== change.previous?.revision) return false;
+      const key = InMemoryFindingStore.key(stamp.cluster, change.next.id);
+      if (this.findings.get(key)?.revision !== change.previous?.revision) return false;
       if (change.previous !== undefined) {
-        if (this.pending.has(id)) return false;
-        if ((this.scanSeqs.get(id) ?? 0) >= stamp.scanSeq) return false;
+        if (this.pending.has(key)) return false;
+        if ((this.scanSeqs.get(key) ?? 0) >= stamp.scanSeq) return false;
       }
-      this.findings.set(id, change.next);
-      this.scanSeqs.set(id, stamp.scanSeq);
-      this.pending.set(id, {
+      this.findings.set(key, change.next);
+      this.scanSeqs.set(key, stamp.scanSeq);
+      this.pending.set(key, {
         kind: change.kind,
         state: change.next,
         message,
@@ -116,25 +144,28 @@ export class InMemoryFindingStore implements FindingStore {
 
   public async close({ previous, next }: SilentClose, stamp: ScanStamp): Promise<boolean> {
     return this.request('close', () => {
-      const { id } = next;
-      if (this.findings.get(id)?.revision !== previous.revision || this.pending.has(id)) {
+      const key = InMemoryFindingStore.key(stamp.cluster, next.id);
+      if (this.findings.get(key)?.revision !== previous.revision || this.pending.has(key)) {
         return false;
       }
-      if ((this.scanSeqs.get(id) ?? 0) >= stamp.scanSeq) return false;
-      this.findings.set(id, next);
-      this.scanSeqs.set(id, stamp.scanSeq);
+      if ((this.scanSeqs.get(key) ?? 0) >= stamp.scanSeq) return false;
+      this.findings.set(key, next);
+      this.scanSeqs.set(key, stamp.scanSeq);
       return true;
     });
   }
 
   public async adopt(pending: PendingPublish, stamp: ScanStamp): Promise<boolean> {
     return this.request('adopt', () => {
-      const { id, revision } = pending.state;
-      const current = this.pending.get(id);
-      if (this.findings.get(id)?.revision !== revision || current?.scanSeq !== pending.scanSeq) {
+      const key = InMemoryFindingStore.key(stamp.cluster, pending.state.id);
+      const current = this.pending.get(key);
+      if (
+        this.findings.get(key)?.revision !== pending.state.revision ||
+        current?.scanSeq !== pending.scanSeq
+      ) {
         return false;
       }
-      this.pending.set(id, {
+      this.pending.set(key, {
         ...current,
         scanId: stamp.scanId,
         scanSeq: stamp.scanSeq,
@@ -147,11 +178,12 @@ export class InMemoryFindingStore implements FindingStore {
   public async clearPending(states: readonly FindingState[], stamp: ScanStamp): Promise<void> {
     for (const state of states) {
       this.request('clearPending', () => {
+        const key = InMemoryFindingStore.key(stamp.cluster, state.id);
         if (
-          this.findings.get(state.id)?.revision === state.revision &&
-          this.pending.get(state.id)?.scanSeq === stamp.scanSeq
+          this.findings.get(key)?.revision === state.revision &&
+          this.pending.get(key)?.scanSeq === stamp.scanSeq
         ) {
-          this.pending.delete(state.id);
+          this.pending.delete(key);
         }
       });
     }
@@ -159,15 +191,15 @@ export class InMemoryFindingStore implements FindingStore {
 
   public async release(change: LifecycleChange, stamp: ScanStamp): Promise<void> {
     this.request('release', () => {
-      const { id } = change.next;
-      if (this.findings.get(id)?.revision !== change.next.revision) return;
-      this.pending.delete(id);
+      const key = InMemoryFindingStore.key(stamp.cluster, change.next.id);
+      if (this.findings.get(key)?.revision !== change.next.revision) return;
+      this.pending.delete(key);
       if (change.previous) {
-        this.findings.set(id, change.previous);
-        this.scanSeqs.set(id, stamp.scanSeq);
+        this.findings.set(key, change.previous);
+        this.scanSeqs.set(key, stamp.scanSeq);
       } else {
-        this.findings.delete(id);
-        this.scanSeqs.delete(id);
+        this.findings.delete(key);
+        this.scanSeqs.delete(key);
       }
     });
   }
@@ -175,18 +207,19 @@ export class InMemoryFindingStore implements FindingStore {
   public async touch(states: readonly FindingState[], stamp: ScanStamp): Promise<void> {
     for (const state of states) {
       this.request('touch', () => {
-        const current = this.findings.get(state.id);
+        const key = InMemoryFindingStore.key(stamp.cluster, state.id);
+        const current = this.findings.get(key);
         if (
           current?.revision === state.revision &&
           current.status === 'open' &&
-          (this.scanSeqs.get(state.id) ?? 0) < stamp.scanSeq
+          (this.scanSeqs.get(key) ?? 0) < stamp.scanSeq
         ) {
-          this.findings.set(state.id, {
+          this.findings.set(key, {
             ...current,
             lastSeen: state.lastSeen,
             ...(state.materialHash === undefined ? {} : { materialHash: state.materialHash }),
           });
-          this.scanSeqs.set(state.id, stamp.scanSeq);
+          this.scanSeqs.set(key, stamp.scanSeq);
         }
       });
     }
@@ -222,17 +255,23 @@ export class InMemoryFindingStore implements FindingStore {
   }
 
   public async replaceClusterIndex(
-    cluster: string,
+    cluster: ClusterIdentity,
     entries: readonly NodeClassIndexEntry[]
   ): Promise<void> {
     const existing = this.request('loadIndex', () =>
-      [...this.index.keys()].filter((key) => key.startsWith(`${cluster}#`))
+      [...this.index.keys()].filter((key) => key.startsWith(`${clusterKey(cluster)}#`))
     );
     if (entries.length === 0 && existing.length === 0) return;
-    for (const entry of entries) this.assertFits(`index ${entry.cluster}#${entry.name}`, entry);
+    const current = entries.map((entry) => ({
+      ...entry,
+      cluster: cluster.name,
+      account: cluster.account,
+      region: cluster.region,
+    }));
+    for (const entry of current) this.assertFits(`index ${entry.cluster}#${entry.name}`, entry);
     this.request('batchWriteIndex', () => {
       for (const key of existing) this.index.delete(key);
-      for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
+      for (const entry of current) this.index.set(InMemoryFindingStore.entryKey(entry), entry);
     });
   }
 
@@ -240,7 +279,7 @@ export class InMemoryFindingStore implements FindingStore {
     if (entries.length === 0) return;
     for (const entry of entries) this.assertFits(`index ${entry.cluster}#${entry.name}`, entry);
     this.request('batchWriteIndex', () => {
-      for (const entry of entries) this.index.set(`${entry.cluster}#${entry.name}`, entry);
+      for (const entry of entries) this.index.set(InMemoryFindingStore.entryKey(entry), entry);
     });
   }
 }

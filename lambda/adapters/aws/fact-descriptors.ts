@@ -600,9 +600,6 @@ export type RegionKey = keyof RegionFacts;
 /** The table's keys, in its order (the world file's sections too). */
 export const REGION_KEYS = Object.keys(REGION_FACTS) as RegionKey[];
 
-/** The zone offerings' descriptor (what the offering-specific code names). */
-export const INSTANCE_TYPE_OFFERINGS = REGION_FACTS.instanceTypeOfferings;
-
 type RegionItemOf<F> = F extends RegionFact<string, never, infer Item, z.ZodType> ? Item : never;
 
 /** The port methods the table answers, by method name (undefined: the source records none). */

@@ -1,7 +1,10 @@
-// DynamoDB (single table, `pk`/`sk`) implementation of the FindingStore port.
-//   Finding state:   pk = CLUSTER#<cluster>  sk = FINDING#<finding id>
-//   Scan counter:    pk = CLUSTER#<cluster>  sk = SCAN#SEQ   (attribute `seq`)
-//   NodeClass index: pk = NODECLASS          sk = <cluster>#<name>   (EKS names cannot contain '#')
+// DynamoDB (single table, `pk`/`sk`) implementation of the FindingStore port. A cluster is keyed
+// by its identity, `<account>/<region>/<name>` (`clusterKey`): EKS names are unique only within
+// one account and region.
+//   Finding state:   pk = CLUSTER#<account>/<region>/<name>  sk = FINDING#<finding id>
+//   Scan counter:    pk = CLUSTER#<account>/<region>/<name>  sk = SCAN#SEQ   (attribute `seq`)
+//   NodeClass index: pk = NODECLASS  sk = <account>/<region>/<name>#<nodeclass>
+//                    (EKS names cannot contain '#' or '/')
 // Every notifying transition is a conditional Put on `revision` and on `scanSeq` (the sequence of
 // the scan that last wrote the item), so two deliveries of the same event, or a scan holding an
 // older view than the last writer, cannot both win and both alert. A claim carries its rendered
@@ -11,6 +14,17 @@
 // Resolved findings carry `expiresAt` (epoch seconds), the table's TTL attribute.
 // No item is sent that DynamoDB would refuse for its size (`item-size.ts`): `oversizedItems` tells
 // the scan beforehand which of its items would be, and every Put checks again (`ItemTooLargeError`).
+//
+// State of earlier versions, keyed by the cluster name alone (`CLUSTER#<name>`, index
+// `<name>#<nodeclass>`), is adopted by the first load of each cluster identity (`adoptLegacy`):
+// the identity's counter item records that it looked (`legacyChecked`), so later loads cost
+// nothing more. Adoption copies each legacy finding item under the identity with a conditional
+// Put that never overwrites (idempotent, and safe beside a concurrent scan that already moved
+// on), then deletes the legacy items. Two identities of one name (two regions) cannot both take
+// it: the legacy counter item records the adopter (`adoptedBy`, set conditionally) and stays as a
+// tombstone until its TTL. The legacy index names each NodeClass's region: its entries move to
+// the identity of that region, and legacy state is not adopted by an identity of a region the
+// legacy index does not name (it belonged to the same-named cluster of another region).
 import {
   DeleteCommand,
   GetCommand,
@@ -19,12 +33,14 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { type ClusterIdentity, clusterKey } from '../../core/cluster-identity.js';
 import type { NodeClassIndexEntry } from '../../core/event-index.js';
 import {
   CHANGE_KINDS,
   type FindingState,
   type LifecycleChange,
   type PendingPublish,
+  type ScanStamp,
 } from '../../core/lifecycle.js';
 import { type Finding, SEVERITIES } from '../../core/model.js';
 import { MAX_MESSAGE_BYTES, type OutgoingMessage } from '../../core/notify/message.js';
@@ -52,11 +68,26 @@ const INDEX_PK = 'NODECLASS';
 const TTL_ATTRIBUTE = 'expiresAt';
 const WRITE_CONCURRENCY = 10;
 
-const findingPk = (cluster: string) => `CLUSTER#${cluster}`;
+const findingPk = (cluster: ClusterIdentity) => `CLUSTER#${clusterKey(cluster)}`;
 const findingSk = (id: string) => `FINDING#${id}`;
-const indexSk = (cluster: string, name: string) => `${cluster}#${name}`;
+const FINDING_PREFIX = 'FINDING#';
+/** The identity of an index entry's cluster (empty parts only on entries of earlier versions). */
+const entryCluster = (entry: NodeClassIndexEntry): ClusterIdentity => ({
+  account: entry.account ?? '',
+  region: entry.region ?? '',
+  name: entry.cluster,
+});
+const indexPrefix = (cluster: ClusterIdentity) => `${clusterKey(cluster)}#`;
+const indexSk = (entry: NodeClassIndexEntry) => `${indexPrefix(entryCluster(entry))}${entry.name}`;
+/** Keys of state stored before cluster identities: the cluster name alone. */
+const legacyPk = (name: string) => `CLUSTER#${name}`;
+const legacyIndexPrefix = (name: string) => `${name}#`;
 /** The per-cluster scan counter shares the findings' partition, outside the `FINDING#` range. */
 const SCAN_SEQ_SK = 'SCAN#SEQ';
+/** On an identity's counter item: legacy state was looked for (and adopted, when it was ours). */
+const LEGACY_CHECKED = 'legacyChecked';
+/** On a legacy counter item: the identity (`clusterKey`) that adopted the legacy state. */
+const ADOPTED_BY = 'adoptedBy';
 const PENDING_ATTRIBUTES = [
   'pendingKind',
   'pendingMessage',
@@ -74,11 +105,17 @@ const PENDING_MESSAGE_RESERVE = MAX_MESSAGE_BYTES + 16 * 1024;
 /** Stand-ins of the longest values a stored state takes on over its life. */
 const LONGEST_TIME = '2000-01-01T00:00:00.000Z';
 const LONGEST_SCAN_ID = 'x'.repeat(256);
+/** An account and a region longer than any, for the key of a state measured before it is written. */
+const LONGEST_ACCOUNT = '0'.repeat(12);
+const LONGEST_REGION = 'x'.repeat(32);
 
 const FindingItemSchema = z.object({
   id: z.string(),
   checkId: z.string(),
   cluster: z.string(),
+  // The cluster's account and region (absent on items of earlier versions; the key has them).
+  account: z.string().optional(),
+  region: z.string().optional(),
   resourceKind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
   resourceName: z.string(),
   status: z.enum(['open', 'resolved']),
@@ -119,6 +156,7 @@ function parseMessage(json: string): OutgoingMessage | undefined {
 
 const IndexItemSchema = z.object({
   cluster: z.string(),
+  account: z.string().optional(),
   region: z.string().optional(),
   name: z.string(),
   amiSelectorTerms: z.array(z.record(z.string(), z.unknown())),
@@ -158,6 +196,11 @@ export interface FindingStoreOptions {
   readonly tableName: string;
   /** Days a resolved finding is kept. */
   readonly resolvedTtlDays: number;
+  /**
+   * The deployment's home region: the region of a legacy index entry that names none (earlier
+   * versions stored home-region clusters' entries without it).
+   */
+  readonly homeRegion: string;
   /** Index entries are stamped with this (ISO); defaults to the finding times. */
   readonly now?: () => Date;
 }
@@ -168,18 +211,26 @@ export function createFindingStore(
 ): FindingStore {
   const { tableName } = options;
 
-  function findingItem(state: FindingState, scanSeq?: number): Record<string, unknown> {
+  const now = () => options.now?.() ?? new Date();
+
+  function findingItem(
+    state: FindingState,
+    cluster: ClusterIdentity,
+    scanSeq?: number
+  ): Record<string, unknown> {
     const expiresAt =
       state.status === 'resolved' && state.resolvedAt !== undefined
         ? Math.floor(Date.parse(state.resolvedAt) / 1000) + options.resolvedTtlDays * 86_400
         : undefined;
     return withoutUndefined({
-      pk: findingPk(state.resource.cluster),
+      pk: findingPk(cluster),
       sk: findingSk(state.id),
       type: 'finding',
       id: state.id,
       checkId: state.checkId,
       cluster: state.resource.cluster,
+      account: cluster.account,
+      region: cluster.region,
       resourceKind: state.resource.kind,
       resourceName: state.resource.name,
       status: state.status,
@@ -200,9 +251,10 @@ export function createFindingStore(
   function indexItem(entry: NodeClassIndexEntry): Record<string, unknown> {
     return withoutUndefined({
       pk: INDEX_PK,
-      sk: indexSk(entry.cluster, entry.name),
+      sk: indexSk(entry),
       type: 'nodeclass',
       cluster: entry.cluster,
+      account: entry.account,
       region: entry.region,
       name: entry.name,
       amiSelectorTerms: entry.amiSelectorTerms.map((term) => withoutUndefined({ ...term })),
@@ -258,6 +310,7 @@ export function createFindingStore(
         resolvedAt: LONGEST_TIME,
         revision: Number.MAX_SAFE_INTEGER,
       },
+      { account: LONGEST_ACCOUNT, region: LONGEST_REGION, name: finding.resource.cluster },
       Number.MAX_SAFE_INTEGER
     );
     const pending = {
@@ -286,13 +339,16 @@ export function createFindingStore(
     };
   }
 
-  async function indexItemsOf(cluster?: string): Promise<NodeClassIndexEntry[]> {
+  /** Index items under `prefix` (all of them without one), with their keys. */
+  async function indexRows(
+    prefix?: string
+  ): Promise<{ readonly sk: string; readonly entry: NodeClassIndexEntry }[]> {
     const items = await query('dynamodb:Query', {
       KeyConditionExpression:
-        cluster === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+        prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: {
         ':pk': INDEX_PK,
-        ...(cluster === undefined ? {} : { ':prefix': `${cluster}#` }),
+        ...(prefix === undefined ? {} : { ':prefix': prefix }),
       },
     });
     return items.map((item) => {
@@ -304,15 +360,15 @@ export function createFindingStore(
           `Malformed index item ${String(item.sk)}: ${parsed.error.issues[0]?.message ?? ''}`
         );
       }
-      return withoutUndefined(parsed.data) as NodeClassIndexEntry;
+      return { sk: String(item.sk), entry: withoutUndefined(parsed.data) as NodeClassIndexEntry };
     });
   }
 
-  const findingKey = (state: FindingState) => ({
-    pk: findingPk(state.resource.cluster),
+  const findingKey = (state: FindingState, stamp: ScanStamp) => ({
+    pk: findingPk(stamp.cluster),
     sk: findingSk(state.id),
   });
-  const seqKey = (cluster: string) => ({ pk: findingPk(cluster), sk: SCAN_SEQ_SK });
+  const seqKey = (cluster: ClusterIdentity) => ({ pk: findingPk(cluster), sk: SCAN_SEQ_SK });
   // A stored `scanSeq` lower than the writer's (or none: items written before it existed).
   const NEWER_SCAN = '(attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)';
   /** The claim's condition on an item that exists: same revision, no publish pending, newer scan. */
@@ -343,6 +399,152 @@ export function createFindingStore(
           )
         )
       );
+    });
+  }
+
+  /** A finding item of the table, parsed (a malformed one fails the load: never silently lost). */
+  function parseFindingItem(item: Record<string, unknown>) {
+    const parsed = FindingItemSchema.safeParse(item);
+    if (!parsed.success) throw malformed(item.sk, parsed.error.issues[0]?.message ?? '');
+    return parsed.data;
+  }
+
+  const isFindingItem = (item: Record<string, unknown>) =>
+    typeof item.sk === 'string' && item.sk.startsWith(FINDING_PREFIX);
+
+  /**
+   * Claims the legacy state of `cluster`'s name for this identity: true when no other identity
+   * took it first (a second attempt of the same identity claims it again).
+   */
+  async function claimLegacy(cluster: ClusterIdentity): Promise<boolean> {
+    const written = await send('dynamodb:UpdateItem', () =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: legacyPk(cluster.name), sk: SCAN_SEQ_SK },
+          UpdateExpression: 'SET #adoptedBy = :me, #ttl = :expires',
+          ConditionExpression: 'attribute_not_exists(#adoptedBy) OR #adoptedBy = :me',
+          ExpressionAttributeNames: { '#adoptedBy': ADOPTED_BY, '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: {
+            ':me': clusterKey(cluster),
+            // The tombstone outlives any scan that read the legacy state before it was deleted.
+            ':expires': Math.floor(now().getTime() / 1000) + options.resolvedTtlDays * 86_400,
+          },
+        })
+      )
+    );
+    return written !== undefined;
+  }
+
+  /**
+   * A legacy finding item as this identity's: the identity's key and attributes, no `scanSeq`
+   * (the identity's counter starts again: any of its scans is newer), and a pending publish owned
+   * by sequence 0 (older than any of its scans, so a redelivery of the same message takes it
+   * over at once, and another scan after the usual lease).
+   */
+  function adoptedItem(item: Record<string, unknown>, cluster: ClusterIdentity) {
+    const { scanSeq: _scanSeq, ...rest } = item;
+    return {
+      ...rest,
+      pk: findingPk(cluster),
+      account: cluster.account,
+      region: cluster.region,
+      ...(rest.pendingSeq === undefined ? {} : { pendingSeq: 0 }),
+    };
+  }
+
+  /** Copies legacy finding items under `cluster`, never over an item that exists. */
+  async function copyLegacyFindings(
+    items: readonly Record<string, unknown>[],
+    cluster: ClusterIdentity
+  ): Promise<void> {
+    await inBatches(items, WRITE_CONCURRENCY, async (batch) => {
+      await Promise.all(
+        batch.map(async (legacy) => {
+          parseFindingItem(legacy);
+          const item = adoptedItem(legacy, cluster);
+          // One that cannot be held under the longer key is left: its finding alerts as new.
+          if (itemBytes(item) > MAX_ITEM_BYTES) return;
+          // A lost condition: a concurrent adoption, or a scan that moved on, wrote it first.
+          await send('dynamodb:PutItem', () =>
+            client.send(
+              new PutCommand({
+                TableName: tableName,
+                Item: item,
+                ConditionExpression: 'attribute_not_exists(pk)',
+              })
+            )
+          );
+        })
+      );
+    });
+  }
+
+  /**
+   * Adopts what an earlier version stored under `cluster`'s name alone, once per identity (see the
+   * header). Returns whether any legacy finding was adopted (the caller reloads then).
+   */
+  async function adoptLegacy(cluster: ClusterIdentity): Promise<boolean> {
+    const legacyFindings = (
+      await query('dynamodb:Query', {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': legacyPk(cluster.name), ':prefix': FINDING_PREFIX },
+        ConsistentRead: true,
+      })
+    ).filter(isFindingItem);
+    const legacyIndex = await indexRows(legacyIndexPrefix(cluster.name));
+    const ours = legacyIndex.filter(
+      ({ entry }) => (entry.region ?? options.homeRegion) === cluster.region
+    );
+    // The legacy index places the name's NodeClasses in other regions only: not ours.
+    const heir =
+      legacyFindings.length > 0 &&
+      (legacyIndex.length === 0 || ours.length > 0) &&
+      (await claimLegacy(cluster));
+    if (heir) await copyLegacyFindings(legacyFindings, cluster);
+    // The legacy index entries of this region become the identity's (a fresher entry stands).
+    await inBatches(ours, WRITE_CONCURRENCY, async (batch) => {
+      await Promise.all(
+        batch.map(({ entry }) =>
+          send('dynamodb:PutItem', () =>
+            client.send(
+              new PutCommand({
+                TableName: tableName,
+                Item: indexItem({ ...entry, account: cluster.account, region: cluster.region }),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              })
+            )
+          )
+        )
+      );
+    });
+    await batchWrite([
+      ...(heir ? legacyFindings : []).map((item) => ({
+        DeleteRequest: { Key: { pk: item.pk, sk: item.sk } },
+      })),
+      ...ours.map(({ sk }) => ({ DeleteRequest: { Key: { pk: INDEX_PK, sk } } })),
+    ]);
+    // Recorded last: an attempt that stops before this one is repeated by the next load.
+    await send('dynamodb:UpdateItem', () =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: seqKey(cluster),
+          UpdateExpression: 'SET #checked = :true',
+          ExpressionAttributeNames: { '#checked': LEGACY_CHECKED },
+          ExpressionAttributeValues: { ':true': true },
+        })
+      )
+    );
+    return heir;
+  }
+
+  async function findingItemsOf(cluster: ClusterIdentity) {
+    return query('dynamodb:Query', {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': findingPk(cluster) },
+      // The diff must see the previous delivery's writes.
+      ConsistentRead: true,
     });
   }
 
@@ -382,19 +584,20 @@ export function createFindingStore(
     },
 
     async loadFindings(cluster) {
-      const items = await query('dynamodb:Query', {
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': findingPk(cluster), ':prefix': 'FINDING#' },
-        // The diff must see the previous delivery's writes.
-        ConsistentRead: true,
-      });
+      // The whole partition: the findings, and the counter saying whether legacy state was
+      // looked for.
+      let items = await findingItemsOf(cluster);
+      const counter = items.find((item) => item.sk === SCAN_SEQ_SK);
+      if (counter?.[LEGACY_CHECKED] !== true && (await adoptLegacy(cluster))) {
+        items = await findingItemsOf(cluster);
+      }
       const states: FindingState[] = [];
       const pending: PendingPublish[] = [];
-      for (const item of items) {
-        const parsed = FindingItemSchema.safeParse(item);
-        if (!parsed.success) throw malformed(item.sk, parsed.error.issues[0]?.message ?? '');
+      for (const item of items.filter(isFindingItem)) {
         const {
           cluster: itemCluster,
+          account: _account,
+          region: _region,
           resourceKind,
           resourceName,
           scanSeq: _scanSeq,
@@ -404,7 +607,7 @@ export function createFindingStore(
           pendingSeq,
           pendingSince,
           ...rest
-        } = parsed.data;
+        } = parseFindingItem(item);
         const state = withoutUndefined({
           ...rest,
           resource: { cluster: itemCluster, kind: resourceKind, name: resourceName },
@@ -430,7 +633,7 @@ export function createFindingStore(
     async claim(change: LifecycleChange, { stamp, message }) {
       const previous = change.previous;
       const item = {
-        ...findingItem(change.next, stamp.scanSeq),
+        ...findingItem(change.next, stamp.cluster, stamp.scanSeq),
         pendingKind: change.kind,
         pendingMessage: JSON.stringify(message),
         pendingScanId: stamp.scanId,
@@ -453,7 +656,7 @@ export function createFindingStore(
     },
 
     async close({ previous, next }, stamp) {
-      const item = findingItem(next, stamp.scanSeq);
+      const item = findingItem(next, stamp.cluster, stamp.scanSeq);
       assertItemFits(item);
       const written = await send('dynamodb:PutItem', () =>
         client.send(
@@ -472,7 +675,7 @@ export function createFindingStore(
         client.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: findingKey(pending.state),
+            Key: findingKey(pending.state, stamp),
             UpdateExpression:
               'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
             ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
@@ -491,7 +694,7 @@ export function createFindingStore(
 
     async clearPending(states, stamp) {
       await updateEach(states, (state) => ({
-        Key: findingKey(state),
+        Key: findingKey(state, stamp),
         UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
         ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
         ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
@@ -508,13 +711,13 @@ export function createFindingStore(
           await client.send(
             new DeleteCommand({
               TableName: tableName,
-              Key: { pk: findingPk(change.next.resource.cluster), sk: findingSk(change.next.id) },
+              Key: findingKey(change.next, stamp),
               ...condition,
             })
           );
         } else {
           // The releasing scan's sequence stays: an older view still may not overwrite it.
-          const item = findingItem(change.previous, stamp.scanSeq);
+          const item = findingItem(change.previous, stamp.cluster, stamp.scanSeq);
           assertItemFits(item);
           await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
         }
@@ -531,7 +734,7 @@ export function createFindingStore(
 
     async touch(states, stamp) {
       await updateEach(states, (state) => ({
-        Key: findingKey(state),
+        Key: findingKey(state, stamp),
         UpdateExpression:
           state.materialHash === undefined
             ? 'SET lastSeen = :lastSeen, scanSeq = :scanSeq'
@@ -563,18 +766,22 @@ export function createFindingStore(
       return oversized;
     },
 
-    loadIndex: () => indexItemsOf(),
+    loadIndex: async () => (await indexRows()).map((row) => row.entry),
 
     async replaceClusterIndex(cluster, entries) {
-      const existing = await indexItemsOf(cluster);
-      const keep = new Set(entries.map((entry) => entry.name));
+      const existing = await indexRows(indexPrefix(cluster));
+      const current = entries.map((entry) => ({
+        ...entry,
+        cluster: cluster.name,
+        account: cluster.account,
+        region: cluster.region,
+      }));
+      const keep = new Set(current.map(indexSk));
       await batchWrite([
-        ...entries.map((entry) => ({ PutRequest: { Item: indexItem(entry) } })),
+        ...current.map((entry) => ({ PutRequest: { Item: indexItem(entry) } })),
         ...existing
-          .filter((entry) => !keep.has(entry.name))
-          .map((entry) => ({
-            DeleteRequest: { Key: { pk: INDEX_PK, sk: indexSk(cluster, entry.name) } },
-          })),
+          .filter((row) => !keep.has(row.sk))
+          .map((row) => ({ DeleteRequest: { Key: { pk: INDEX_PK, sk: row.sk } } })),
       ]);
     },
 

@@ -2,6 +2,7 @@ import type { AsffTarget } from '../../core/asff.js';
 import type { CheckMeta } from '../../core/check.js';
 import type { ScanReport } from '../../core/report.js';
 import { asffChunks, formatAsff } from './asff.js';
+import { type DisplayFilter, filterReport } from './display-filter.js';
 import { formatJson, jsonChunks } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatSarif } from './sarif.js';
@@ -26,6 +27,12 @@ export interface FormatOptions {
   readonly stdinName?: string;
   /** The account and region ASFF findings are imported in (`--format asff` only). */
   readonly asffTarget?: AsffTarget;
+  /** Columns the table wraps to. */
+  readonly width?: number;
+  /** `--quiet`: the table without pass counts and summary line. */
+  readonly quiet?: boolean;
+  /** `--severity`/`--status`: the findings shown, in every format (summaries count them all). */
+  readonly filter?: DisplayFilter;
 }
 
 function asffTargetOf(options: FormatOptions): AsffTarget {
@@ -48,13 +55,18 @@ function formatReport(report: ScanReport, format: OutputFormat, options: FormatO
   }
 }
 
-/** Writes the report to `write`: JSON in pieces (one per finding), other formats whole. */
+/**
+ * Writes the report to `write`: JSON in pieces (one per finding), other formats whole. The table
+ * filters what it shows itself (its summary counts the whole scan); the other formats get the
+ * findings the filter shows, with the summary of the whole scan.
+ */
 export function writeReport(
-  report: ScanReport,
+  whole: ScanReport,
   format: OutputFormat,
   options: FormatOptions,
   write: (text: string) => void
 ): void {
+  const report = format === 'table' ? whole : filterReport(whole, options.filter);
   if (format === 'json') {
     for (const chunk of jsonChunks(report)) write(chunk);
     return;

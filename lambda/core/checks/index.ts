@@ -29,6 +29,7 @@ import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { nodePoolArchHasImage } from './nodepool-arch-has-image.js';
 import { nodePoolCapacityTypeOffered } from './nodepool-capacity-type-offered.js';
 import { nodePoolInstanceTypesOffered } from './nodepool-instance-types-offered.js';
+import { nodePoolMaxPodsWithinEniLimit } from './nodepool-max-pods-within-eni-limit.js';
 import { nodePoolNodeClassExists } from './nodepool-nodeclass-exists.js';
 import { nodePoolSchemaValid } from './nodepool-schema-valid.js';
 import { nodePoolZonesHaveSubnets } from './nodepool-zones-have-subnets.js';
@@ -92,6 +93,7 @@ export const CHECKS: readonly Check[] = [
   nodePoolZonesHaveSubnets,
   nodePoolCapacityTypeOffered,
   nodePoolInstanceTypesOffered,
+  nodePoolMaxPodsWithinEniLimit,
   // C. Cluster-state checks.
   nodeClassReady,
   statusAgreesWithScan,

@@ -97,8 +97,10 @@ function reservationHint(result: Launchability): string {
   if (result.reservations.length === 0)
     notes.push('The EC2NodeClass selects no active capacity reservation.');
   for (const { reservation, unusable } of result.reservations) {
+    // With reserved capacity off, every reservation is unusable for that one reason, said above.
+    const why = unusable && result.reservedCapacity.enabled ? `: ${unusable}` : '';
     notes.push(
-      `${reservation.id} (${reservation.instanceType ?? '?'} in ${reservation.availabilityZone ?? '?'})${unusable ? `: ${unusable}` : ''}.`
+      `${reservation.id} (${reservation.instanceType ?? '?'} in ${reservation.availabilityZone ?? '?'})${why}.`
     );
   }
   return notes.join(' ');

@@ -1,5 +1,6 @@
 // The per-scan digest: one summary message with what changed and what is open, for people who
 // want one message per scan rather than one per finding (filter on `change = digest`).
+import { clusterNameOf } from '../cluster-identity.js';
 import type { ChangeKind, LifecycleChange } from '../lifecycle.js';
 import { CHANGE_KINDS } from '../lifecycle.js';
 import { SEVERITIES, type Severity, severityRank } from '../model.js';
@@ -17,19 +18,26 @@ import { fittingSubject } from './sanitize.js';
 
 const DIGEST_MAX_ITEMS = 50;
 
+/** A change of the digest, with its cluster's label when the name alone is ambiguous. */
+export interface DigestChange extends LifecycleChange {
+  /** `name@region` for a cluster outside the home region (`clusterLabel`); the name otherwise. */
+  readonly clusterLabel?: string;
+}
+
 export interface DigestInput {
   /** Unique per scan (the batch entry id is derived from it). */
   readonly scanId: string;
   readonly trigger: string;
   readonly scannedAt: string;
+  /** The clusters' labels (`clusterLabel`: the name, `name@region` outside the home region). */
   readonly clusters: readonly string[];
   /** The AWS account the clusters are in. */
   readonly account?: string;
-  /** Each cluster's region. */
+  /** Each cluster's region, by label. */
   readonly regions?: Readonly<Record<string, string>>;
   readonly failedClusters: readonly string[];
   readonly nodeClassesScanned: number;
-  readonly changes: readonly LifecycleChange[];
+  readonly changes: readonly DigestChange[];
   readonly openBySeverity: Readonly<Record<Severity, number>>;
 }
 
@@ -82,8 +90,8 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
   ) as Record<ChangeKind, number>;
   const listed = input.changes.slice(0, limit);
   const omitted = input.changes.length - listed.length;
-  const clusters = input.clusters.map((cluster) => sanitizeLine(cluster, 100));
-  const failed = input.failedClusters.map((cluster) => sanitizeLine(cluster, 100));
+  const clusters = input.clusters.map((cluster) => sanitizeLine(cluster, 130));
+  const failed = input.failedClusters.map((cluster) => sanitizeLine(cluster, 130));
   const summary = `${CHANGE_KINDS.map((kind) => `${counts[kind]} ${kind}`).join(', ')}`;
   const open = SEVERITIES.map((severity) => `${input.openBySeverity[severity]} ${severity}`).join(
     ', '
@@ -93,11 +101,12 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
   const regions = Object.fromEntries(
     input.clusters.flatMap((cluster) => {
       const region = input.regions?.[cluster];
-      return region ? [[sanitizeLine(cluster, 100), sanitizeLine(region, 30)]] : [];
+      return region ? [[sanitizeLine(cluster, 130), sanitizeLine(region, 30)]] : [];
     })
   );
+  // A label outside the home region names its region already (`prod@eu-west-1`).
   const placed = clusters.map((cluster) =>
-    regions[cluster] ? `${cluster} (${regions[cluster]})` : cluster
+    regions[cluster] && !cluster.includes('@') ? `${cluster} (${regions[cluster]})` : cluster
   );
   const where = [
     ...(account ? [`account ${account}`] : []),
@@ -111,7 +120,7 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     ...(failed.length > 0 ? [`Clusters that could not be scanned: ${failed.join(', ')}`] : []),
     '',
     ...listed.flatMap((change) => [
-      `- ${headline(change.kind, change.next)}`,
+      `- ${headline(change.kind, change.next, change.clusterLabel)}`,
       ...(change.kind === 'resolved' ? [] : (change.followOns ?? [])).map(
         (followOn) => `    caused by it: ${followOn.checkId} (${followOn.status})`
       ),
@@ -138,7 +147,7 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
       severity: change.next.severity,
       checkId: change.next.checkId,
       findingId: change.next.id,
-      resource: resourceLabel(change.next.resource),
+      resource: resourceLabel(change.next.resource, change.clusterLabel),
       message: sanitizeLine(change.finding?.message ?? change.next.message, 300),
     })),
     omitted,
@@ -152,7 +161,9 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
       ...(where === '' ? [] : [`Where: ${where}`]),
       `Open findings: ${open}`,
       ...(failed.length > 0 ? [`Could not scan: ${failed.join(', ')}`] : []),
-      ...listed.slice(0, 20).map((change) => `• ${headline(change.kind, change.next)}`),
+      ...listed
+        .slice(0, 20)
+        .map((change) => `• ${headline(change.kind, change.next, change.clusterLabel)}`),
       ...(input.changes.length > 20 ? [`… and ${input.changes.length - 20} more`] : []),
     ].join('\n'),
     keywords: ['digest', ...clusters.slice(0, 5), ...(account ? [account] : [])],
@@ -164,7 +175,7 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     ...(input.account ? { account: input.account } : {}),
     ...(singleRegion ? { region: singleRegion } : {}),
   };
-  const place = [account, single === '' ? undefined : regions[sanitizeLine(single, 100)]]
+  const place = [account, single === '' ? undefined : regions[sanitizeLine(single, 130)]]
     .filter((part) => part)
     .join(' ');
   const changed = CHANGE_KINDS.filter((kind) => counts[kind] > 0)
@@ -179,7 +190,8 @@ function renderDigestWith(input: DigestInput, limit: number): OutgoingMessage {
     ]),
     attributes: messageAttributes('digest', {
       severity: highestSeverity(input.changes),
-      cluster: single,
+      // The attribute is the cluster's name, as on every message (its region is beside it).
+      cluster: clusterNameOf(single),
       location,
     }),
     covers: [],

@@ -3,6 +3,7 @@
 // `email` (the text rendering) and `https` (the Chatbot custom-notification variant, which is how
 // AWS Chatbot subscribes). Message attributes carry the routing keys for subscription filters.
 import { findCheck } from '../checks/index.js';
+import { clusterLabel } from '../cluster-identity.js';
 import type { ChangeKind, FindingState, LifecycleChange } from '../lifecycle.js';
 import type { Finding, ResourceRef, Severity, Suppression } from '../model.js';
 import { type ChatbotNotification, chatbotNotification } from './chatbot.js';
@@ -35,10 +36,26 @@ const MAX_FOLLOW_ONS = 20;
 export type MessageKind = ChangeKind | 'digest' | 'summary';
 export type { OutgoingMessage } from './outgoing-message.js';
 
-/** Where the findings are: the AWS account and region of the cluster (the cluster is on each finding). */
+/**
+ * Where the findings are: the AWS account and region of the cluster (the cluster's name is on each
+ * finding). With `homeRegion`, a cluster of another region is shown as `name@region`, so two
+ * same-named clusters of two regions never read alike.
+ */
 export interface AlertLocation {
   readonly account?: string;
   readonly region?: string;
+  /** The deployment's home region: its clusters are shown by name alone. */
+  readonly homeRegion?: string;
+}
+
+/** The cluster as people read it: `prod`, or `prod@eu-west-1` outside the home region. */
+export function clusterLabelAt(cluster: string, location: AlertLocation = {}): string {
+  return clusterLabel({ name: cluster, region: location.region ?? '' }, location.homeRegion);
+}
+
+/** One string naming the finding across accounts and regions (a Slack thread per finding). */
+function qualifiedFindingId(id: string, location: AlertLocation = {}): string {
+  return [location.account, location.region, id].filter((part) => part).join('/');
 }
 
 /** The JSON body contract (`default`). */
@@ -99,14 +116,19 @@ export function checkTitle(checkId: string): string {
   return findCheck(checkId)?.title ?? checkId;
 }
 
-export function resourceLabel(resource: ResourceRef): string {
-  const where = resource.cluster === '' ? '' : `${oneLine(resource.cluster, 100)}/`;
+/** `cluster/kind/name`; `cluster` is `label` when given (`clusterLabelAt`). */
+export function resourceLabel(resource: ResourceRef, label?: string): string {
+  const cluster = resource.cluster === '' ? '' : (label ?? resource.cluster);
+  const where = cluster === '' ? '' : `${oneLine(cluster, 130)}/`;
   return `${where}${resource.kind}/${oneLine(resource.name, 253)}`;
 }
 
-/** The one-line headline, never truncated away (only user-controlled parts are capped). */
-export function headline(kind: ChangeKind, state: FindingState): string {
-  return `${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${state.checkId} on ${resourceLabel(state.resource)}`;
+/**
+ * The one-line headline, never truncated away (only user-controlled parts are capped). `label`
+ * names the cluster as people read it (`clusterLabelAt`).
+ */
+export function headline(kind: ChangeKind, state: FindingState, label?: string): string {
+  return `${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${state.checkId} on ${resourceLabel(state.resource, label)}`;
 }
 
 /** `cluster prod, account 111122223333, region eu-west-1` (the parts that are known). */
@@ -275,7 +297,7 @@ function renderText(input: {
   const where = whereLine(state.resource.cluster, input.location);
   const suppressed = kind === 'suppressed' ? suppressionLines(finding) : [];
   const lines = [
-    headline(kind, state),
+    headline(kind, state, clusterLabelAt(state.resource.cluster, input.location)),
     ...(where === '' ? [] : [`Where: ${where}`]),
     '',
     ...(suppressed.length > 0 ? [...suppressed, ''] : []),
@@ -388,8 +410,9 @@ export function renderChangeMessage(
 function changeSubject(kind: ChangeKind, state: FindingState, location: AlertLocation): string {
   const tag = '[nodeclass-scanner]';
   const where = subjectLocation(location);
-  const full = `${tag} ${headline(kind, state)}`;
-  const short = `${tag} ${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${resourceLabel(state.resource)}`;
+  const label = clusterLabelAt(state.resource.cluster, location);
+  const full = `${tag} ${headline(kind, state, label)}`;
+  const short = `${tag} ${CHANGE_LABEL[kind]} ${state.severity.toUpperCase()} ${resourceLabel(state.resource, label)}`;
   return fittingSubject([`${full}${where}`, full, `${short}${where}`, short, full]);
 }
 
@@ -462,12 +485,14 @@ function renderBodies(
     text,
   };
   const where = whereLine(state.resource.cluster, location);
+  const label = clusterLabelAt(state.resource.cluster, location);
   const suppressed = change.kind === 'suppressed' ? suppressionLines(finding) : [];
   const chatbot: ChatbotNotification = chatbotNotification({
     id: `${state.id}-${state.revision}`,
-    threadId: state.id,
+    // One thread per finding of one cluster: same-named clusters of two regions never share one.
+    threadId: qualifiedFindingId(state.id, location),
     eventType: change.kind,
-    title: `${CHANGE_EMOJI[change.kind]} ${headline(change.kind, state)}`,
+    title: `${CHANGE_EMOJI[change.kind]} ${headline(change.kind, state, label)}`,
     description: [
       ...(suppressed.length > 0 ? [suppressed.join('\n')] : []),
       manyLines(finding.message, 1_500),
@@ -485,7 +510,7 @@ function renderBodies(
         : [
             ...(finding.suppression?.source === 'annotation' && change.kind === 'suppressed'
               ? [
-                  `Not agreed? Remove the annotation ${ANNOTATION_PREFIX}${state.checkId} from ${resourceLabel(state.resource)}, or refuse annotation suppressions with the annotationSuppression setting.`,
+                  `Not agreed? Remove the annotation ${ANNOTATION_PREFIX}${state.checkId} from ${resourceLabel(state.resource, label)}, or refuse annotation suppressions with the annotationSuppression setting.`,
                 ]
               : []),
             ...remediationProse(remediation).map((step) => manyLines(step, 500)),
@@ -497,7 +522,7 @@ function renderBodies(
       ...(location.account ? [location.account] : []),
       ...(location.region ? [location.region] : []),
     ],
-    relatedResources: [resourceLabel(state.resource)],
+    relatedResources: [resourceLabel(state.resource, label)],
     additionalContext: {
       findingId: state.id,
       change: change.kind,

@@ -15,6 +15,7 @@ import {
   type AlertLocation,
   changeEmoji,
   checkTitle,
+  clusterLabelAt,
   type FollowOnSummary,
   followOnLines,
   followOnSummaries,
@@ -43,6 +44,7 @@ const MAX_SUMMARY_BYTES = 128 * 1024;
 const CHAT_ITEMS = 25;
 
 export interface SummaryInput {
+  /** The cluster's name (shown as `name@region` outside the location's home region). */
   readonly cluster: string;
   /** The claiming scan's sequence: makes the message id unique per attempt. */
   readonly scanSeq: number;
@@ -84,6 +86,7 @@ export interface SummaryBody {
   readonly text: string;
 }
 
+/** `cluster` is the cluster's label (`clusterLabelAt`): same-named clusters get their own ids. */
 export function summaryMessageId(cluster: string, scanSeq: number): string {
   return `summary-${scanSeq}-${cluster}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
 }
@@ -122,6 +125,9 @@ export function renderSummary(input: SummaryInput, maxBytes = MAX_SUMMARY_BYTES)
 function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean): OutgoingMessage {
   const { changes, location } = input;
   const cluster = sanitizeLine(input.cluster, 100);
+  // What people read: `prod`, or `prod@eu-west-1` outside the home region.
+  const label = sanitizeLine(clusterLabelAt(input.cluster, location), 130);
+  const messageId = summaryMessageId(clusterLabelAt(input.cluster, location), input.scanSeq);
   const counts = countBy(CHANGE_KINDS, (kind) => changes.filter((c) => c.kind === kind).length);
   const bySeverity = countBy(
     SEVERITIES,
@@ -130,8 +136,8 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
   const where = whereLine(input.cluster, location);
   const severities = nonZero(bySeverity, SEVERITIES);
   const title = input.firstScan
-    ? `First findings on ${cluster}: ${changes.length} open (${severities})`
-    : `${changes.length} changes on ${cluster}: ${nonZero(counts, CHANGE_KINDS)}`;
+    ? `First findings on ${label}: ${changes.length} open (${severities})`
+    : `${changes.length} changes on ${label}: ${nonZero(counts, CHANGE_KINDS)}`;
   const listed = changes.slice(0, limit);
   const omitted = changes.length - listed.length;
 
@@ -158,7 +164,7 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
         : suppressionLines(finding).slice(0, 1);
     lines.push(
       '',
-      headline(change.kind, change.next),
+      headline(change.kind, change.next, label),
       ...suppressedBy,
       sanitizeMultiline(message, 1_000)
     );
@@ -227,7 +233,7 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
     : changeEmoji.resolved;
   const chatListed = listed.slice(0, CHAT_ITEMS);
   const chatbot = chatbotNotification({
-    id: summaryMessageId(input.cluster, input.scanSeq),
+    id: messageId,
     eventType: 'summary',
     title: `${emoji} ${title}`,
     description: [
@@ -236,7 +242,7 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
         .map((change) => {
           const followOns = change.kind === 'resolved' ? 0 : (change.followOns?.length ?? 0);
           const more = followOns > 0 ? ` (+${followOns} follow-on)` : '';
-          return `• ${headline(change.kind, change.next)}${more}`;
+          return `• ${headline(change.kind, change.next, label)}${more}`;
         })
         .join('\n'),
       ...(changes.length > chatListed.length
@@ -256,21 +262,21 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
       ...(location.region ? { region: location.region } : {}),
     },
   });
-  const place = `${cluster}${subjectLocation(location)}`;
+  const place = `${label}${subjectLocation(location)}`;
   const tag = '[nodeclass-scanner]';
   const subjects = input.firstScan
     ? [
         `${tag} First findings on ${place}: ${severities}`,
         `${tag} First findings on ${place}: ${changes.length} open`,
-        `${tag} First findings on ${cluster}: ${changes.length} open`,
+        `${tag} First findings on ${label}: ${changes.length} open`,
       ]
     : [
         `${tag} ${changes.length} changes on ${place}: ${nonZero(counts, CHANGE_KINDS)}`,
         `${tag} ${changes.length} changes on ${place}`,
-        `${tag} ${changes.length} changes on ${cluster}`,
+        `${tag} ${changes.length} changes on ${label}`,
       ];
   return {
-    id: summaryMessageId(input.cluster, input.scanSeq),
+    id: messageId,
     subject: fittingSubject(subjects),
     attributes: messageAttributes('summary', {
       severity: highestSeverity(changes),

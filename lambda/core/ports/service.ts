@@ -1,6 +1,7 @@
 // Ports of the running service (Lambdas): finding state, publishing, the scan queue, metrics and
 // the IAM lookups the IAM-event path needs. Adapters implement them; the app layer uses only these.
 import { z } from 'zod';
+import type { ClusterIdentity } from '../cluster-identity.js';
 import type { NodeClassIndexEntry } from '../event-index.js';
 import type {
   FindingState,
@@ -15,19 +16,24 @@ import type { OutgoingMessage } from '../notify/message.js';
 import type { OversizedItem } from '../storage-limits.js';
 
 /**
- * Per-finding state, a per-cluster scan counter and the NodeClass index (DynamoDB in production).
- * Every finding write is conditional on the stored `revision` and on the writing scan's sequence
- * being newer than the one stored (`ScanStamp.scanSeq`), so neither a duplicate delivery nor a
- * scan with an older view can overwrite a fresher state. Methods throw `SourceUnavailableError`
- * when the store cannot be reached.
+ * Per-finding state, a per-cluster scan counter and the NodeClass index (DynamoDB in production),
+ * each kept per cluster identity (account, region, name): a finding write belongs to the cluster
+ * of its `ScanStamp`. Every finding write is conditional on the stored `revision` and on the
+ * writing scan's sequence being newer than the one stored (`ScanStamp.scanSeq`), so neither a
+ * duplicate delivery nor a scan with an older view can overwrite a fresher state. Methods throw
+ * `SourceUnavailableError` when the store cannot be reached.
  */
 export interface FindingStore {
   /** Takes the next scan sequence number of a cluster (atomic, strictly increasing). */
-  nextScanSeq(cluster: string): Promise<number>;
+  nextScanSeq(cluster: ClusterIdentity): Promise<number>;
   /** The last sequence number handed out for a cluster (0 if none). */
-  latestScanSeq(cluster: string): Promise<number>;
-  /** Every stored finding state of a cluster, open and resolved (not yet expired), and the claims still pending publish. */
-  loadFindings(cluster: string): Promise<StoredFindings>;
+  latestScanSeq(cluster: ClusterIdentity): Promise<number>;
+  /**
+   * Every stored finding state of a cluster, open and resolved (not yet expired), and the claims
+   * still pending publish. The first load of a cluster identity adopts the state an earlier
+   * version stored under the cluster's name alone, when it is that cluster's (DynamoDB store).
+   */
+  loadFindings(cluster: ClusterIdentity): Promise<StoredFindings>;
   /**
    * Writes `change.next`, marked pending publish with `message`, only if the stored revision is
    * still `change.previous?.revision` (absent for a first sighting), no publish is pending on it,
@@ -64,9 +70,15 @@ export interface FindingStore {
     readonly index: readonly NodeClassIndexEntry[];
   }): Promise<readonly OversizedItem[]>;
   loadIndex(): Promise<NodeClassIndexEntry[]>;
-  /** Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone). */
-  replaceClusterIndex(cluster: string, entries: readonly NodeClassIndexEntry[]): Promise<void>;
-  /** Upserts entries after a restricted (event-driven) scan. */
+  /**
+   * Replaces a cluster's index with the entries of a full scan (removes NodeClasses now gone).
+   * The entries carry the cluster's account and region.
+   */
+  replaceClusterIndex(
+    cluster: ClusterIdentity,
+    entries: readonly NodeClassIndexEntry[]
+  ): Promise<void>;
+  /** Upserts entries (carrying their cluster's account and region) after a restricted scan. */
   putIndexEntries(entries: readonly NodeClassIndexEntry[]): Promise<void>;
 }
 
@@ -103,7 +115,10 @@ export interface ScanQueue {
   ): Promise<{ readonly failed: readonly PublishFailure[] }>;
 }
 
-/** CloudWatch EMF in production (no API calls). */
+/**
+ * CloudWatch EMF in production (no API calls). `cluster` is the cluster's label (`clusterLabel`:
+ * its name, `name@region` outside the home region), the `Cluster` dimension.
+ */
 export interface ServiceMetrics {
   clusterScanned(input: {
     readonly cluster: string;

@@ -20,6 +20,7 @@ export function createStateStores(config: Config, counter: ApiCallCounter, clock
     store: createFindingStore(documents, {
       tableName: config.stateTableName,
       resolvedTtlDays: config.resolvedTtlDays,
+      homeRegion: config.region,
       now: clock,
     }),
     simulationCache: createSimulationCacheStore(documents, {

@@ -23,8 +23,14 @@ const NOW = new Date('2026-11-01T00:00:00Z');
 const store = createFindingStore(documentClient, {
   tableName: 'state',
   resolvedTtlDays: 30,
+  homeRegion: 'eu-west-1',
   now: () => NOW,
 });
+/** The cluster the tests write, and the partition it is kept in. */
+const PROD = { account: '111122223333', region: 'eu-west-1', name: 'prod' };
+const PK = 'CLUSTER#111122223333/eu-west-1/prod';
+/** Its counter item, recording that state of earlier versions was looked for already. */
+const COUNTER = { pk: PK, sk: 'SCAN#SEQ', type: 'scan-seq', seq: 7, legacyChecked: true };
 
 const conditionFailed = Object.assign(new Error('The conditional request failed'), {
   name: 'ConditionalCheckFailedException',
@@ -46,7 +52,7 @@ function firstChange(kind: 'new' | 'resolved') {
   return change;
 }
 
-const stamp: ScanStamp = { scanId: 'msg-1', scanSeq: 7, at: NOW.toISOString() };
+const stamp: ScanStamp = { cluster: PROD, scanId: 'msg-1', scanSeq: 7, at: NOW.toISOString() };
 
 function claimInput(change: ReturnType<typeof firstChange>) {
   return { stamp, message: renderChangeMessage(change) };
@@ -54,6 +60,8 @@ function claimInput(change: ReturnType<typeof firstChange>) {
 
 const entry: NodeClassIndexEntry = {
   cluster: 'prod',
+  account: '111122223333',
+  region: 'eu-west-1',
   name: 'default',
   amiSelectorTerms: [{ name: 'eks-node-*', owner: 'self' }],
   resolvedAmiIds: ['ami-0123456789abcdef0'],
@@ -77,12 +85,14 @@ describe('createFindingStore', () => {
       TableName: 'state',
       ConditionExpression: 'attribute_not_exists(pk)',
       Item: {
-        pk: 'CLUSTER#prod',
+        pk: PK,
         sk: `FINDING#${change.next.id}`,
         type: 'finding',
         id: change.next.id,
         checkId: 'instance-profile-is-name',
         cluster: 'prod',
+        account: '111122223333',
+        region: 'eu-west-1',
         resourceKind: 'EC2NodeClass',
         resourceName: 'default',
         status: 'open',
@@ -150,7 +160,7 @@ describe('createFindingStore', () => {
     await store.release(resolved, stamp);
     expect(dynamo.commandCalls(DeleteCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${created.next.id}` },
+      Key: { pk: PK, sk: `FINDING#${created.next.id}` },
       ConditionExpression: 'revision = :revision',
       ExpressionAttributeValues: { ':revision': 1 },
     });
@@ -164,8 +174,10 @@ describe('createFindingStore', () => {
   it('loads a cluster with a consistent, paginated query and maps items back to states', async () => {
     const state = aStoredState(aFinding(), '2026-10-01T00:00:00.000Z');
     const item = {
-      pk: 'CLUSTER#prod',
+      pk: PK,
       sk: `FINDING#${state.id}`,
+      account: '111122223333',
+      region: 'eu-west-1',
       id: state.id,
       checkId: state.checkId,
       cluster: 'prod',
@@ -182,27 +194,28 @@ describe('createFindingStore', () => {
     };
     dynamo
       .on(QueryCommand)
-      .resolvesOnce({ Items: [item], LastEvaluatedKey: { pk: 'CLUSTER#prod', sk: item.sk } })
-      .resolvesOnce({ Items: [] });
-    const { states, pending } = await store.loadFindings('prod');
+      .resolvesOnce({ Items: [item], LastEvaluatedKey: { pk: PK, sk: item.sk } })
+      .resolvesOnce({ Items: [COUNTER] });
+    const { states, pending } = await store.loadFindings(PROD);
     expect(states).toEqual([state]);
     expect(pending).toEqual([]);
     const calls = dynamo.commandCalls(QueryCommand);
     expect(calls).toHaveLength(2);
+    // The whole partition: the findings and the counter (state of earlier versions looked for).
     expect(calls[0]?.args[0].input).toEqual({
       TableName: 'state',
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': 'CLUSTER#prod', ':prefix': 'FINDING#' },
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': PK },
       ConsistentRead: true,
     });
-    expect(calls[1]?.args[0].input.ExclusiveStartKey).toEqual({ pk: 'CLUSTER#prod', sk: item.sk });
+    expect(calls[1]?.args[0].input.ExclusiveStartKey).toEqual({ pk: PK, sk: item.sk });
   });
 
   it('rejects a malformed stored item with a clear error', async () => {
     dynamo
       .on(QueryCommand)
-      .resolves({ Items: [{ pk: 'CLUSTER#prod', sk: 'FINDING#x', severity: 'extreme' }] });
-    await expect(store.loadFindings('prod')).rejects.toBeInstanceOf(SourceUnavailableError);
+      .resolves({ Items: [{ pk: PK, sk: 'FINDING#x', severity: 'extreme' }, COUNTER] });
+    await expect(store.loadFindings(PROD)).rejects.toBeInstanceOf(SourceUnavailableError);
   });
 
   it('touches lastSeen without bumping the revision, ignoring lost races', async () => {
@@ -214,7 +227,7 @@ describe('createFindingStore', () => {
     await store.touch([state, { ...state, id: 'other' }], stamp);
     expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${state.id}` },
+      Key: { pk: PK, sk: `FINDING#${state.id}` },
       UpdateExpression: 'SET lastSeen = :lastSeen, scanSeq = :scanSeq',
       ConditionExpression:
         'revision = :revision AND #status = :open AND (attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)',
@@ -286,8 +299,8 @@ describe('createFindingStore', () => {
     dynamo.on(PutCommand).resolves({});
     await store.claim(change, { stamp, message });
     const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
-    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}] });
-    const { pending } = await store.loadFindings('prod');
+    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}, COUNTER] });
+    const { pending } = await store.loadFindings(PROD);
     expect(pending[0]?.message.covers).toEqual([`new:${change.next.id}`, 'new:other']);
   });
 
@@ -296,7 +309,7 @@ describe('createFindingStore', () => {
       Items: [
         {
           pk: 'NODECLASS',
-          sk: 'prod#default',
+          sk: '111122223333/eu-west-1/prod#default',
           cluster: 'prod',
           name: 'default',
           amiSelectorTerms: [],
@@ -304,7 +317,7 @@ describe('createFindingStore', () => {
         },
         {
           pk: 'NODECLASS',
-          sk: 'prod#old',
+          sk: '111122223333/eu-west-1/prod#old',
           cluster: 'prod',
           name: 'old',
           amiSelectorTerms: [],
@@ -316,14 +329,16 @@ describe('createFindingStore', () => {
       .on(BatchWriteCommand)
       .resolvesOnce({
         UnprocessedItems: {
-          state: [{ DeleteRequest: { Key: { pk: 'NODECLASS', sk: 'prod#old' } } }],
+          state: [
+            { DeleteRequest: { Key: { pk: 'NODECLASS', sk: '111122223333/eu-west-1/prod#old' } } },
+          ],
         },
       })
       .resolves({});
-    await store.replaceClusterIndex('prod', [entry]);
+    await store.replaceClusterIndex(PROD, [entry]);
     expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': 'NODECLASS', ':prefix': 'prod#' },
+      ExpressionAttributeValues: { ':pk': 'NODECLASS', ':prefix': '111122223333/eu-west-1/prod#' },
     });
     const writes = dynamo.commandCalls(BatchWriteCommand);
     expect(writes[0]?.args[0].input.RequestItems?.state).toEqual([
@@ -331,9 +346,11 @@ describe('createFindingStore', () => {
         PutRequest: {
           Item: {
             pk: 'NODECLASS',
-            sk: 'prod#default',
+            sk: '111122223333/eu-west-1/prod#default',
             type: 'nodeclass',
             cluster: 'prod',
+            account: '111122223333',
+            region: 'eu-west-1',
             name: 'default',
             amiSelectorTerms: [{ name: 'eks-node-*', owner: 'self' }],
             resolvedAmiIds: ['ami-0123456789abcdef0'],
@@ -342,17 +359,25 @@ describe('createFindingStore', () => {
           },
         },
       },
-      { DeleteRequest: { Key: { pk: 'NODECLASS', sk: 'prod#old' } } },
+      { DeleteRequest: { Key: { pk: 'NODECLASS', sk: '111122223333/eu-west-1/prod#old' } } },
     ]);
     // The unprocessed delete is retried.
     expect(writes[1]?.args[0].input.RequestItems?.state).toEqual([
-      { DeleteRequest: { Key: { pk: 'NODECLASS', sk: 'prod#old' } } },
+      { DeleteRequest: { Key: { pk: 'NODECLASS', sk: '111122223333/eu-west-1/prod#old' } } },
     ]);
   });
 
   it('loads the whole index', async () => {
     dynamo.on(QueryCommand).resolves({
-      Items: [{ pk: 'NODECLASS', sk: 'prod#default', type: 'nodeclass', updatedAt: 'x', ...entry }],
+      Items: [
+        {
+          pk: 'NODECLASS',
+          sk: '111122223333/eu-west-1/prod#default',
+          type: 'nodeclass',
+          updatedAt: 'x',
+          ...entry,
+        },
+      ],
     });
     expect(await store.loadIndex()).toEqual([entry]);
     expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
@@ -364,12 +389,12 @@ describe('createFindingStore', () => {
     // Prepare
     dynamo.on(UpdateCommand).resolves({ Attributes: { seq: 12 } });
     // Act
-    const seq = await store.nextScanSeq('prod');
+    const seq = await store.nextScanSeq(PROD);
     // Assess
     expect(seq).toBe(12);
     expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: 'SCAN#SEQ' },
+      Key: { pk: PK, sk: 'SCAN#SEQ' },
       UpdateExpression: 'ADD #seq :one SET #type = :type',
       ExpressionAttributeNames: { '#seq': 'seq', '#type': 'type' },
       ExpressionAttributeValues: { ':one': 1, ':type': 'scan-seq' },
@@ -379,11 +404,11 @@ describe('createFindingStore', () => {
 
   it('fails the scan when the counter returns no number, or cannot be written', async () => {
     dynamo.on(UpdateCommand).resolvesOnce({}).rejects(new Error('socket hang up'));
-    await expect(store.nextScanSeq('prod')).rejects.toMatchObject({
+    await expect(store.nextScanSeq(PROD)).rejects.toMatchObject({
       name: 'SourceUnavailableError',
       reason: 'invalid-response',
     });
-    await expect(store.nextScanSeq('prod')).rejects.toBeInstanceOf(SourceUnavailableError);
+    await expect(store.nextScanSeq(PROD)).rejects.toBeInstanceOf(SourceUnavailableError);
   });
 
   it('reads the latest scan sequence consistently, 0 when no scan ran yet', async () => {
@@ -391,11 +416,11 @@ describe('createFindingStore', () => {
       .on(GetCommand)
       .resolvesOnce({ Item: { seq: 5 } })
       .resolvesOnce({});
-    expect(await store.latestScanSeq('prod')).toBe(5);
-    expect(await store.latestScanSeq('prod')).toBe(0);
+    expect(await store.latestScanSeq(PROD)).toBe(5);
+    expect(await store.latestScanSeq(PROD)).toBe(0);
     expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: 'SCAN#SEQ' },
+      Key: { pk: PK, sk: 'SCAN#SEQ' },
       ConsistentRead: true,
     });
   });
@@ -407,9 +432,9 @@ describe('createFindingStore', () => {
     dynamo.on(PutCommand).resolves({});
     await store.claim(change, { stamp, message });
     const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
-    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}] });
+    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}, COUNTER] });
     // Act
-    const { states, pending } = await store.loadFindings('prod');
+    const { states, pending } = await store.loadFindings(PROD);
     // Assess
     expect(states).toEqual([change.next]);
     expect(pending).toEqual([
@@ -429,8 +454,10 @@ describe('createFindingStore', () => {
     dynamo.on(PutCommand).resolves({});
     await store.claim(change, claimInput(change));
     const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
-    dynamo.on(QueryCommand).resolves({ Items: [{ ...written, pendingMessage: '{"id":' }] });
-    await expect(store.loadFindings('prod')).rejects.toMatchObject({
+    dynamo
+      .on(QueryCommand)
+      .resolves({ Items: [{ ...written, pendingMessage: '{"id":' }, COUNTER] });
+    await expect(store.loadFindings(PROD)).rejects.toMatchObject({
       name: 'SourceUnavailableError',
       reason: 'invalid-response',
     });
@@ -455,7 +482,7 @@ describe('createFindingStore', () => {
     expect([first, second]).toEqual([true, false]);
     expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${change.next.id}` },
+      Key: { pk: PK, sk: `FINDING#${change.next.id}` },
       UpdateExpression: 'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
       ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
       ExpressionAttributeValues: {
@@ -478,7 +505,7 @@ describe('createFindingStore', () => {
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(2);
     expect(dynamo.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
       TableName: 'state',
-      Key: { pk: 'CLUSTER#prod', sk: `FINDING#${state.id}` },
+      Key: { pk: PK, sk: `FINDING#${state.id}` },
       UpdateExpression:
         'REMOVE pendingKind, pendingMessage, pendingScanId, pendingSeq, pendingSince',
       ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
@@ -547,8 +574,8 @@ describe('createFindingStore', () => {
       const huge = { ...change, next: { ...change.next, message: 'm'.repeat(410_000) } };
 
       // Act & assess
-      await expect(store.replaceClusterIndex('prod', [entry, poison])).rejects.toThrow(
-        /^item NODECLASS \/ prod#poison is 42\d{4} bytes, over the 409600-byte item limit/
+      await expect(store.replaceClusterIndex(PROD, [entry, poison])).rejects.toThrow(
+        /^item NODECLASS \/ 111122223333\/eu-west-1\/prod#poison is 42\d{4} bytes, over the 409600-byte item limit/
       );
       await expect(store.putIndexEntries([poison])).rejects.toBeInstanceOf(ItemTooLargeError);
       await expect(store.claim(huge, claimInput(change))).rejects.toBeInstanceOf(ItemTooLargeError);

@@ -155,7 +155,7 @@ describe('formatTable: suppressed findings and follow-ons', () => {
         '                 ↳ controller-can-launch (critical error, caused by ami-selector-resolves): Launching nodes could not be verified.',
         '  suppressed  node-role-policies (high fail, config, until 2027-01-31): CNI has its own role through IRSA',
         '',
-        'Summary: 1 fail (1 critical), 0 error, 1 follow-on, 1 suppressed, 0 pass, 0 not-applicable · 1 NodeClass scanned',
+        'Summary: 1 fail (1 critical), 1 error (1 follow-on), 1 suppressed, 0 pass, 0 not-applicable · 1 NodeClass scanned',
         '',
       ].join('\n')
     );
@@ -292,7 +292,7 @@ describe('formatTable with a baseline', () => {
         'Resolved since the baseline: 1',
         '  CRITICAL node-role-valid  cluster prod · EC2NodeClass batch: Node role does not trust EC2.',
         '',
-        'Summary: 2 fail (2 high), 0 error, 1 follow-on, 1 pass, 0 not-applicable · 2 NodeClasses scanned · vs baseline: 0 new, 1 changed, 1 unchanged, 1 resolved',
+        'Summary: 2 fail (2 high), 1 error (1 follow-on), 1 pass, 0 not-applicable · 2 NodeClasses scanned · vs baseline: 0 new, 1 changed, 1 unchanged, 1 resolved',
         '',
       ].join('\n')
     );

@@ -19,6 +19,8 @@ export async function runCliCaptured(
     stdin?: string;
     tty?: boolean;
     stderrTty?: boolean;
+    /** The terminal's width, with `tty`. */
+    columns?: number;
     env?: Record<string, string>;
     cwd?: string;
     now?: Date;
@@ -36,6 +38,7 @@ export async function runCliCaptured(
     readStdin: async () => options.stdin ?? '',
     stdoutIsTty: options.tty ?? false,
     stderrIsTty: options.stderrTty ?? false,
+    ...(options.columns === undefined ? {} : { stdoutColumns: options.columns }),
     env: options.env ?? {},
     now: () => options.now ?? SCAN_TIME,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

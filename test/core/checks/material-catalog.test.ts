@@ -172,6 +172,17 @@ function scenarios(): Inventory[] {
         }),
       ]
     ),
+    // kubelet maxPods above the ENI limit of the small types.
+    withNodePools(
+      anAwsInventory(
+        [aNodeClassObject({ spec: { kubelet: { maxPods: 110 } } })],
+        someAwsFacts({
+          instanceTypes: ok({ types: catalog() }),
+          instanceTypeOfferings: ok({ offerings: offeringsIn(['us-east-1a']) }),
+        })
+      ),
+      [aNodePoolObject({})]
+    ),
   ];
 }
 

@@ -104,4 +104,50 @@ describe('renderDigest', () => {
     );
     expect(message.attributes).toMatchObject({ account: '111122223333', region: 'eu-west-1' });
   });
+
+  it('tells same-named clusters of two regions apart by their labels', () => {
+    // Prepare: one change of the home region's prod, one of the prod in us-west-2
+    const [change] = diffFindings({
+      stored: [],
+      findings: [aFinding({ id: 'a', severity: 'high' })],
+      scope: { clusters: ['prod'] },
+      now: NOW,
+    }).changes;
+    if (!change) throw new Error('expected a change');
+    // Act
+    const both = renderDigest({
+      scanId: 'scan-4',
+      trigger: 'iam-AttachRolePolicy',
+      scannedAt: NOW.toISOString(),
+      clusters: ['prod', 'prod@us-west-2'],
+      account: '111122223333',
+      regions: { prod: 'eu-west-1', 'prod@us-west-2': 'us-west-2' },
+      failedClusters: [],
+      nodeClassesScanned: 2,
+      changes: [change, { ...change, clusterLabel: 'prod@us-west-2' }],
+      openBySeverity: OPEN,
+    });
+    const west = renderDigest({
+      scanId: 'scan-5',
+      trigger: 'schedule',
+      scannedAt: NOW.toISOString(),
+      clusters: ['prod@us-west-2'],
+      account: '111122223333',
+      regions: { 'prod@us-west-2': 'us-west-2' },
+      failedClusters: [],
+      nodeClassesScanned: 1,
+      changes: [{ ...change, clusterLabel: 'prod@us-west-2' }],
+      openBySeverity: OPEN,
+    });
+    // Assess
+    const body = JSON.parse(both.bodies.default) as DigestBody;
+    expect(body.changes.map((item) => item.resource)).toEqual([
+      'prod/EC2NodeClass/default',
+      'prod@us-west-2/EC2NodeClass/default',
+    ]);
+    expect(body.text).toContain('clusters prod (eu-west-1), prod@us-west-2');
+    // One cluster: its attributes are its name and its region.
+    expect(west.attributes).toMatchObject({ cluster: 'prod', region: 'us-west-2' });
+    expect(west.subject).toContain('Scan digest for prod@us-west-2 in 111122223333 us-west-2');
+  });
 });

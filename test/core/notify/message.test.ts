@@ -216,6 +216,30 @@ describe('renderChangeMessage', () => {
     );
   });
 
+  it('shows a cluster outside the home region as name@region, and threads it apart', () => {
+    // Prepare: one finding of `prod`, in the home region and in another
+    const change = newChange();
+    const home = { account: '111122223333', region: 'eu-west-1', homeRegion: 'eu-west-1' };
+    const west = { ...home, region: 'us-west-2' };
+    // Act
+    const atHome = renderChangeMessage(change, { location: home });
+    const elsewhere = renderChangeMessage(change, { location: west });
+    // Assess: what people read names the region; the routing keys stay the name and the region
+    expect(atHome.subject).toContain('on prod/EC2NodeClass/default');
+    expect(elsewhere.subject).toContain('on prod@us-west-2/EC2NodeClass/default');
+    expect(elsewhere.bodies.email.split('\n')[0]).toContain('prod@us-west-2/EC2NodeClass/default');
+    expect(elsewhere.attributes).toMatchObject({ cluster: 'prod', region: 'us-west-2' });
+    const body = JSON.parse(elsewhere.bodies.default) as FindingMessageBody;
+    expect(body).toMatchObject({ region: 'us-west-2', finding: { resource: { cluster: 'prod' } } });
+    const threads = [atHome, elsewhere].map(
+      (message) => (JSON.parse(message.bodies.https) as ChatbotNotification).metadata?.threadId
+    );
+    expect(threads).toEqual([
+      `111122223333/eu-west-1/${change.next.id}`,
+      `111122223333/us-west-2/${change.next.id}`,
+    ]);
+  });
+
   it('shortens a long subject by dropping the location, then the check id, then at a word boundary', () => {
     // Prepare
     const checkId = 'controller-can-manage-instance-profile';

@@ -58,6 +58,35 @@ function firstScanFindings(): Finding[] {
 }
 
 describe('renderSummary', () => {
+  it('names a cluster outside the home region name@region, in its title, subject and id', () => {
+    // Prepare: the same first findings of a prod in the home region and of one in us-west-2
+    const changes = changesOf(firstScanFindings());
+    const home = { ...LOCATION, homeRegion: LOCATION.region };
+    const render = (region: string) =>
+      renderSummary({
+        cluster: 'prod',
+        scanSeq: 1,
+        location: { ...home, region },
+        changes,
+        firstScan: true,
+      });
+    // Act
+    const atHome = render(LOCATION.region);
+    const elsewhere = render('us-west-2');
+    // Assess
+    expect(atHome.id).toBe(summaryMessageId('prod', 1));
+    expect(elsewhere.id).toBe(summaryMessageId('prod@us-west-2', 1));
+    expect(elsewhere.id).not.toBe(atHome.id);
+    expect(atHome.subject).toContain('First findings on prod in ');
+    expect(elsewhere.subject).toContain('First findings on prod@us-west-2 in ');
+    expect(elsewhere.bodies.email).toContain('on prod@us-west-2/EC2NodeClass/');
+    expect(elsewhere.attributes).toMatchObject({ cluster: 'prod', region: 'us-west-2' });
+    expect(JSON.parse(elsewhere.bodies.default)).toMatchObject({
+      cluster: 'prod',
+      region: 'us-west-2',
+    });
+  });
+
   it('lists every change of a first scan in one message naming account, region and cluster', () => {
     // Prepare
     const changes = changesOf(firstScanFindings());

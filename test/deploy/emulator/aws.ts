@@ -18,6 +18,7 @@ import type { World, WorldCluster } from '../../../lambda/adapters/world/schema.
 import { asffErrors } from '../../cli/support/asff-schema.js';
 import type { Principal, RequestContext, TemplateAuthorizer } from '../authorize.js';
 import type { Account } from '../template.js';
+import { kubeEndpointKey } from './kube.js';
 import {
   operationSchemas,
   type QueryService,
@@ -168,6 +169,7 @@ export class AwsEmulator {
       readonly principalsByAccessKey: ReadonlyMap<string, Principal>;
       readonly topics: ReadonlySet<string>;
       readonly topicKeys: ReadonlyMap<string, string>;
+      /** Each cluster's Kubernetes API, by `kubeEndpointKey(region, name)`. */
       readonly kubeEndpoints: ReadonlyMap<string, string>;
       readonly kubeCaPem: string;
       readonly dynamoEndpoint: string;
@@ -625,7 +627,7 @@ export class AwsEmulator {
           ...rest,
           arn: cluster.arn ?? clusterArn(name),
           status: cluster.status ?? 'ACTIVE',
-          endpoint: this.options.kubeEndpoints.get(name),
+          endpoint: this.options.kubeEndpoints.get(kubeEndpointKey(region, name)),
           certificateAuthority: { data: Buffer.from(this.options.kubeCaPem).toString('base64') },
         },
       };

@@ -1,5 +1,6 @@
 // One TLS Kubernetes API server per world cluster (certificate from a CA made for the test),
-// answering the reads the scanner makes from the world file. Every request must carry an EKS
+// answering the reads the scanner makes from the world file. Clusters are told apart by region and
+// name (`kubeEndpointKey`): two regions may each hold a cluster of one name. Every request must carry an EKS
 // bearer token: a presigned STS GetCallerIdentity URL (60 s, `x-k8s-aws-id` signed) whose
 // credential belongs to a principal with an access entry in that cluster.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,22 +9,35 @@ import type { AddressInfo } from 'node:net';
 import type { WorldCluster } from '../../../lambda/adapters/world/schema.js';
 import type { TestPki } from '../../adapters/kube/tls-fixtures.js';
 
+/** The key of a cluster's endpoint: `<region>/<name>`. */
+export function kubeEndpointKey(region: string, name: string): string {
+  return `${region}/${name}`;
+}
+
 export interface KubeRequest {
   readonly cluster: string;
+  readonly region: string;
   readonly path: string;
   readonly principalArn?: string;
   readonly status: number;
 }
 
-/** Per-cluster knobs: a path answering with an HTTP status instead of the world's objects. */
+/**
+ * Per-cluster knobs, by cluster name (in every region): a path answering with an HTTP status
+ * instead of the world's objects.
+ */
 export type KubeFaults = Map<string, Map<string, number>>;
 
 export interface KubeEmulator {
+  /** Each cluster's endpoint, by `kubeEndpointKey(region, name)`. */
   readonly endpoints: ReadonlyMap<string, string>;
   readonly requests: KubeRequest[];
   readonly faults: KubeFaults;
-  /** Serve these clusters' objects from now on (same names, same endpoints). */
-  setClusters(clusters: readonly WorldCluster[]): void;
+  /**
+   * Serve these clusters' objects from now on (same names, same endpoints), those of the home
+   * region unless `region` says another.
+   */
+  setClusters(clusters: readonly WorldCluster[], region?: string): void;
   close(): Promise<void>;
 }
 
@@ -114,26 +128,40 @@ function answer(cluster: WorldCluster, url: URL, res: ServerResponse): number {
 
 export async function startKubeEmulator(options: {
   readonly pki: TestPki;
+  /** The home region and its clusters. */
+  readonly region: string;
   readonly clusters: readonly WorldCluster[];
-  /** Principals allowed per cluster (access entries), by cluster name. */
-  readonly accessEntries: (cluster: string) => readonly string[];
+  /** Clusters of other regions, by region. */
+  readonly otherRegions?: ReadonlyMap<string, readonly WorldCluster[]>;
+  /** Principals allowed per cluster (access entries), by cluster name and region. */
+  readonly accessEntries: (cluster: string, region: string) => readonly string[];
   readonly principalsByAccessKey: ReadonlyMap<string, string>;
 }): Promise<KubeEmulator> {
   const requests: KubeRequest[] = [];
   const faults: KubeFaults = new Map();
   const servers: Server[] = [];
   const endpoints = new Map<string, string>();
-  const current = new Map(options.clusters.map((cluster) => [cluster.name, cluster]));
-  for (const { name } of options.clusters) {
+  const placed = [
+    ...options.clusters.map((cluster) => ({ region: options.region, cluster })),
+    ...[...(options.otherRegions ?? [])].flatMap(([region, clusters]) =>
+      clusters.map((cluster) => ({ region, cluster }))
+    ),
+  ];
+  const current = new Map(
+    placed.map(({ region, cluster }) => [kubeEndpointKey(region, cluster.name), cluster])
+  );
+  for (const { region, cluster: served } of placed) {
+    const key = kubeEndpointKey(region, served.name);
     const server = createServer(
       { key: options.pki.serverKeyPem, cert: options.pki.serverCertPem },
       (req: IncomingMessage, res: ServerResponse) => {
-        const cluster = current.get(name) as WorldCluster;
+        const cluster = current.get(key) as WorldCluster;
         const url = new URL(req.url ?? '/', 'https://127.0.0.1');
         const identity = tokenPrincipal(req.headers.authorization, options.principalsByAccessKey);
         const record = (status: number, principalArn?: string) =>
           requests.push({
             cluster: cluster.name,
+            region,
             path: url.pathname,
             status,
             ...(principalArn ? { principalArn } : {}),
@@ -143,7 +171,7 @@ export async function startKubeEmulator(options: {
           record(401);
           return;
         }
-        if (!options.accessEntries(cluster.name).includes(identity.principalArn)) {
+        if (!options.accessEntries(cluster.name, region).includes(identity.principalArn)) {
           send(res, 401, statusBody(401, 'Unauthorized', 'no access entry for the principal'));
           record(401, identity.principalArn);
           return;
@@ -159,14 +187,14 @@ export async function startKubeEmulator(options: {
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push(server);
-    endpoints.set(name, `https://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    endpoints.set(key, `https://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
   return {
     endpoints,
     requests,
     faults,
-    setClusters: (clusters) => {
-      for (const cluster of clusters) current.set(cluster.name, cluster);
+    setClusters: (clusters, region = options.region) => {
+      for (const cluster of clusters) current.set(kubeEndpointKey(region, cluster.name), cluster);
     },
     close: async () => {
       await Promise.all(
