@@ -8,6 +8,7 @@ import type {
   Result,
   Suppression,
 } from 'sarif';
+import packageJson from '../../../package.json' with { type: 'json' };
 import type { CheckMeta } from '../../core/check.js';
 import { type Finding, originLabel, type Severity } from '../../core/model.js';
 import type { ReportFinding, ScanReport } from '../../core/report.js';
@@ -96,16 +97,23 @@ export function referenceUrl(reference: string): string | undefined {
   return publicUrlOf(reference);
 }
 
-/**
- * The rule's `helpUri`: its first public reference. The page in docs/checks/ is named in the help
- * text instead, as the package declares no repository URL to make it absolute.
- */
+/** The repository's web address from package.json (`git+https://host/o/r.git` → `https://host/o/r`). */
+export function repositoryWebUrl(repository: unknown): string | undefined {
+  const raw =
+    typeof repository === 'string'
+      ? repository
+      : typeof (repository as { url?: unknown } | undefined)?.url === 'string'
+        ? (repository as { url: string }).url
+        : undefined;
+  const match = raw === undefined ? null : /^(?:git\+)?(https:\/\/[^\s]+?)(?:\.git)?$/.exec(raw);
+  return match?.[1];
+}
+
+const REPOSITORY = repositoryWebUrl(packageJson.repository);
+
+/** The rule's `helpUri`: the check's page in docs/checks/ on the repository's default branch. */
 function helpUriOf(check: CheckMeta): string | undefined {
-  for (const reference of check.references) {
-    const url = referenceUrl(reference);
-    if (url !== undefined) return url;
-  }
-  return undefined;
+  return REPOSITORY === undefined ? undefined : `${REPOSITORY}/blob/main/${checkDocPath(check.id)}`;
 }
 
 function linkOf(reference: string, url: string): string {

@@ -7,6 +7,7 @@ import {
   formatSarif,
   pseudoPath,
   referenceUrl,
+  repositoryWebUrl,
 } from '../../../lambda/cli/formats/sarif.js';
 import { type SourceIndex, sourceIndexOf } from '../../../lambda/cli/formats/sources.js';
 import type { CheckMeta } from '../../../lambda/core/check.js';
@@ -284,21 +285,23 @@ describe('formatSarif rules', () => {
     ]);
   });
 
-  it('names the check page of docs/checks/ and links the first public reference as helpUri', () => {
+  it('names the check page of docs/checks/ and links it on the repository as helpUri', () => {
     for (const [index, check] of CHECKS.entries()) {
       expect(rules[index]?.help?.text, check.id).toContain(`docs/checks/${check.id}.md`);
       expect(rules[index]?.help?.markdown, check.id).toContain(`\`docs/checks/${check.id}.md\``);
-      expect(rules[index]?.helpUri, check.id).toMatch(/^https:\/\//);
+      expect(rules[index]?.helpUri, check.id).toBe(
+        `https://github.com/nodeclass-scanner/nodeclass-scanner/blob/main/docs/checks/${check.id}.md`
+      );
     }
-    const check: CheckMeta = {
-      ...(CHECKS[0] as CheckMeta),
-      references: ['docs/checks/README.md', '#8072', 'https://karpenter.sh/docs/'],
-    };
-    const [rule] = sarifOf([], { checks: [check] }).runs[0]?.tool.driver.rules ?? [];
-    expect(rule?.helpUri).toBe('https://github.com/aws/karpenter-provider-aws/issues/8072');
-    const [bare] =
-      sarifOf([], { checks: [{ ...check, references: [] }] }).runs[0]?.tool.driver.rules ?? [];
-    expect(bare).not.toHaveProperty('helpUri');
+  });
+
+  it.each([
+    ['git+https://github.com/o/r.git', 'https://github.com/o/r'],
+    [{ type: 'git', url: 'https://gitlab.example/o/r' }, 'https://gitlab.example/o/r'],
+    ['github:o/r', undefined],
+    [undefined, undefined],
+  ])('reads the repository %o as %s', (repository, url) => {
+    expect(repositoryWebUrl(repository)).toBe(url);
   });
 
   it("adds the written How to fix of the check's page to the Markdown help, links as paths", () => {
