@@ -1,6 +1,7 @@
 // `nodeclass-scan checks ID`: a check's page from docs/checks/<id>.md (the repository's, or the one
 // the package ships), laid out for a terminal: headings, wrapped paragraphs and lists, code blocks
 // as they are, links as their URLs.
+
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { CheckMeta } from '../core/check.js';
@@ -9,6 +10,7 @@ import { didYouMean } from '../core/suggest.js';
 import { ConfigError } from '../shared/errors.js';
 import { CHECK_DOCS_DIR, checkDocPath, publicUrlOf } from './check-docs.js';
 import type { CatalogFormat } from './formats/catalog.js';
+import { catalogEntry } from './formats/catalog.js';
 import { hangingLines } from './formats/wrap.js';
 
 /** Inline Markdown as plain text: links as `text (target)`, no emphasis or code marks. */
@@ -174,19 +176,8 @@ export function checkPage(id: string, format: CatalogFormat, width: number): str
   const file = join(CHECK_DOCS_DIR, `${id}.md`);
   const markdown = existsSync(file) ? readFileSync(file, 'utf8') : metadataPage(check);
   if (format === 'json') {
-    const { severity, group, title, inputs, rationale, remediation, references } = check;
     return `${JSON.stringify(
-      {
-        id,
-        severity,
-        group,
-        title,
-        inputs,
-        rationale,
-        remediation,
-        references,
-        page: { path: checkDocPath(id), markdown },
-      },
+      { ...catalogEntry(check), page: { path: checkDocPath(id), markdown } },
       null,
       2
     )}\n`;

@@ -4,20 +4,22 @@ import { terminalSafe } from '../terminal.js';
 export const CATALOG_FORMATS = ['table', 'json'] as const;
 export type CatalogFormat = (typeof CATALOG_FORMATS)[number];
 
+/** A check's metadata as `checks --format json` prints it (also the head of `checks ID`). */
+export function catalogEntry({
+  id,
+  severity,
+  group,
+  title,
+  inputs,
+  rationale,
+  remediation,
+  references,
+}: CheckMeta) {
+  return { id, severity, group, title, inputs, rationale, remediation, references };
+}
+
 function catalogJson(checks: readonly CheckMeta[]): string {
-  const entries = checks.map(
-    ({ id, severity, group, title, inputs, rationale, remediation, references }) => ({
-      id,
-      severity,
-      group,
-      title,
-      inputs,
-      rationale,
-      remediation,
-      references,
-    })
-  );
-  return `${JSON.stringify(entries, null, 2)}\n`;
+  return `${JSON.stringify(checks.map(catalogEntry), null, 2)}\n`;
 }
 
 function catalogTable(checks: readonly CheckMeta[]): string {
