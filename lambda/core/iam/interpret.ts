@@ -89,8 +89,9 @@ const refOf = (statement: ParsedStatement): PolicyStatementRef => ({
 
 /**
  * The missing keys that can change this result: set by AWS at launch, and used by a statement that
- * may apply to the pair with the effect that could reverse it (a Deny for an allowed or explicitly
- * denied pair, an Allow for an implicit deny). Without the policies every such key leaves an
+ * may apply to the pair and could reverse it: a Deny for an allowed or explicitly denied pair, an
+ * Allow for an implicit deny, and for an allowed pair also an Allow whose condition held only
+ * because the key was missing (`…IfExists`, negated operators, `Null`, `ForAllValues:`). Without the policies every such key leaves an
  * allowed pair open. An SCP denial stands: IAM does not list the keys SCPs use, and they cannot be read.
  */
 function openKeysOf(
@@ -106,13 +107,19 @@ function openKeysOf(
   // Unread policies: an allowed pair may still be denied at launch; a denial stands as simulated.
   if (statements === undefined)
     return result.decision === 'allowed' ? missing.map((key) => ({ key, statements: [] })) : [];
-  const effect = result.decision === 'implicitDeny' ? 'Allow' : 'Deny';
-  const deciding = statements.filter(
-    (statement) =>
-      statement.effect === effect && mayApply(statement, result.action, result.resource)
+  const applying = statements.filter((statement) =>
+    mayApply(statement, result.action, result.resource)
   );
   return missing.flatMap((key) => {
-    const using = deciding.filter((statement) => statement.conditionKeys.has(key.toLowerCase()));
+    const lower = key.toLowerCase();
+    const using = applying.filter((statement) =>
+      result.decision === 'implicitDeny'
+        ? statement.effect === 'Allow' && statement.conditionKeys.has(lower)
+        : statement.effect === 'Deny'
+          ? statement.conditionKeys.has(lower)
+          : // An Allow that matched only because the key was missing may stop matching at launch.
+            result.decision === 'allowed' && statement.absenceKeys.has(lower)
+    );
     return using.length === 0 ? [] : [{ key, statements: using.map(refOf) }];
   });
 }

@@ -31,7 +31,33 @@ export function launchSupplyOf(
     // resources whose tags the scanner read), a tag it lacks is one the resource lacks.
     return resource === '*' || request.resourceTagsKnown === true ? 'absent' : 'set-by-aws';
   }
+  // A resource key its resource type does not have is absent for that resource.
+  const owners = RESOURCE_TYPES_WITH_KEY[lower];
+  const type = ec2ResourceType(resource);
+  if (owners !== undefined && type !== undefined && !owners.has(type)) return 'absent';
   // Everything else (principal tags, source IP or VPC endpoint, time, instance type, zone, VPC…)
   // is filled by AWS from the caller or the launch, and may decide.
   return 'set-by-aws';
+}
+
+/**
+ * The EC2 resource types that carry `ec2:Vpc` and `ec2:AvailabilityZone`
+ * (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonec2.html#amazonec2-resources-for-iam-policies).
+ */
+const RESOURCE_TYPES_WITH_KEY: Readonly<Record<string, ReadonlySet<string>>> = {
+  'ec2:vpc': new Set(['subnet', 'security-group', 'network-interface', 'instance']),
+  'ec2:availabilityzone': new Set([
+    'subnet',
+    'capacity-reservation',
+    'network-interface',
+    'instance',
+    'volume',
+  ]),
+};
+
+/** `arn:aws:ec2:r:a:subnet/subnet-1` → `subnet`; undefined for other services and `*`. */
+function ec2ResourceType(resource: string): string | undefined {
+  const parts = resource.split(':');
+  if (parts[2] !== 'ec2') return undefined;
+  return parts.slice(5).join(':').split('/')[0];
 }

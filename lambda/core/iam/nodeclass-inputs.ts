@@ -79,7 +79,10 @@ function existingResourceFacts(
   const images = facts?.amis?.status === 'ok' ? facts.amis.value.available : undefined;
   if (images?.status === 'ok')
     for (const selected of images.value.selected)
-      add(selected.image.id, { tags: selected.image.tags });
+      add(selected.image.id, {
+        tags: selected.image.tags,
+        ...(selected.image.ownerId === undefined ? {} : { ownerId: selected.image.ownerId }),
+      });
   if (facts?.subnets?.status === 'ok')
     for (const subnet of facts.subnets.value.subnets)
       add(subnet.id, {

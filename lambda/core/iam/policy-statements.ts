@@ -47,6 +47,22 @@ export interface ParsedStatement extends PolicyStatementRef {
   readonly notResource?: readonly string[];
   /** Condition keys as written, lower-cased (key names are case-insensitive). */
   readonly conditionKeys: ReadonlySet<string>;
+  /**
+   * Keys whose condition holds when the key is absent (`…IfExists`, negated operators such as
+   * `StringNotEquals`, `Null`, `ForAllValues:`): a statement may match in simulation only because
+   * such a key was missing, and stop matching once AWS sets it.
+   */
+  readonly absenceKeys: ReadonlySet<string>;
+}
+
+/**
+ * Operators that evaluate to true for an absent key
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html).
+ */
+function holdsWhenAbsent(operator: string): boolean {
+  if (operator.startsWith('ForAllValues:')) return true;
+  const bare = operator.replace(/^ForAnyValue:/, '');
+  return bare.endsWith('IfExists') || bare === 'Null' || /Not(Equals|Like|IpAddress)/.test(bare);
 }
 
 const asList = (value: string | readonly string[] | undefined): readonly string[] | undefined =>
@@ -83,8 +99,12 @@ function parseOne(
   if (statements === undefined) return undefined;
   return statements.map((statement) => {
     const keys = new Set<string>();
-    for (const block of Object.values(statement.Condition ?? {}))
-      for (const key of Object.keys(block)) keys.add(key.toLowerCase());
+    const absenceKeys = new Set<string>();
+    for (const [operator, block] of Object.entries(statement.Condition ?? {}))
+      for (const key of Object.keys(block)) {
+        keys.add(key.toLowerCase());
+        if (holdsWhenAbsent(operator)) absenceKeys.add(key.toLowerCase());
+      }
     // A key substituted as `${aws:PrincipalTag/team}` decides as much as a condition key.
     for (const key of variableKeysOf(statement)) keys.add(key.toLowerCase());
     const action = asList(statement.Action);
@@ -101,6 +121,7 @@ function parseOne(
       ...(resource === undefined ? {} : { resource }),
       ...(notResource === undefined ? {} : { notResource }),
       conditionKeys: keys,
+      absenceKeys,
     };
   });
 }
@@ -154,9 +175,10 @@ export function mayApply(statement: ParsedStatement, action: string, resource: s
   if (!actionApplies) return false;
   if (statement.resource !== undefined)
     return statement.resource.some((pattern) => resourceMayMatch(pattern, resource));
+  // A NotResource pattern holding a policy variable may exclude nothing (its value is unknown).
   if (statement.notResource !== undefined)
-    return !statement.notResource.some((pattern) =>
-      wildcardMatches(variablesAsWildcards(pattern), resource, IAM_ARN)
+    return !statement.notResource.some(
+      (pattern) => !pattern.includes('${') && wildcardMatches(pattern, resource, IAM_ARN)
     );
   return false;
 }

@@ -34,6 +34,8 @@ export interface PermissionScope extends ArnScope {
 /** What AWS knows of an existing resource when it evaluates a launch that uses it. */
 export interface ExistingResourceFacts {
   readonly tags: Tags;
+  /** The owning account, where it may differ from the scanned one (images). */
+  readonly ownerId?: string;
   readonly vpcId?: string;
   readonly availabilityZone?: string;
 }
@@ -381,7 +383,11 @@ function existingResourceGroups(
     return [{ arns: listed.map(([resource]) => resource), context: [], known: false }];
   const groups = new Map<string, { arns: string[]; context: ContextEntry[]; known: boolean }>();
   for (const [resource, id] of listed) {
-    const facts = id === undefined ? undefined : resources.known?.get(id);
+    const read = id === undefined ? undefined : resources.known?.get(id);
+    // Another account's image (Amazon's EKS AMIs, shared images): DescribeImages does not show
+    // its owner's tags, which AWS's authorization still sees.
+    const facts =
+      read?.ownerId !== undefined && read.ownerId !== input.scope.accountId ? undefined : read;
     const context = facts === undefined ? [] : existingResourceContext(input, facts);
     const known = facts !== undefined;
     const key = JSON.stringify([known, sortedContext(context)]);
@@ -554,20 +560,34 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
       input.nodeClassName,
       nodeClass.spec.tags
     );
-    requests.push(
-      request(
-        'manage-instance-profile',
-        'manage-instance-profile',
-        controller,
-        instanceProfileActions(scope.karpenterVersion),
-        [instanceProfileArn(input)],
-        [
-          ...requestTagContext(profileTags),
-          ...resourceTagContext(profileTags),
-          ...iamRegionContext(scope),
-        ]
-      )
-    );
+    // Creating carries the new profile's tags as request tags (it has none yet); tagging (v1.0)
+    // both; the other calls act on Karpenter's existing profile, which carries them as resource tags.
+    const actions = instanceProfileActions(scope.karpenterVersion);
+    const profile = [instanceProfileArn(input)];
+    const region = iamRegionContext(scope);
+    const byContext = [
+      { calls: ['iam:CreateInstanceProfile'], context: requestTagContext(profileTags) },
+      {
+        calls: ['iam:TagInstanceProfile'],
+        context: [...requestTagContext(profileTags), ...resourceTagContext(profileTags)],
+      },
+      {
+        calls: actions.filter(
+          (action) => action !== 'iam:CreateInstanceProfile' && action !== 'iam:TagInstanceProfile'
+        ),
+        context: resourceTagContext(profileTags),
+      },
+    ];
+    for (const { calls, context } of byContext) {
+      const made = calls.filter((call) => actions.includes(call));
+      if (made.length === 0) continue;
+      requests.push(
+        request('manage-instance-profile', 'manage-instance-profile', controller, made, profile, [
+          ...context,
+          ...region,
+        ])
+      );
+    }
     if (callMadeBy(LIST_INSTANCE_PROFILES, scope.karpenterVersion)) {
       requests.push(
         request(
@@ -613,4 +633,36 @@ export function buildSimulations(input: NodeClassSimulationInput): SimulationPla
     );
   }
   return { requests, gaps };
+}
+
+/** EC2 Spot's service-linked role: every Spot launch needs it in the account. */
+export const SPOT_SERVICE_LINKED_ROLE = 'AWSServiceRoleForEC2Spot';
+const SPOT_SERVICE_NAME = 'spot.amazonaws.com';
+
+/** `arn:<partition>:iam::<account>:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot`. */
+export function spotServiceLinkedRoleArn(scope: ArnScope): string {
+  return iamArn(scope, `role/aws-service-role/${SPOT_SERVICE_NAME}/${SPOT_SERVICE_LINKED_ROLE}`);
+}
+
+/**
+ * The first Spot launch in an account without `AWSServiceRoleForEC2Spot` has EC2 create it with the
+ * caller's `iam:CreateServiceLinkedRole` (else `AuthFailure.ServiceLinkedRoleCreationNotPermitted`,
+ * aws/karpenter-provider-aws#5436). Simulated only when the role is absent. IAM's call, so IAM's
+ * endpoint region.
+ */
+export function spotServiceLinkedRoleRequest(
+  scope: PermissionScope,
+  controller: ControllerRoleFound
+): SimulationRequest {
+  return request(
+    'create-spot-service-linked-role',
+    'spot-service-linked-role',
+    controller,
+    ['iam:CreateServiceLinkedRole'],
+    [spotServiceLinkedRoleArn(scope)],
+    [
+      { key: 'iam:AWSServiceName', type: 'string', values: [SPOT_SERVICE_NAME] },
+      ...iamRegionContext(scope),
+    ]
+  );
 }

@@ -114,6 +114,25 @@ beforeEach(() => {
 });
 
 describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
+  const PROFILE =
+    'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890';
+  const PROFILE_TAG_VALUES: [string, string][] = [
+    ['eks:eks-cluster-name', 'demo'],
+    ['karpenter.k8s.aws/ec2nodeclass', 'default'],
+    ['kubernetes.io/cluster/demo', 'owned'],
+    ['team', 'platform'],
+    ['topology.kubernetes.io/region', 'us-east-1'],
+  ];
+  const PROFILE_TAGS = {
+    request: PROFILE_TAG_VALUES.map(([key, value]) => ctx(`aws:RequestTag/${key}`, [value])),
+    resource: PROFILE_TAG_VALUES.map(([key, value]) => ctx(`aws:ResourceTag/${key}`, [value])),
+    keys: ctx(
+      'aws:TagKeys',
+      PROFILE_TAG_VALUES.map(([key]) => key),
+      'stringList'
+    ),
+  };
+
   it('sends every Karpenter request of a role-mode NodeClass with its full context', async () => {
     // Prepare
     answer();
@@ -173,43 +192,28 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
       },
       {
+        // Creating the profile: its tags are the request's (it has none yet).
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['iam:CreateInstanceProfile'],
+        ResourceArns: [PROFILE],
+        ContextEntries: [
+          ...PROFILE_TAGS.request,
+          // IAM's own calls carry its endpoint's region.
+          REGION,
+          PROFILE_TAGS.keys,
+        ],
+      },
+      {
+        // Calls on the existing profile (only v1.0 also tagged it; the cluster runs v1.7.0).
         PolicySourceArn: CONTROLLER_ROLE,
         ActionNames: [
           'iam:GetInstanceProfile',
-          'iam:CreateInstanceProfile',
-          // Only v1.0 tagged existing profiles (the cluster runs v1.7.0).
           'iam:AddRoleToInstanceProfile',
           'iam:RemoveRoleFromInstanceProfile',
           'iam:DeleteInstanceProfile',
         ],
-        ResourceArns: [
-          'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
-        ],
-        ContextEntries: [
-          ctx('aws:RequestTag/eks:eks-cluster-name', ['demo']),
-          ctx('aws:RequestTag/karpenter.k8s.aws/ec2nodeclass', ['default']),
-          ctx('aws:RequestTag/kubernetes.io/cluster/demo', ['owned']),
-          ctx('aws:RequestTag/team', ['platform']),
-          ctx('aws:RequestTag/topology.kubernetes.io/region', ['us-east-1']),
-          // IAM's own calls carry its endpoint's region.
-          REGION,
-          ctx('aws:ResourceTag/eks:eks-cluster-name', ['demo']),
-          ctx('aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass', ['default']),
-          ctx('aws:ResourceTag/kubernetes.io/cluster/demo', ['owned']),
-          ctx('aws:ResourceTag/team', ['platform']),
-          ctx('aws:ResourceTag/topology.kubernetes.io/region', ['us-east-1']),
-          ctx(
-            'aws:TagKeys',
-            [
-              'eks:eks-cluster-name',
-              'karpenter.k8s.aws/ec2nodeclass',
-              'kubernetes.io/cluster/demo',
-              'team',
-              'topology.kubernetes.io/region',
-            ],
-            'stringList'
-          ),
-        ],
+        ResourceArns: [PROFILE],
+        ContextEntries: [REGION, ...PROFILE_TAGS.resource],
       },
       {
         // The discovery requests and ListInstanceProfiles (IAM's region is us-east-1 too) share

@@ -346,6 +346,87 @@ describe('interpretGroup', () => {
       expect(known.denials[0]?.deniedBy).toBe('no-allow');
     });
 
+    it('leaves an allowed pair open when the Allow matched only because the key was missing', () => {
+      const allowedWithout = (operator: string) =>
+        interpretGroup(
+          withPolicies(
+            {},
+            result({
+              action: 'ec2:RunInstances',
+              resource: `${EC2}:subnet/subnet-1`,
+              missingContextValues: ['aws:SourceVpc'],
+            }),
+            [
+              policy('P', {
+                Sid: 'AllowFromVpc',
+                Effect: 'Allow',
+                Action: 'ec2:*',
+                Resource: '*',
+                Condition: { [operator]: { 'aws:SourceVpc': 'vpc-1' } },
+              }),
+            ]
+          ),
+          'launch'
+        ).status;
+
+      // At launch AWS sets aws:SourceVpc: these conditions may then stop holding.
+      expect(allowedWithout('StringEqualsIfExists')).toBe('error');
+      expect(allowedWithout('StringNotEquals')).toBe('error');
+      // A plain StringEquals could not have held without the key: not this Allow's doing.
+      expect(allowedWithout('StringEquals')).toBe('pass');
+    });
+
+    it('takes a NotResource pattern holding a policy variable as excluding nothing', () => {
+      const verdict = interpretGroup(
+        withPolicies(
+          {},
+          result({
+            action: 'ec2:RunInstances',
+            resource: `${EC2}:subnet/subnet-1`,
+            missingContextValues: ['aws:SourceVpc'],
+          }),
+          [
+            policy('P', {
+              Sid: 'DenyOtherSubnets',
+              Effect: 'Deny',
+              Action: 'ec2:RunInstances',
+              NotResource: `${EC2}:subnet/\${aws:PrincipalTag/subnet}`,
+              Condition: { StringNotEquals: { 'aws:SourceVpc': 'vpc-1' } },
+            }),
+          ]
+        ),
+        'launch'
+      );
+
+      expect(verdict.status).toBe('error');
+    });
+
+    it('takes a resource key its resource type does not have as absent (no zone on a security group)', () => {
+      const deny = policy('P', {
+        Sid: 'DenyZone',
+        Effect: 'Deny',
+        Action: 'ec2:RunInstances',
+        Resource: '*',
+        Condition: { StringEquals: { 'ec2:AvailabilityZone': 'us-east-1a' } },
+      });
+      const on = (resource: string) =>
+        interpretGroup(
+          withPolicies(
+            {},
+            result({
+              action: 'ec2:RunInstances',
+              resource,
+              missingContextValues: ['ec2:AvailabilityZone'],
+            }),
+            [deny]
+          ),
+          'launch'
+        ).status;
+
+      expect(on(`${EC2}:security-group/sg-1`)).toBe('pass');
+      expect(on(`${EC2}:subnet/subnet-1`)).toBe('error');
+    });
+
     it('keeps an SCP denial: IAM does not list the keys SCPs use', () => {
       const verdict = interpretGroup(
         withPolicies(

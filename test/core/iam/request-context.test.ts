@@ -74,6 +74,8 @@ describe('buildSimulations', () => {
       'use-launch-template',
       'use-existing-resources',
       'pass-node-role',
+      // Creating the profile (request tags), then the calls on the existing one (resource tags).
+      'manage-instance-profile',
       'manage-instance-profile',
       'list-instance-profiles',
       'describe-ec2',
@@ -142,28 +144,43 @@ describe('buildSimulations', () => {
     });
   });
 
-  it("simulates instance-profile management on Karpenter's profile path with its tags", () => {
-    const request = byKind(
-      buildSimulations(inputFor('default')).requests,
-      'manage-instance-profile'
+  it("simulates instance-profile management on Karpenter's profile path, with the tags each call carries", () => {
+    const [create, existing, ...rest] = buildSimulations(inputFor('default')).requests.filter(
+      (request) => request.kind === 'manage-instance-profile'
     );
 
-    expect(request.resourceArns).toEqual([
-      'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
-    ]);
-    expect(request.context.map((entry) => entry.key)).toEqual([
+    expect(rest).toEqual([]);
+    for (const request of [create, existing]) {
+      expect(request?.resourceArns).toEqual([
+        'arn:aws:iam::111122223333:instance-profile/karpenter/us-east-1/demo/uid-default/demo_1234567890',
+      ]);
+    }
+    // The new profile has no tags yet: its tags are the request's.
+    expect(create?.actions).toEqual(['iam:CreateInstanceProfile']);
+    expect(create?.resourceTagsKnown).toBe(true);
+    expect(create?.context.map((entry) => entry.key)).toEqual([
       'aws:RequestTag/eks:eks-cluster-name',
       'aws:RequestTag/karpenter.k8s.aws/ec2nodeclass',
       'aws:RequestTag/kubernetes.io/cluster/demo',
       'aws:RequestTag/team',
       'aws:RequestTag/topology.kubernetes.io/region',
       'aws:RequestedRegion',
+      'aws:TagKeys',
+    ]);
+    // The existing profile carries Karpenter's tags; these calls send none.
+    expect(existing?.actions).toEqual([
+      'iam:GetInstanceProfile',
+      'iam:AddRoleToInstanceProfile',
+      'iam:RemoveRoleFromInstanceProfile',
+      'iam:DeleteInstanceProfile',
+    ]);
+    expect(existing?.context.map((entry) => entry.key)).toEqual([
+      'aws:RequestedRegion',
       'aws:ResourceTag/eks:eks-cluster-name',
       'aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass',
       'aws:ResourceTag/kubernetes.io/cluster/demo',
       'aws:ResourceTag/team',
       'aws:ResourceTag/topology.kubernetes.io/region',
-      'aws:TagKeys',
     ]);
   });
 
@@ -333,7 +350,9 @@ describe('buildSimulations', () => {
 
     it('asks for iam:TagInstanceProfile only on v1.0, the last release that calls it', () => {
       const actions = (version: string | undefined) =>
-        byKind(atVersion(version), 'manage-instance-profile').actions;
+        atVersion(version)
+          .filter((request) => request.kind === 'manage-instance-profile')
+          .flatMap((request) => request.actions);
       expect(actions('1.0.14')).toContain('iam:TagInstanceProfile');
       expect(actions('1.1.0')).not.toContain('iam:TagInstanceProfile');
       // Unknown: the newest release, which no longer calls it.
@@ -427,6 +446,28 @@ describe('buildSimulations', () => {
           extra: ['ec2:Vpc=arn:aws:ec2:us-east-1:111122223333:vpc/vpc-1'],
           known: true,
         },
+      ]);
+    });
+
+    it("does not take another account's image as known: its owner's tags are not shown", () => {
+      const shared = ok({
+        imageIds: ['ami-amazon'],
+        subnetIds: [],
+        securityGroupIds: [],
+        capacityReservationIds: [],
+        known: new Map([['ami-amazon', { tags: {}, ownerId: '602401143452' }]]),
+      });
+      const requests = buildSimulations({
+        ...inputFor('default'),
+        launch: shared,
+        policyKeys: new Map([['aws:resourcetag/env', 'aws:ResourceTag/env']]),
+      }).requests.filter((request) => request.kind === 'use-existing-resources');
+
+      expect(requests.map((request) => [request.resourceArns, request.resourceTagsKnown])).toEqual([
+        [
+          ['arn:aws:ec2:us-east-1::image/ami-amazon', 'arn:aws:ec2:us-east-1::snapshot/*'],
+          undefined,
+        ],
       ]);
     });
 
