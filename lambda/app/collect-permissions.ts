@@ -34,6 +34,8 @@ import {
   buildSimulations,
   karpenterEc2Tags,
   type NodeClassSimulationInput,
+  SPOT_SERVICE_LINKED_ROLE,
+  spotServiceLinkedRoleRequest,
 } from '../core/iam/request-context.js';
 import {
   batchSimulations,
@@ -43,6 +45,7 @@ import {
 } from '../core/iam/simulation-batches.js';
 import type { RolePolicySet } from '../core/iam/simulation-cache.js';
 import { type ClusterContext, clusterOf, factsKeyOf, type Inventory } from '../core/inventory.js';
+import { allowsSpot } from '../core/nodepool-requirements.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
 import type {
   DryRunLaunch,
@@ -90,7 +93,13 @@ export interface PermissionsEnricherOptions {
 const WILDCARD_LAUNCH_NOTE =
   "The class' image, subnets and security groups were not resolved (no AWS facts, no status), so the launch was simulated on wildcard ARNs of each type (image/*, subnet/*, security-group/*). A policy that allows only some images, subnets or security groups denies these; scan with --world or --aws to simulate the class' own resources.";
 
-const ALL_GROUPS = ['launch', 'pass-node-role', 'manage-instance-profile', 'discover'] as const;
+const ALL_GROUPS = [
+  'launch',
+  'pass-node-role',
+  'manage-instance-profile',
+  'discover',
+  'spot-service-linked-role',
+] as const;
 
 async function simulateOnce(
   simulator: PolicySimulatorPort,
@@ -215,6 +224,7 @@ async function policiesByPrincipal(
 
 interface NodeClassPlan {
   readonly key: string;
+  readonly cluster: string;
   readonly controllerRole: ControllerRoleResolution;
   readonly requests: readonly SimulationRequest[];
   readonly gaps: readonly SimulationGap[];
@@ -272,13 +282,14 @@ function planNodeClasses(
     const cluster = clusterOfEntry(inventory, entry);
     const controllerRole = roleOf(cluster);
     if (controllerRole.status !== 'found') {
-      plans.push({ key, controllerRole, requests: [], gaps: [] });
+      plans.push({ key, cluster: cluster.name, controllerRole, requests: [], gaps: [] });
       continue;
     }
     const scope = permissionScopeOf(cluster, controllerRole);
     if (scope.status === 'unavailable') {
       plans.push({
         key,
+        cluster: cluster.name,
         controllerRole,
         requests: [],
         gaps: gapsForAll(scope.reason, scope.message),
@@ -306,6 +317,7 @@ function planNodeClasses(
     const plan = buildSimulations(input);
     plans.push({
       key,
+      cluster: cluster.name,
       controllerRole,
       requests: plan.requests,
       gaps: plan.gaps,
@@ -314,6 +326,55 @@ function planNodeClasses(
     });
   }
   return plans;
+}
+
+/**
+ * Whether EC2 Spot's service-linked role exists, read once when some NodePool allows Spot, recorded
+ * on the NodeClasses such NodePools launch through; and, where it is absent, whether their
+ * controller may create it (the simulation, identical across them, is made once). The role is the
+ * account's, so the reader's account is the clusters' (one account per scan).
+ */
+async function planSpotServiceLinkedRole(
+  inventory: Inventory,
+  plans: readonly NodeClassPlan[],
+  policies: RolePolicyPort | undefined
+): Promise<{ plans: NodeClassPlan[]; exists: ReadonlyMap<string, Slice<boolean>> }> {
+  // The NodeClasses Spot NodePools launch through, by facts key: those the answer is recorded on.
+  const spotClasses = new Set(
+    inventory.nodePools.flatMap((entry) => {
+      if (!entry.parsed.ok || !allowsSpot(entry.parsed.value)) return [];
+      const ref = entry.parsed.value.spec.template.spec.nodeClassRef.name;
+      return inventory.nodeClasses
+        .filter((nodeClass) => nodeClass.cluster === entry.cluster && nodeClass.name === ref)
+        .map(factsKeyOf);
+    })
+  );
+  if (spotClasses.size === 0) return { plans: [...plans], exists: new Map() };
+  let exists: Slice<boolean>;
+  if (policies?.roleExists === undefined) {
+    exists = unavailable(
+      'unknown',
+      `Whether ${SPOT_SERVICE_LINKED_ROLE} exists was not read (no IAM reader for this scan).`
+    );
+  } else {
+    try {
+      exists = ok(await policies.roleExists(SPOT_SERVICE_LINKED_ROLE));
+    } catch (error) {
+      const reason = error instanceof SourceUnavailableError ? error.reason : 'unknown';
+      const message = error instanceof Error ? error.message : String(error);
+      exists = unavailable(reason, `iam:GetRole ${SPOT_SERVICE_LINKED_ROLE}: ${message}`);
+    }
+  }
+  const byClass = new Map([...spotClasses].map((key) => [key, exists]));
+  if (exists.status !== 'ok' || exists.value) return { plans: [...plans], exists: byClass };
+  return {
+    exists: byClass,
+    plans: plans.map((plan) => {
+      if (!spotClasses.has(plan.key) || plan.input === undefined) return plan;
+      const request = spotServiceLinkedRoleRequest(plan.input.scope, plan.input.controller);
+      return { ...plan, requests: [...plan.requests, request] };
+    }),
+  };
 }
 
 /** DryRun needs one image, one subnet and the profile name, as Karpenter's own validation uses. */
@@ -375,12 +436,17 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
         concurrency,
         rolesRead(inventory)
       );
-      const plans = planNodeClasses(
+      const spot = await planSpotServiceLinkedRole(
         inventory,
-        roleOf,
-        (principal) => read.get(principal)?.keys,
-        options.wildcardUnresolvedLaunch === true
+        planNodeClasses(
+          inventory,
+          roleOf,
+          (principal) => read.get(principal)?.keys,
+          options.wildcardUnresolvedLaunch === true
+        ),
+        options.policies
       );
+      const plans = spot.plans;
       const requests = plans.flatMap((plan) => plan.requests);
       const batches = batchSimulations(
         requests,
@@ -443,7 +509,11 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
           ...(dryRun === undefined ? {} : { dryRun }),
           ...(notes.length === 0 ? {} : { notes }),
         };
-        permissions.set(plan.key, facts);
+        const spotRole = spot.exists.get(plan.key);
+        permissions.set(
+          plan.key,
+          spotRole === undefined ? facts : { ...facts, spotServiceLinkedRole: spotRole }
+        );
       }
       return {
         ...inventory,

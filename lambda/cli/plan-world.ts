@@ -126,6 +126,17 @@ function objectSourceFor(world: World, options: WorldPlanOptions): ObjectSource 
   });
 }
 
+/** Given documents stand in for the controller's policies; which roles exist is still the world's. */
+function withWorldRoles<T extends Pick<PermissionsEnricherOptions, 'policies'>>(
+  world: World,
+  permissions: T
+): T {
+  const { policies } = permissions;
+  if (policies === undefined) return permissions;
+  const { roleExists } = createWorldRolePolicyReader(world);
+  return { ...permissions, policies: { ...policies, roleExists } };
+}
+
 export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPlan> {
   const world = await loadWorldFile(options.world);
   if (options.region !== undefined && options.region !== world.region) {
@@ -163,11 +174,14 @@ export async function buildWorldPlan(options: WorldPlanOptions): Promise<ScanPla
               policies: createWorldRolePolicyReader(world),
             }
           : // The documents stand in for the controller role's; the account's SCPs still apply.
-            options.controllerPolicy(
-              (world.organizations?.scps ?? []).map((scp) => ({
-                id: scp.Id,
-                document: scp.Document,
-              }))
+            withWorldRoles(
+              world,
+              options.controllerPolicy(
+                (world.organizations?.scps ?? []).map((scp) => ({
+                  id: scp.Id,
+                  document: scp.Document,
+                }))
+              )
             )),
         ...(options.controllerRoles === undefined
           ? {}

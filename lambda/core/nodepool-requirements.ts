@@ -274,3 +274,13 @@ export function keyRequirementText(requirement: KeyRequirement): string {
   if (requirement.lte !== undefined) text += ` <=${requirement.lte}`;
   return text;
 }
+
+/**
+ * Whether the NodePool may launch Spot: its `karpenter.sh/capacity-type` requirements admit `spot`.
+ * Without any requirement on that key Karpenter launches on-demand only.
+ */
+export function allowsSpot(pool: NodePool): boolean {
+  const requirements = nodePoolRequirements(pool);
+  const key = 'karpenter.sh/capacity-type';
+  return requirements.some((r) => r.key === key) && labelAdmits(requirements, key, 'spot');
+}

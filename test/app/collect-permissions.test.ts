@@ -4,16 +4,18 @@ import { controllerCanLaunch } from '../../lambda/core/checks/controller-can-lau
 import { controllerCanPassNodeRole } from '../../lambda/core/checks/controller-can-pass-node-role.js';
 import type { SimulationRequest, SimulationResult } from '../../lambda/core/facts/permissions.js';
 import { ok, unavailable } from '../../lambda/core/facts/slice.js';
-import { nodeClassKey } from '../../lambda/core/inventory.js';
+import { type Inventory, nodeClassKey } from '../../lambda/core/inventory.js';
 import type {
   DryRunLaunch,
   PolicySimulatorPort,
   RolePolicyPort,
 } from '../../lambda/core/ports/permissions.js';
+import { parseNodePool } from '../../lambda/core/schema.js';
 import { SourceUnavailableError } from '../../lambda/shared/errors.js';
 import {
   aCluster,
   aClusterState,
+  aNodePool,
   aPermissionsInventory,
   CONTROLLER_ROLE,
 } from '../support/permission-builders.js';
@@ -258,5 +260,137 @@ describe('permissions enricher: the controller role read once per scan', () => {
       { principal: CONTROLLER_ROLE, known: controller },
       { principal: CONTROLLER_ROLE, known: undefined },
     ]);
+  });
+});
+
+/** `aPermissionsInventory` plus NodePool `spot` (capacity-type In [spot, on-demand]) on class `default`. */
+function withSpotNodePool(inventory: Inventory): Inventory {
+  const pool = aNodePool('spot', 'default') as {
+    spec: { template: { spec: { requirements: unknown[] } } };
+  };
+  pool.spec.template.spec.requirements = [
+    { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] },
+  ];
+  return {
+    ...inventory,
+    nodePools: [
+      ...inventory.nodePools,
+      { cluster: 'demo', name: 'spot', parsed: parseNodePool(pool) },
+    ],
+  };
+}
+
+/** A policy reader whose account has (or lacks) the roles named. */
+function rolesReader(
+  exists: (name: string) => boolean | Error
+): RolePolicyPort & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    async documents() {
+      return [];
+    },
+    async roleExists(name) {
+      asked.push(name);
+      const answer = exists(name);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+}
+
+describe('permissions enricher: the Spot service-linked role', () => {
+  const spotCalls = (calls: readonly SimulationRequest[]) =>
+    calls.filter((call) => call.kind === 'create-spot-service-linked-role');
+
+  it('reads nothing and simulates nothing when no NodePool allows Spot', async () => {
+    const fake = fakeSimulator();
+    const reader = rolesReader(() => false);
+
+    const inventory = await createPermissionsEnricher({
+      simulator: fake.simulator,
+      policies: reader,
+    }).enrich(aPermissionsInventory());
+
+    expect(reader.asked).toEqual([]);
+    expect(spotCalls(fake.calls)).toEqual([]);
+    expect(
+      inventory.permissions.get(nodeClassKey('demo', 'default'))?.spotServiceLinkedRole
+    ).toBeUndefined();
+  });
+
+  it('records an existing role and simulates no creation', async () => {
+    const fake = fakeSimulator();
+    const reader = rolesReader((name) => name === 'AWSServiceRoleForEC2Spot');
+
+    const inventory = await createPermissionsEnricher({
+      simulator: fake.simulator,
+      policies: reader,
+    }).enrich(withSpotNodePool(aPermissionsInventory()));
+
+    expect(reader.asked).toEqual(['AWSServiceRoleForEC2Spot']);
+    expect(spotCalls(fake.calls)).toEqual([]);
+    // Recorded on the class the Spot NodePool launches through only.
+    expect(
+      inventory.permissions.get(nodeClassKey('demo', 'gpu'))?.spotServiceLinkedRole
+    ).toBeUndefined();
+    for (const name of ['default'])
+      expect(inventory.permissions.get(nodeClassKey('demo', name))?.spotServiceLinkedRole).toEqual(
+        ok(true)
+      );
+  });
+
+  it('simulates iam:CreateServiceLinkedRole once for the cluster when the role is absent', async () => {
+    const fake = fakeSimulator();
+
+    const inventory = await createPermissionsEnricher({
+      simulator: fake.simulator,
+      policies: rolesReader(() => false),
+    }).enrich(withSpotNodePool(aPermissionsInventory()));
+
+    const [call, ...more] = spotCalls(fake.calls);
+    expect(more).toEqual([]);
+    expect(call).toMatchObject({
+      group: 'spot-service-linked-role',
+      principalArn: CONTROLLER_ROLE,
+      actions: ['iam:CreateServiceLinkedRole'],
+      resourceArns: [
+        'arn:aws:iam::111122223333:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot',
+      ],
+    });
+    expect(call?.context).toEqual(
+      expect.arrayContaining([
+        { key: 'iam:AWSServiceName', type: 'string', values: ['spot.amazonaws.com'] },
+        { key: 'aws:RequestedRegion', type: 'string', values: ['us-east-1'] },
+      ])
+    );
+    const facts = inventory.permissions.get(nodeClassKey('demo', 'default'));
+    expect(facts?.spotServiceLinkedRole).toEqual(ok(false));
+    expect(
+      facts?.simulations.some((item) => item.request.kind === 'create-spot-service-linked-role')
+    ).toBe(true);
+  });
+
+  it('records why the role is unknown: a failed read, or no reader that can tell', async () => {
+    const denied = new SourceUnavailableError('iam:GetRole', 'access-denied', 'not authorized');
+    const failed = await createPermissionsEnricher({
+      simulator: fakeSimulator().simulator,
+      policies: rolesReader(() => denied),
+    }).enrich(withSpotNodePool(aPermissionsInventory()));
+    const unread = await createPermissionsEnricher({
+      simulator: fakeSimulator().simulator,
+    }).enrich(withSpotNodePool(aPermissionsInventory()));
+
+    expect(
+      failed.permissions.get(nodeClassKey('demo', 'default'))?.spotServiceLinkedRole
+    ).toMatchObject({
+      status: 'unavailable',
+      reason: 'access-denied',
+    });
+    expect(
+      unread.permissions.get(nodeClassKey('demo', 'default'))?.spotServiceLinkedRole
+    ).toMatchObject({
+      status: 'unavailable',
+    });
   });
 });

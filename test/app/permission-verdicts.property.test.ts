@@ -33,6 +33,7 @@ const CHECK_OF_GROUP: Record<PermissionGroup, string> = {
   'pass-node-role': 'controller-can-pass-node-role',
   'manage-instance-profile': 'controller-can-manage-instance-profile',
   discover: 'controller-can-discover',
+  'spot-service-linked-role': 'nodepool-spot-service-linked-role',
 };
 
 type Edit = (policies: NamedPolicy[]) => NamedPolicy[];

@@ -38,7 +38,10 @@ import { Command } from 'commander';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createLiveAwsFacts } from '../../lambda/adapters/aws/aws-facts-adapter.js';
 import { createAwsClients } from '../../lambda/adapters/aws/clients.js';
-import { createIamSimulator } from '../../lambda/adapters/aws/iam-simulator.js';
+import {
+  createIamRolePolicyReader,
+  createIamSimulator,
+} from '../../lambda/adapters/aws/iam-simulator.js';
 import { REDACTED_USER_DATA } from '../../lambda/adapters/world/build-world.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
 import { createWorldPolicySimulator } from '../../lambda/adapters/world/permissions.js';
@@ -294,7 +297,16 @@ describe('nodeclass-scan snapshot', () => {
             }),
             now: NOW,
           }),
-          createPermissionsEnricher({ simulator: createIamSimulator(new IAMClient({})) }),
+          createPermissionsEnricher({
+            simulator: createIamSimulator(new IAMClient({})),
+            // Policies unread, as before; which roles exist is read (GetRole), as the replay reads it.
+            policies: {
+              documents: () => Promise.reject(new Error('not read')),
+              roleExists: (name) =>
+                createIamRolePolicyReader(new IAMClient({})).roleExists?.(name) ??
+                Promise.resolve(false),
+            },
+          }),
         ],
       });
       const liveReport = evaluateInventory(live.inventory, { now: NOW });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
@@ -262,5 +263,109 @@ describe('scan --world examples/world.json', () => {
     // Assess
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('"nope" not in the world file');
+  });
+});
+
+describe('scan --world: the Spot service-linked role', () => {
+  const SPOT_ROLE = 'AWSServiceRoleForEC2Spot';
+  const SPOT_ROLE_ARN = `arn:aws:iam::111122223333:role/aws-service-role/spot.amazonaws.com/${SPOT_ROLE}`;
+
+  /** The example world without the Spot role, and with `rows` in its decision table. */
+  function worldWithoutSpotRole(rows: readonly object[]): string {
+    const world = JSON.parse(readFileSync(WORLD, 'utf8')) as {
+      iam: { roles: { RoleName: string }[]; permissions: object[] };
+    };
+    world.iam.roles = world.iam.roles.filter((role) => role.RoleName !== SPOT_ROLE);
+    world.iam.permissions = [...rows, ...world.iam.permissions];
+    return JSON.stringify(world);
+  }
+
+  const spotFindings = (report: ScanReport) =>
+    report.findings.filter(
+      (finding) =>
+        finding.checkId === 'nodepool-spot-service-linked-role' &&
+        finding.status !== 'not-applicable'
+    );
+
+  it('passes the Spot NodePool of the example, whose account has the role', async () => {
+    const run = await cli(['scan', '--world', WORLD, '--cluster', 'prod-use1', '--format', 'json']);
+
+    const report = JSON.parse(run.stdout) as ScanReport;
+    expect(spotFindings(report).map((f) => `${f.resource.name} ${f.status}`)).toEqual([
+      'multi-arch pass',
+    ]);
+  });
+
+  it('fails the Spot NodePool when the role is absent and the controller may not create it', async () => {
+    // Prepare
+    const tree = tempTree({
+      'world.json': worldWithoutSpotRole([
+        {
+          principal: 'KarpenterControllerRole-prod-use1',
+          action: 'iam:CreateServiceLinkedRole',
+          resource: SPOT_ROLE_ARN,
+          decision: 'implicitDeny',
+        },
+      ]),
+    });
+    try {
+      // Act
+      const run = await cli([
+        'scan',
+        '--world',
+        join(tree.dir, 'world.json'),
+        '--cluster',
+        'prod-use1',
+        '--format',
+        'json',
+      ]);
+
+      // Assess
+      const report = JSON.parse(run.stdout) as ScanReport;
+      const [finding, ...more] = spotFindings(report);
+      expect(more).toEqual([]);
+      expect(finding).toMatchObject({
+        status: 'fail',
+        severity: 'critical',
+        resource: { kind: 'NodePool', name: 'multi-arch' },
+      });
+      expect(finding?.remediation).toContain(
+        'aws iam create-service-linked-role --aws-service-name spot.amazonaws.com'
+      );
+      // The launch itself is allowed: the verdict stays with this check.
+      expect(failures(report, 'controller-can-launch')).toEqual(
+        failures(
+          JSON.parse(
+            (await cli(['scan', '--world', WORLD, '--cluster', 'prod-use1', '--format', 'json']))
+              .stdout
+          ) as ScanReport,
+          'controller-can-launch'
+        )
+      );
+    } finally {
+      tree.cleanup();
+    }
+  });
+
+  it('passes when the role is absent but the controller may create it', async () => {
+    const tree = tempTree({ 'world.json': worldWithoutSpotRole([]) });
+    try {
+      const run = await cli([
+        'scan',
+        '--world',
+        join(tree.dir, 'world.json'),
+        '--cluster',
+        'prod-use1',
+        '--format',
+        'json',
+      ]);
+
+      const report = JSON.parse(run.stdout) as ScanReport;
+      const [finding] = spotFindings(report);
+      expect(finding?.status).toBe('pass');
+      expect(finding?.message).toContain('the first Spot launch creates it');
+    } finally {
+      tree.cleanup();
+    }
   });
 });

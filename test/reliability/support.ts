@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { buildFleetWorld } from '../../bench/fleet.js';
 import { createWorldSdk, type Interceptor, passThrough } from '../../bench/world-sdk.js';
 import { createLiveAwsFacts } from '../../lambda/adapters/aws/aws-facts-adapter.js';
-import { createIamSimulator } from '../../lambda/adapters/aws/iam-simulator.js';
+import {
+  createIamRolePolicyReader,
+  createIamSimulator,
+} from '../../lambda/adapters/aws/iam-simulator.js';
 import { parseWorld } from '../../lambda/adapters/world/load-world.js';
 import type { World } from '../../lambda/adapters/world/schema.js';
 import { createWorldObjectSource } from '../../lambda/adapters/world/world-objects.js';
@@ -54,6 +57,12 @@ export async function scanWorld(
       createAwsFactsEnricher({ port: createLiveAwsFacts(sdk), now: SCAN_TIME }),
       createPermissionsEnricher({
         simulator: createIamSimulator(sdk.iam),
+        // Policies unread (every context value counts); which roles exist is read (GetRole).
+        policies: {
+          documents: () => Promise.reject(new Error('not read')),
+          roleExists: (name) =>
+            createIamRolePolicyReader(sdk.iam).roleExists?.(name) ?? Promise.resolve(false),
+        },
       }),
     ],
   });

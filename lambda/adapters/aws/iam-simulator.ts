@@ -25,7 +25,7 @@ import { bareIamName } from '../../core/iam/arns.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import { chunks } from '../../shared/chunks.js';
-import { toSourceUnavailable } from './aws-errors.js';
+import { isNotFound, toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { type ApiRateLimiter, rateLimited } from './rate-limit.js';
 
@@ -250,6 +250,15 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
     async documents(roleArn) {
       const { identity, boundary } = await policySet(roleArn);
       return boundary === undefined ? identity : [...identity, boundary];
+    },
+    async roleExists(RoleName) {
+      try {
+        await sender.send(new GetRoleCommand({ RoleName }));
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw toSourceUnavailable('iam:GetRole', error);
+      }
     },
   };
 }

@@ -221,6 +221,10 @@ export function createWorldRolePolicyReader(world: World): RolePolicyPort {
       const { identity, boundary } = await policySet(roleArn);
       return boundary === undefined ? identity : [...identity, boundary];
     },
+    // As GetRole answers over the world: a role is there when `iam.roles` lists it.
+    async roleExists(roleName) {
+      return world.iam.roles.some((role) => role.RoleName === roleName);
+    },
   };
 }
 

@@ -32,6 +32,7 @@ import { nodePoolInstanceTypesOffered } from './nodepool-instance-types-offered.
 import { nodePoolMaxPodsWithinEniLimit } from './nodepool-max-pods-within-eni-limit.js';
 import { nodePoolNodeClassExists } from './nodepool-nodeclass-exists.js';
 import { nodePoolSchemaValid } from './nodepool-schema-valid.js';
+import { nodePoolSpotServiceLinkedRole } from './nodepool-spot-service-linked-role.js';
 import { nodePoolZonesHaveSubnets } from './nodepool-zones-have-subnets.js';
 import { roleIsName } from './role-is-name.js';
 import { rootVolumeEncrypted } from './root-volume-encrypted.js';
@@ -92,6 +93,7 @@ export const CHECKS: readonly Check[] = [
   nodePoolArchHasImage,
   nodePoolZonesHaveSubnets,
   nodePoolCapacityTypeOffered,
+  nodePoolSpotServiceLinkedRole,
   nodePoolInstanceTypesOffered,
   nodePoolMaxPodsWithinEniLimit,
   // C. Cluster-state checks.

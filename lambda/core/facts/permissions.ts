@@ -40,7 +40,12 @@ export type ControllerRoleResolution =
   | ControllerRoleUnavailable;
 
 /** Which controller-* check a simulation belongs to. */
-export type PermissionGroup = 'launch' | 'pass-node-role' | 'manage-instance-profile' | 'discover';
+export type PermissionGroup =
+  | 'launch'
+  | 'pass-node-role'
+  | 'manage-instance-profile'
+  | 'discover'
+  | 'spot-service-linked-role';
 
 /** Which Karpenter request a simulation stands for; selects the remediation statement. */
 export type SimulationKind =
@@ -54,7 +59,8 @@ export type SimulationKind =
   | 'list-instance-profiles'
   | 'describe-ec2'
   | 'read-ssm-parameters'
-  | 'describe-cluster';
+  | 'describe-cluster'
+  | 'create-spot-service-linked-role';
 
 /** A `ContextEntries` item of SimulatePrincipalPolicy. */
 export interface ContextEntry {
@@ -162,4 +168,10 @@ export interface PermissionFacts {
   readonly dryRun?: readonly DryRunOutcome[];
   /** Present only when the simulations stood on something the findings must say. */
   readonly notes?: readonly PermissionNote[];
+  /**
+   * Whether the account has EC2 Spot's service-linked role (`AWSServiceRoleForEC2Spot`, IAM
+   * GetRole), on the NodeClasses of NodePools that allow Spot only. When it is absent, they also
+   * carry the `create-spot-service-linked-role` simulation.
+   */
+  readonly spotServiceLinkedRole?: Slice<boolean>;
 }

@@ -640,7 +640,7 @@ export const SPOT_SERVICE_LINKED_ROLE = 'AWSServiceRoleForEC2Spot';
 const SPOT_SERVICE_NAME = 'spot.amazonaws.com';
 
 /** `arn:<partition>:iam::<account>:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot`. */
-export function spotServiceLinkedRoleArn(scope: ArnScope): string {
+function spotServiceLinkedRoleArn(scope: ArnScope): string {
   return iamArn(scope, `role/aws-service-role/${SPOT_SERVICE_NAME}/${SPOT_SERVICE_LINKED_ROLE}`);
 }
 

@@ -25,6 +25,11 @@ export interface RolePolicyPort {
    * (GetRole + ListAttachedRolePolicies, when it is also a node role), so it is not read twice.
    */
   policySet?(roleArn: string, known?: Role): Promise<RolePolicySet>;
+  /**
+   * Whether a role of that name exists in the account (IAM GetRole; NoSuchEntity → false). Throws
+   * when it cannot tell. Optional: without it, the Spot service-linked role is unknown.
+   */
+  roleExists?(roleName: string): Promise<boolean>;
 }
 
 /** What an EC2 DryRun of Karpenter's launch needs for one NodeClass. */

@@ -183,6 +183,26 @@ function scenarios(): Inventory[] {
       ),
       [aNodePoolObject({})]
     ),
+    // A Spot NodePool whose account's Spot service-linked role could not be read.
+    withSimulations(
+      aPermissionsInventory({
+        nodePools: [
+          {
+            cluster: 'demo',
+            name: 'spot',
+            parsed: parseNodePool(
+              aNodePoolObject({
+                name: 'spot',
+                nodeClass: 'default',
+                requirements: [requirement('karpenter.sh/capacity-type', 'In', ['spot'])],
+              })
+            ),
+          },
+        ],
+      }),
+      undefined,
+      { spotServiceLinkedRole: unavailable('access-denied', 'iam:GetRole denied') }
+    ),
   ];
 }
 
