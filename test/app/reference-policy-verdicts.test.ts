@@ -130,6 +130,33 @@ describe('variants fail exactly the NodeClasses they should, naming the source',
     expect(failing(verdicts)).toEqual(['controller-can-launch batch: fail']);
   });
 
+  it('an Allow of the create calls that requires ec2:CreateAction fails every launch (AWS sets it only on CreateTags)', async () => {
+    const managed = reference().map((policy) => {
+      const document = JSON.parse(policy.document) as {
+        Statement: { Sid?: string; Condition?: Record<string, Record<string, unknown>> }[];
+      };
+      for (const statement of document.Statement) {
+        if (statement.Sid !== 'AllowScopedEC2InstanceActionsWithTags') continue;
+        statement.Condition = {
+          ...statement.Condition,
+          StringEquals: {
+            ...statement.Condition?.StringEquals,
+            'ec2:CreateAction': ['RunInstances', 'CreateFleet', 'CreateLaunchTemplate'],
+          },
+        };
+      }
+      return { name: policy.name, document: JSON.stringify(document) };
+    });
+
+    const verdicts = await scanWith(fleet('1.14.1'), { managed });
+
+    expect(failing(verdicts)).toEqual([
+      'controller-can-launch batch: fail',
+      'controller-can-launch default: fail',
+      'controller-can-launch pinned: fail',
+    ]);
+  });
+
   it('a region condition on the launch Allow fails every launch', async () => {
     const verdicts = await scanWith(fleet('1.14.1'), {
       managed: policyVariants.runInstancesOnlyIn(reference(), 'eu-west-1'),

@@ -79,9 +79,6 @@ export interface SimulationPlan {
   readonly gaps: readonly SimulationGap[];
 }
 
-const LAUNCH_TEMPLATE_ACTIONS = ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'] as const;
-const CREATE_FLEET_ACTIONS = ['ec2:CreateFleet', 'ec2:CreateTags'] as const;
-const RUN_INSTANCES_ACTIONS = ['ec2:RunInstances', 'ec2:CreateTags'] as const;
 const LAUNCH_ACTIONS = ['ec2:RunInstances', 'ec2:CreateFleet'] as const;
 /**
  * A call Karpenter's controller makes, from the release that first makes it (`since`) until the
@@ -409,31 +406,37 @@ function launchRequests(
   const created = [...requestTagContext(tags), regionContext(scope), ...ec2RegionContext(input)];
   const arn = (resource: string) => ec2Arn(scope, resource);
   const launchTemplate = arn('launch-template/*');
-  const requests = [
-    request(
+  // Each create call carries the request tags; its CreateTags (tag on create) carries them and
+  // ec2:CreateAction, which AWS sets only on that CreateTags
+  // (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/supported-iam-actions-tagging.html).
+  const creates: readonly (readonly [SimulationKind, string, string, readonly string[]])[] = [
+    [
       'create-launch-template',
-      'launch',
-      controller,
-      LAUNCH_TEMPLATE_ACTIONS,
+      'ec2:CreateLaunchTemplate',
+      'CreateLaunchTemplate',
       [launchTemplate],
-      [...created, createActionContext('CreateLaunchTemplate')]
-    ),
-    request(
+    ],
+    [
       'create-fleet',
-      'launch',
-      controller,
-      CREATE_FLEET_ACTIONS,
+      'ec2:CreateFleet',
+      'CreateFleet',
       ['fleet/*', 'instance/*', 'volume/*', 'network-interface/*'].map(arn),
-      [...created, createActionContext('CreateFleet')]
-    ),
-    request(
+    ],
+    [
       'run-instances',
-      'launch',
-      controller,
-      RUN_INSTANCES_ACTIONS,
+      'ec2:RunInstances',
+      'RunInstances',
       ['instance/*', 'volume/*', 'network-interface/*'].map(arn),
-      [...created, createActionContext('RunInstances')]
-    ),
+    ],
+  ];
+  const requests = [
+    ...creates.flatMap(([kind, action, createAction, arns]) => [
+      request(kind, 'launch', controller, [action], arns, created),
+      request(kind, 'launch', controller, ['ec2:CreateTags'], arns, [
+        ...created,
+        createActionContext(createAction),
+      ]),
+    ]),
     // The launch template Karpenter created carries its tags; resource tags apply to every ARN of a
     // call, so the template is simulated apart from the untagged existing resources.
     request(

@@ -145,14 +145,34 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
     // Assess
     expect(inputs()).toEqual([
       {
+        // The create calls and the use of existing resources carry the same context (request
+        // tags, no ec2:CreateAction): one simulation of all their pairs.
         PolicySourceArn: CONTROLLER_ROLE,
-        ActionNames: ['ec2:CreateLaunchTemplate', 'ec2:CreateTags'],
+        ActionNames: ['ec2:CreateLaunchTemplate', 'ec2:CreateFleet', 'ec2:RunInstances'],
+        ResourceArns: [
+          `${EC2}:launch-template/*`,
+          `${EC2}:fleet/*`,
+          `${EC2}:instance/*`,
+          `${EC2}:volume/*`,
+          `${EC2}:network-interface/*`,
+          'arn:aws:ec2:us-east-1::image/ami-0123456789abcdef0',
+          'arn:aws:ec2:us-east-1::snapshot/*',
+          `${EC2}:subnet/subnet-aaa`,
+          `${EC2}:subnet/subnet-bbb`,
+          `${EC2}:security-group/sg-111`,
+        ],
+        ContextEntries: created,
+      },
+      // Each tag on create, with the ec2:CreateAction AWS sets on it.
+      {
+        PolicySourceArn: CONTROLLER_ROLE,
+        ActionNames: ['ec2:CreateTags'],
         ResourceArns: [`${EC2}:launch-template/*`],
         ContextEntries: [...created, ctx('ec2:CreateAction', ['CreateLaunchTemplate'])],
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
-        ActionNames: ['ec2:CreateFleet', 'ec2:CreateTags'],
+        ActionNames: ['ec2:CreateTags'],
         ResourceArns: [
           `${EC2}:fleet/*`,
           `${EC2}:instance/*`,
@@ -163,7 +183,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
-        ActionNames: ['ec2:RunInstances', 'ec2:CreateTags'],
+        ActionNames: ['ec2:CreateTags'],
         ResourceArns: [`${EC2}:instance/*`, `${EC2}:volume/*`, `${EC2}:network-interface/*`],
         ContextEntries: [...created, ctx('ec2:CreateAction', ['RunInstances'])],
       },
@@ -172,18 +192,6 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
         ResourceArns: [`${EC2}:launch-template/*`],
         ContextEntries: [...tags.request, REGION, ...tags.resource, tags.keys],
-      },
-      {
-        PolicySourceArn: CONTROLLER_ROLE,
-        ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
-        ResourceArns: [
-          'arn:aws:ec2:us-east-1::image/ami-0123456789abcdef0',
-          'arn:aws:ec2:us-east-1::snapshot/*',
-          `${EC2}:subnet/subnet-aaa`,
-          `${EC2}:subnet/subnet-bbb`,
-          `${EC2}:security-group/sg-111`,
-        ],
-        ContextEntries: created,
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
@@ -251,9 +259,9 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
 
     expect(inputs().map((input) => input.ActionNames?.[0])).toEqual([
       'ec2:CreateLaunchTemplate',
-      'ec2:CreateFleet',
-      'ec2:RunInstances',
-      'ec2:RunInstances',
+      'ec2:CreateTags',
+      'ec2:CreateTags',
+      'ec2:CreateTags',
       'ec2:RunInstances',
       'iam:PassRole',
       'ec2:DescribeCapacityReservations',
@@ -264,10 +272,17 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       ResourceArns: [GPU_NODE_ROLE],
       ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
     });
-    expect(inputFor(['ec2:RunInstances', 'ec2:CreateFleet'], `${EC2}:subnet/subnet-ccc`)).toEqual({
+    // The existing resources share the create calls' context, so their simulation.
+    const launch = ['ec2:CreateLaunchTemplate', 'ec2:CreateFleet', 'ec2:RunInstances'];
+    expect(inputFor(launch, `${EC2}:subnet/subnet-ccc`)).toEqual({
       PolicySourceArn: CONTROLLER_ROLE,
-      ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
+      ActionNames: launch,
       ResourceArns: [
+        `${EC2}:launch-template/*`,
+        `${EC2}:fleet/*`,
+        `${EC2}:instance/*`,
+        `${EC2}:volume/*`,
+        `${EC2}:network-interface/*`,
         'arn:aws:ec2:us-east-1::image/ami-0fedcba9876543210',
         'arn:aws:ec2:us-east-1::snapshot/*',
         `${EC2}:subnet/subnet-ccc`,

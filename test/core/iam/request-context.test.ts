@@ -68,8 +68,12 @@ describe('buildSimulations', () => {
     // Assess
     expect(plan.gaps).toEqual([]);
     expect(plan.requests.map((request) => request.kind)).toEqual([
+      // Each create call, then its CreateTags.
+      'create-launch-template',
       'create-launch-template',
       'create-fleet',
+      'create-fleet',
+      'run-instances',
       'run-instances',
       'use-launch-template',
       'use-existing-resources',
@@ -85,27 +89,33 @@ describe('buildSimulations', () => {
     expect(plan.requests.every((request) => request.principalArn === CONTROLLER_ROLE)).toBe(true);
   });
 
-  it('sends the create calls with Karpenter request tags and ec2:CreateAction', () => {
+  it('sends the create calls with Karpenter request tags, and ec2:CreateAction only with their CreateTags', () => {
     const requests = buildSimulations(inputFor('default')).requests;
+    const fleet = requests.filter((request) => request.kind === 'create-fleet');
+    const resourceArns = [
+      `${EC2}:fleet/*`,
+      `${EC2}:instance/*`,
+      `${EC2}:volume/*`,
+      `${EC2}:network-interface/*`,
+    ];
 
-    expect(byKind(requests, 'create-fleet')).toMatchObject({
-      actions: ['ec2:CreateFleet', 'ec2:CreateTags'],
-      resourceArns: [
-        `${EC2}:fleet/*`,
-        `${EC2}:instance/*`,
-        `${EC2}:volume/*`,
-        `${EC2}:network-interface/*`,
-      ],
-      context: [
-        ...REQUEST_TAGS_DEFAULT,
-        { key: 'ec2:CreateAction', type: 'string', values: ['CreateFleet'] },
-      ],
-    });
-    expect(byKind(requests, 'create-launch-template').context.at(-1)).toEqual({
-      key: 'ec2:CreateAction',
-      type: 'string',
-      values: ['CreateLaunchTemplate'],
-    });
+    // AWS sets ec2:CreateAction on the CreateTags of a tag-on-create, not on the create call.
+    expect(fleet).toMatchObject([
+      { actions: ['ec2:CreateFleet'], resourceArns, context: REQUEST_TAGS_DEFAULT },
+      {
+        actions: ['ec2:CreateTags'],
+        resourceArns,
+        context: [
+          ...REQUEST_TAGS_DEFAULT,
+          { key: 'ec2:CreateAction', type: 'string', values: ['CreateFleet'] },
+        ],
+      },
+    ]);
+    const template = requests.filter((request) => request.kind === 'create-launch-template');
+    expect(template.map((request) => request.context.at(-1)?.key)).toEqual([
+      'aws:TagKeys',
+      'ec2:CreateAction',
+    ]);
   });
 
   it('simulates the launch template apart from untagged resources, with its resource tags', () => {
