@@ -62,7 +62,7 @@ import {
   type OutgoingMessage,
   renderChangeMessage,
 } from '../core/notify/message.js';
-import { renderSummary } from '../core/notify/summary.js';
+import { renderSummary, summaryParts } from '../core/notify/summary.js';
 import type { LoadedObjects, ObjectSource } from '../core/ports/objects.js';
 import type {
   AppLogger,
@@ -326,21 +326,26 @@ function messagesFor(
   const fresh = candidates.filter(
     (change) => batchable(change) && !summaries.has(coverKey(change))
   );
-  const summary =
-    fresh.length > batch.threshold || (batch.firstScan && fresh.length > 0)
-      ? renderSummary({
-          cluster: batch.cluster,
-          scanSeq: batch.stamp.scanSeq,
-          location: batch.location,
-          changes: fresh,
-          firstScan: batch.firstScan,
-        })
-      : undefined;
+  // Summarised: in parts of at most SUMMARY_MAX_COVERS, so no claim outgrows its item.
+  const summaryOf = new Map<LifecycleChange, OutgoingMessage>();
+  if (fresh.length > batch.threshold || (batch.firstScan && fresh.length > 0)) {
+    summaryParts(fresh).forEach((part, index) => {
+      const summary = renderSummary({
+        cluster: batch.cluster,
+        scanSeq: batch.stamp.scanSeq,
+        location: batch.location,
+        changes: part,
+        firstScan: batch.firstScan,
+        part: index,
+      });
+      for (const change of part) summaryOf.set(change, summary);
+    });
+  }
   return candidates.map((change) => ({
     change,
     message:
       summaries.get(coverKey(change)) ??
-      (batchable(change) ? summary : undefined) ??
+      summaryOf.get(change) ??
       renderChangeMessage(change, { location: batch.location }),
   }));
 }
