@@ -1,94 +1,171 @@
-// Cold start as deployed: builds the Lambda bundles with scripts/build-lambdas.ts (what
-// `npm run build:lambdas` and the cdk.json app do), synthesizes the CDK app, and times each
-// function's asset — checked byte for byte against the build — in fresh Node processes with the
-// function's own NODE_OPTIONS from the template. Two numbers per handler, both reported:
-//   (a) init: `import()` of index.mjs (what the Lambda init phase parses);
-//   (b) first invocation: the phase chunks its handler loads with `import()` when first used
-//       (configuration, state table, scanner, publishing, event lookups), imported after (a).
-// The floor is a bundle of @aws-sdk/client-ec2 alone (its own source, the handlers' esbuild
-// options). For reference, each handler is also built eagerly: one file importing every phase
-// statically, so all of it is parsed and run at init (how the handlers loaded before the split).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// Cold start as deployed: the Lambda bundles `npm run build:lambdas` builds, synthesized into the
+// deployment simulation's stack (checked byte for byte against the build), each run the way the
+// Lambda runtime runs it: a fresh Node process with the function's environment (the template's
+// variables, NODE_OPTIONS included, and what Lambda sets) imports `index.mjs` and calls `handler`
+// with a real event against the simulation's emulated AWS and Kubernetes APIs on 127.0.0.1.
+// Measured inside the process, from process start: (a) init done (the bundle imported), (b) the
+// first invocation done, then (c) a second, warm invocation of the same event, for reference.
+// Median of several runs, every bundle interleaved so drift in machine load hits all alike.
+//
+// The floors are bundles built with exactly the handlers' esbuild options (lambdaBuildOptions,
+// code splitting included) and run by the same harness in the same environment: a handler that
+// does nothing (what Node costs), and one that makes one EC2 call (the least an AWS-calling
+// handler pays). Ratios are to the EC2-call floor.
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
 import {
-  buildLambdaBundles,
   handlerEntryPoint,
   LAMBDA_BUNDLES_DIRECTORY,
   lambdaBuildOptions,
 } from '../scripts/build-lambdas.js';
+import { SIMULATION_CONTEXT } from '../test/deploy/deployment-context.js';
+import { environmentVariables } from '../test/deploy/lambda-runner.js';
+import { Simulation } from '../test/deploy/simulation.js';
+import type { DeployedFunction } from '../test/deploy/template.js';
 import { synthesizeApp } from './synth.js';
 
-const STACK = 'NodeClassScanner';
+export const FLOORS = {
+  empty: { name: 'floor: empty handler', source: 'bench/floor/empty.ts' },
+  ec2Call: { name: 'floor: one EC2 call', source: 'bench/floor/ec2-call.ts' },
+} as const;
 
-/** The deployment synthesized for the measurement: one cluster, IAM events on. */
-const BENCH_CONTEXT = { homeRegion: 'us-east-1', clusters: ['prod-use1'], iamEvents: true };
-
-/** The floor: one EC2 call, nothing else. */
-const FLOOR_SOURCE = `import { DescribeImagesCommand, EC2Client } from '@aws-sdk/client-ec2';
-export const handler = async () => new EC2Client({}).send(new DescribeImagesCommand({}));
-`;
+/** A floor's esbuild options: the handlers' own, only the entry point differs. */
+export function floorBuildOptions(root: string, source: string, directory: string) {
+  return lambdaBuildOptions(join(root, source), directory);
+}
 
 /**
- * Order in which an invocation first loads the phases (a phase's shared chunks are counted in
- * the first phase that loads them). Names are the phase modules' file names.
+ * What the Lambda runtime does with a function, timed: argv is the bundle URL, the export, the
+ * function name, its memory, the event file and where to write the timings. Times are
+ * `performance.now()`: milliseconds since the process started.
  */
-const PHASE_ORDER = [
-  'config',
-  'service',
-  'ami-event',
-  'iam-event',
-  'ami-images',
-  'state',
-  'scan',
-  'publish',
-  'scan-queue',
-  'cluster-discovery',
-  'credential-provider-env',
-];
+export const RUNTIME_HARNESS = `import { readFileSync, writeFileSync } from 'node:fs';
+const [bundle, exportName, functionName, memory, eventFile, resultFile] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const module = await import(bundle);
+const initDoneMs = performance.now();
+const invoke = async (id) => {
+  const started = Date.now();
+  const context = {
+    functionName, functionVersion: '$LATEST', memoryLimitInMB: memory,
+    invokedFunctionArn: 'arn:aws:lambda:' + process.env.AWS_REGION + ':' + (process.env.EMULATED_ACCOUNT ?? '111122223333') + ':function:' + functionName,
+    awsRequestId: id, logGroupName: '/aws/lambda/' + functionName, logStreamName: 'bench',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 900000 - (Date.now() - started),
+  };
+  try {
+    return { result: (await module[exportName](event, context)) ?? null };
+  } catch (error) {
+    return { error: String(error?.stack ?? error) };
+  }
+};
+const first = await invoke('first');
+const firstDoneMs = performance.now();
+const warm = await invoke('warm');
+const warmDoneMs = performance.now();
+writeFileSync(resultFile, JSON.stringify({ initDoneMs, firstDoneMs, warmDoneMs, first, warm }));
+process.exit(0);
+`;
 
-/** A phase not in PHASE_ORDER (a new one) is loaded after publishing. */
-function phaseRank(phase: string): number {
-  const rank = PHASE_ORDER.indexOf(phase);
-  return rank >= 0 ? rank : PHASE_ORDER.indexOf('publish') + 0.5;
+export interface RuntimeRun {
+  /** Process start → the bundle imported. */
+  readonly initDoneMs: number;
+  /** Process start → the first invocation returned. */
+  readonly firstDoneMs: number;
+  /** Process start → a second (warm) invocation of the same event returned. */
+  readonly warmDoneMs: number;
+  readonly first: { readonly result?: unknown; readonly error?: string };
+  readonly warm: { readonly result?: unknown; readonly error?: string };
 }
 
-// argv[1]: JSON [entry, ...phase chunks]. Prints {init, phases} in ms.
-const IMPORT_TIMER = `const [entry, ...phases] = JSON.parse(process.argv[1]);
-let t = performance.now(); await import(entry); const init = performance.now() - t;
-const steps = [];
-for (const phase of phases) { t = performance.now(); await import(phase); steps.push(performance.now() - t); }
-process.stdout.write(JSON.stringify({ init, phases: steps }));`;
-
-export interface PhaseMeasurement {
-  readonly phase: string;
-  /** Median time of its chunk's `import()` after init and the phases before it. */
-  readonly importMs: number;
+/**
+ * One process running `bundle`'s export as the Lambda runtime would; throws when it failed.
+ * Asynchronous: the emulated AWS answering it lives in this process's event loop.
+ */
+export async function runAsLambda(input: {
+  readonly harness: string;
+  readonly bundle: string;
+  readonly exportName: string;
+  readonly functionName: string;
+  readonly memoryMb: number;
+  readonly event: unknown;
+  readonly env: Readonly<Record<string, string>>;
+  readonly scratch: string;
+}): Promise<RuntimeRun> {
+  const eventFile = join(input.scratch, 'event.json');
+  const resultFile = join(input.scratch, 'result.json');
+  writeFileSync(eventFile, JSON.stringify(input.event));
+  rmSync(resultFile, { force: true });
+  const child = spawn(
+    process.execPath,
+    [
+      input.harness,
+      pathToFileURL(input.bundle).href,
+      input.exportName,
+      input.functionName,
+      String(input.memoryMb),
+      eventFile,
+      resultFile,
+    ],
+    { env: input.env, stdio: ['ignore', 'ignore', 'pipe'] }
+  );
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  const code = await new Promise<number | null>((done) => child.once('close', done));
+  clearTimeout(timer);
+  if (code !== 0 || !existsSync(resultFile)) {
+    throw new Error(`${input.functionName}: the runtime exited ${code}: ${stderr}`);
+  }
+  const run = JSON.parse(readFileSync(resultFile, 'utf8')) as RuntimeRun;
+  for (const invocation of [run.first, run.warm]) {
+    const failures = (invocation.result as { batchItemFailures?: unknown[] } | null | undefined)
+      ?.batchItemFailures;
+    if (invocation.error !== undefined || (failures !== undefined && failures.length > 0)) {
+      throw new Error(
+        `${input.functionName}: invocation failed: ${invocation.error ?? JSON.stringify(failures)}`
+      );
+    }
+  }
+  return run;
 }
 
-export interface BundleMeasurement {
+export interface ColdStartMeasurement {
   readonly name: string;
   /** Bytes of JavaScript in the asset (entry and every chunk). */
   readonly bytes: number;
   /** Bytes parsed at init: the entry and the chunks it imports statically. */
   readonly initBytes: number;
-  /** (a) Median time of `import()` of index.mjs with the deployed NODE_OPTIONS. */
-  readonly importMs: number;
-  readonly importRuns: readonly number[];
-  /** Median init import time with `--enable-source-maps` added (what the maps would cost). */
-  readonly sourceMapsEnabledMs: number;
-  /** importMs / floor importMs. */
-  readonly ratioToFloor: number;
-  /** (b) Median extra import time of the first invocation that loads every phase (a full scan). */
-  readonly firstInvocationImportMs: number;
-  readonly phases: readonly PhaseMeasurement[];
-  /** Median of (a) + (b) in one process. */
+  /** What the first and warm invocations were given. */
+  readonly event: string;
+  /** (a) Median, process start → init done. */
+  readonly initMs: number;
+  /** (b) Median of first invocation done − init done. */
+  readonly firstInvocationMs: number;
+  /** Median, process start → first invocation done. */
   readonly initPlusFirstInvocationMs: number;
-  /** The same code as one file with every phase imported statically: its import time. */
-  readonly eagerImportMs: number;
+  readonly initPlusFirstInvocationRuns: readonly number[];
+  /** Median of the warm invocation's own time (same event, same process). */
+  readonly warmInvocationMs: number;
+  /** initMs / the EC2-call floor's. */
+  readonly initRatioToFloor: number;
+  /** initPlusFirstInvocationMs / the EC2-call floor's. */
+  readonly initPlusFirstInvocationRatioToFloor: number;
 }
 
 export interface ColdStartResult {
@@ -96,11 +173,8 @@ export interface ColdStartResult {
   readonly runs: number;
   /** NODE_OPTIONS the template sets on the functions ('' when none). */
   readonly nodeOptions: string;
-  readonly floor: Omit<
-    BundleMeasurement,
-    'ratioToFloor' | 'phases' | 'firstInvocationImportMs' | 'initPlusFirstInvocationMs'
-  >;
-  readonly handlers: readonly BundleMeasurement[];
+  readonly floors: readonly ColdStartMeasurement[];
+  readonly handlers: readonly ColdStartMeasurement[];
 }
 
 function median(values: readonly number[]): number {
@@ -113,80 +187,15 @@ function median(values: readonly number[]): number {
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
-function timeImports(
-  files: readonly string[],
-  nodeOptions: string
-): { init: number; phases: number[] } {
-  const output = execFileSync(
-    process.execPath,
-    ['--input-type=module', '-e', IMPORT_TIMER, JSON.stringify(files)],
-    {
-      encoding: 'utf8',
-      env: { ...process.env, AWS_REGION: 'us-east-1', NODE_OPTIONS: nodeOptions },
-    }
-  );
-  return JSON.parse(output) as { init: number; phases: number[] };
-}
-
-interface DeployedFunction {
-  readonly handler: HandlerName;
-  readonly directory: string;
-  readonly nodeOptions: string;
-}
-
-/** Each function's asset directory and NODE_OPTIONS, from the synthesized template. */
-function deployedFunctions(outdir: string): DeployedFunction[] {
-  const template = JSON.parse(readFileSync(join(outdir, `${STACK}.template.json`), 'utf8')) as {
-    Resources: Record<
-      string,
-      {
-        Type: string;
-        Metadata?: Record<string, unknown>;
-        Properties?: { Environment?: { Variables?: Record<string, unknown> } };
-      }
-    >;
-  };
-  const functions: DeployedFunction[] = [];
-  for (const resource of Object.values(template.Resources)) {
-    const asset = resource.Metadata?.['aws:asset:path'];
-    if (resource.Type !== 'AWS::Lambda::Function' || typeof asset !== 'string') continue;
-    // NodeClassScanner/Scanner/<Name>/Function/Resource
-    const path = String(resource.Metadata?.['aws:cdk:path'] ?? '').split('/');
-    const construct = (path[path.length - 3] ?? '').replace(/([a-z])([A-Z])/g, '$1-$2');
-    const handler = HANDLER_NAMES.find((name) => name === construct.toLowerCase());
-    if (handler === undefined) continue;
-    const nodeOptions = resource.Properties?.Environment?.Variables?.NODE_OPTIONS;
-    functions.push({
-      handler,
-      directory: join(outdir, asset),
-      nodeOptions: typeof nodeOptions === 'string' ? nodeOptions : '',
-    });
-  }
-  return functions.sort((a, b) => a.handler.localeCompare(b.handler));
-}
-
 interface BundleLayout {
   /** Output path (relative to the bundle directory) → bytes, JavaScript only. */
   readonly files: ReadonlyMap<string, Uint8Array>;
   readonly initFiles: readonly string[];
-  /** Phase chunks in invocation order, relative paths. */
-  readonly phases: readonly { readonly phase: string; readonly file: string }[];
-  /** Our phase modules (relative to the root), what the eager reference imports statically. */
-  readonly phaseSources: readonly string[];
 }
 
-/** One module exporting the handler and every phase module's namespace (nothing tree-shaken). */
-function eagerSource(root: string, entryPoint: string, phaseSources: readonly string[]): string {
-  return [
-    `export { handler } from './${relative(root, entryPoint)}';`,
-    ...phaseSources.map((source, index) => `export * as phase${index} from './${source}';`),
-  ].join('\n');
-}
-
-/** The build of `entryPoint` without writing it: its files and which chunk is which phase. */
+/** The build of `entryPoint` without writing it: its files, and those parsed at init. */
 async function layoutOf(
   root: string,
-  entryPoint: string,
   options: ReturnType<typeof lambdaBuildOptions>,
   probeDirectory: string
 ): Promise<BundleLayout> {
@@ -202,7 +211,6 @@ async function layoutOf(
     if (file.path.endsWith('.mjs')) files.set(relative(probeDirectory, file.path), file.contents);
   }
   const outputs: Metafile['outputs'] = result.metafile.outputs;
-  const relativeOf = (key: string) => relative(probeDirectory, resolve(root, key));
   const entryKey = Object.keys(outputs).find(
     (key) => outputs[key]?.entryPoint !== undefined && basename(key) === 'index.mjs'
   );
@@ -215,22 +223,10 @@ async function layoutOf(
     }
   };
   if (entryKey !== undefined) visit(entryKey);
-  const phases = Object.entries(outputs).flatMap(([key, output]) => {
-    const source = output.entryPoint;
-    if (source === undefined || key === entryKey) return [];
-    const ours = source.startsWith('lambda/') && source !== relative(root, entryPoint);
-    const phase = ours
-      ? basename(source).replace(/\.ts$/, '')
-      : source.includes('credential-provider-env')
-        ? 'credential-provider-env'
-        : undefined;
-    return phase === undefined ? [] : [{ phase, file: relativeOf(key) }];
-  });
-  phases.sort((a, b) => phaseRank(a.phase) - phaseRank(b.phase));
-  const phaseSources = Object.entries(outputs).flatMap(([key, output]) =>
-    key !== entryKey && output.entryPoint?.startsWith('lambda/') ? [output.entryPoint] : []
-  );
-  return { files, initFiles: [...initFiles].map(relativeOf), phases, phaseSources };
+  return {
+    files,
+    initFiles: [...initFiles].map((key) => relative(probeDirectory, resolve(root, key))),
+  };
 }
 
 /** Throws unless `directory` holds exactly the JavaScript of `layout` (the asset is the build). */
@@ -252,144 +248,214 @@ function jsFiles(directory: string): string[] {
 const bytesOf = (files: readonly string[]) =>
   files.reduce((sum, file) => sum + statSync(file).size, 0);
 
-/** The bundle options without entry points or output directory: for a one-file stdin build. */
-function stdinBuildOptions(options: ReturnType<typeof lambdaBuildOptions>) {
-  const { entryPoints, outdir, ...rest } = options;
-  return rest;
+/** `ScanCluster` → `scan-cluster`. */
+function handlerNameOf(fn: DeployedFunction): HandlerName {
+  const name = HANDLER_NAMES.find(
+    (candidate) => candidate === fn.name.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()
+  );
+  if (name === undefined) throw new Error(`${fn.name} is not a handler of the stack`);
+  return name;
 }
 
-export async function measureColdStart(root: string, runs = 7): Promise<ColdStartResult> {
-  const directory = mkdtempSync(join(tmpdir(), 'nodeclass-bench-'));
-  try {
-    // The bundles the construct deploys, as `npm run build:lambdas` builds them.
-    await buildLambdaBundles(LAMBDA_BUNDLES_DIRECTORY);
-    const assembly = join(directory, 'cdk.out');
-    synthesizeApp(root, assembly, BENCH_CONTEXT);
-    const deployed = deployedFunctions(assembly);
-    if (deployed.length === 0) throw new Error('no Lambda functions in the synthesized template');
-    const nodeOptions = deployed[0]?.nodeOptions ?? '';
+const exampleEvent = (root: string, name: string) =>
+  JSON.parse(readFileSync(join(root, 'examples/events', `${name}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  > & { detail: Record<string, unknown> };
 
-    const floorDirectory = join(directory, 'floor');
-    await build({
-      ...stdinBuildOptions(lambdaBuildOptions('floor', floorDirectory)),
-      stdin: { contents: FLOOR_SOURCE, resolveDir: root, loader: 'js', sourcefile: 'index.js' },
-      outfile: join(floorDirectory, 'index.mjs'),
-      splitting: false,
-      absWorkingDir: root,
-      logLevel: 'error',
-    });
+interface Subject {
+  readonly name: string;
+  readonly fn: DeployedFunction;
+  readonly bundle: string;
+  readonly event: unknown;
+  readonly eventDescription: string;
+  readonly bytes: number;
+  readonly initBytes: number;
+}
 
-    const bundles = await Promise.all(
-      deployed.map(async (fn) => {
-        // Where build-lambdas wrote it: chunk names hash the source maps, whose paths are relative.
-        const probe = join(LAMBDA_BUNDLES_DIRECTORY, fn.handler);
-        const layout = await layoutOf(
-          root,
-          handlerEntryPoint(fn.handler),
-          lambdaBuildOptions(handlerEntryPoint(fn.handler), probe),
-          probe
-        );
-        assertSameBytes(fn.directory, layout, fn.handler);
-        const eager = join(directory, 'eager', fn.handler, 'index.mjs');
-        await build({
-          ...stdinBuildOptions(lambdaBuildOptions('', dirname(eager))),
-          stdin: {
-            contents: eagerSource(root, handlerEntryPoint(fn.handler), layout.phaseSources),
-            resolveDir: root,
-            loader: 'ts',
-            sourcefile: 'eager.ts',
-          },
-          outfile: eager,
-          splitting: false,
-          absWorkingDir: root,
-          logLevel: 'error',
-        });
-        return { fn, layout, eager };
-      })
-    );
-
-    const withMaps = (options: string) =>
-      options.includes('--enable-source-maps') ? options : `${options} --enable-source-maps`.trim();
-    const floorEntry = join(floorDirectory, 'index.mjs');
-    const floorSamples = { init: [] as number[], maps: [] as number[] };
-    const samples = bundles.map(() => ({
-      init: [] as number[],
-      maps: [] as number[],
-      phases: [] as number[][],
-      eager: [] as number[],
-    }));
-    // Interleaved, so drift in machine load hits every bundle alike; one warm-up of the disk cache.
-    timeImports([floorEntry], nodeOptions);
-    for (const { fn, layout, eager } of bundles) {
-      timeImports(
-        [join(fn.directory, 'index.mjs'), ...layout.phases.map((p) => join(fn.directory, p.file))],
-        fn.nodeOptions
+/**
+ * The simulation's deployment synthesized (which builds the bundles) and started, with each
+ * bundle's layout. Its assets must be the build of the sources as they are: a source edited
+ * during the synth (a working tree in use) makes it start over, at most three times.
+ */
+async function synthesizeAndStart(
+  root: string,
+  directory: string
+): Promise<{ simulation: Simulation; layouts: Map<HandlerName, BundleLayout> }> {
+  let mismatch: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const assembly = join(directory, `cdk.out-${attempt}`);
+    synthesizeApp(root, assembly, SIMULATION_CONTEXT);
+    const layouts = new Map<HandlerName, BundleLayout>();
+    for (const name of HANDLER_NAMES) {
+      // Where build-lambdas wrote it: chunk names hash the source maps, whose paths are relative.
+      const probe = join(LAMBDA_BUNDLES_DIRECTORY, name);
+      layouts.set(
+        name,
+        await layoutOf(root, lambdaBuildOptions(handlerEntryPoint(name), probe), probe)
       );
-      timeImports([eager], fn.nodeOptions);
     }
-    for (let run = 0; run < runs; run++) {
-      floorSamples.init.push(timeImports([floorEntry], nodeOptions).init);
-      floorSamples.maps.push(timeImports([floorEntry], withMaps(nodeOptions)).init);
-      for (const [index, { fn, layout, eager }] of bundles.entries()) {
-        const sample = samples[index];
-        if (!sample) continue;
-        const entry = join(fn.directory, 'index.mjs');
-        const measured = timeImports(
-          [entry, ...layout.phases.map((p) => join(fn.directory, p.file))],
-          fn.nodeOptions
-        );
-        sample.init.push(measured.init);
-        sample.phases.push(measured.phases);
-        sample.maps.push(timeImports([entry], withMaps(fn.nodeOptions)).init);
-        sample.eager.push(timeImports([eager], fn.nodeOptions).init);
+    const simulation = await Simulation.start(assembly);
+    try {
+      for (const fn of simulation.functions.values()) {
+        const name = handlerNameOf(fn);
+        assertSameBytes(fn.bundleDirectory, layouts.get(name) ?? { files: new Map(), initFiles: [] }, name);
+      }
+      return { simulation, layouts };
+    } catch (error) {
+      mismatch = error;
+      await simulation.close();
+    }
+  }
+  throw mismatch;
+}
+
+export async function measureColdStart(root: string, runs = 5): Promise<ColdStartResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'nodeclass-cold-start-'));
+  let simulation: Simulation | undefined;
+  try {
+    const started = await synthesizeAndStart(root, directory);
+    const sim = started.simulation;
+    simulation = sim;
+    const { layouts } = started;
+    // The state a scheduled scan leaves: the table holds the clusters' findings and index.
+    const dispatched = await sim.invoke('Dispatch', exampleEvent(root, 'scheduled-event'));
+    if (dispatched.error) throw new Error(`dispatch failed: ${dispatched.error.message}`);
+    const queued = sim.aws.queued.splice(0);
+    const { failed } = await sim.deliverQueued(queued);
+    if (failed.length > 0) throw new Error('the warm-up scan failed');
+    const scanMessage = queued.find((message) => JSON.parse(message.body).cluster === 'prod-use1');
+    if (scanMessage === undefined) throw new Error('no scan request for prod-use1');
+
+    // An image a stored NodeClass pins, and a controller role a stored NodeClass depends on.
+    const pinnedImage = 'ami-0b1e6f3a9c7d42531';
+    const amiEvent = exampleEvent(root, 'ami-state-change-available');
+    amiEvent.region = sim.world.region;
+    amiEvent.resources = [`arn:aws:ec2:${sim.world.region}::image/${pinnedImage}`];
+    amiEvent.detail.ImageId = pinnedImage;
+    const iamEvent = exampleEvent(root, 'iam-put-role-policy');
+    (iamEvent.detail.requestParameters as Record<string, unknown>).roleName =
+      'KarpenterControllerRole-prod-use1';
+    const events: Record<HandlerName, { event: unknown; description: string }> = {
+      dispatch: { event: exampleEvent(root, 'scheduled-event'), description: 'the schedule' },
+      'scan-cluster': {
+        event: sim.sqsEvent(scanMessage),
+        description: 'a scheduled scan of prod-use1 (3 NodeClasses), unchanged since the last',
+      },
+      'ami-event': { event: amiEvent, description: `${pinnedImage} available (pinned by one)` },
+      'iam-event': {
+        event: iamEvent,
+        description: 'PutRolePolicy on prod-use1’s controller role (rescans its NodeClasses)',
+      },
+    };
+
+    const subjects: Subject[] = [];
+    const scanCluster = sim.fn('ScanCluster');
+    for (const [key, floor] of Object.entries(FLOORS)) {
+      const floorDirectory = join(directory, 'floor', key);
+      await build({
+        ...floorBuildOptions(root, floor.source, floorDirectory),
+        absWorkingDir: root,
+        logLevel: 'error',
+      });
+      const files = jsFiles(floorDirectory);
+      subjects.push({
+        name: floor.name,
+        // The scan worker's environment and role: the same runtime, the same credentials.
+        fn: scanCluster,
+        bundle: join(floorDirectory, 'index.mjs'),
+        event: { imageId: pinnedImage },
+        eventDescription: key === 'ec2Call' ? `DescribeImages of ${pinnedImage}` : 'none',
+        bytes: bytesOf(files),
+        initBytes: bytesOf(files),
+      });
+    }
+    for (const fn of [...sim.functions.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+      const name = handlerNameOf(fn);
+      const layout = layouts.get(name);
+      if (layout === undefined) throw new Error(`${name}: no layout`);
+      subjects.push({
+        name,
+        fn,
+        bundle: join(fn.bundleDirectory, `${fn.handler.split('.')[0]}.mjs`),
+        event: events[name].event,
+        eventDescription: events[name].description,
+        bytes: bytesOf(jsFiles(fn.bundleDirectory)),
+        initBytes: bytesOf(layout.initFiles.map((file) => join(fn.bundleDirectory, file))),
+      });
+    }
+
+    const harness = join(directory, 'runtime.mjs');
+    writeFileSync(harness, RUNTIME_HARNESS);
+    const run = async (subject: Subject) => {
+      const result = await runAsLambda({
+        harness,
+        bundle: subject.bundle,
+        exportName: subject.fn.handler.split('.')[1] ?? 'handler',
+        functionName: subject.fn.logicalId,
+        memoryMb: subject.fn.memoryMb,
+        event: subject.event,
+        env: environmentVariables({
+          fn: subject.fn,
+          event: subject.event,
+          endpoint: sim.aws.endpoint,
+          accountId: sim.template.account.id,
+          region: sim.template.account.region,
+          caFile: sim.caFile,
+        }),
+        scratch: directory,
+      });
+      // What the invocations left behind is not the next run's business.
+      sim.aws.queued.length = 0;
+      sim.aws.published.length = 0;
+      return result;
+    };
+    // One warm-up of the disk cache each, then interleaved runs.
+    for (const subject of subjects) await run(subject);
+    const samples = subjects.map(() => [] as RuntimeRun[]);
+    for (let index = 0; index < runs; index++) {
+      for (const [position, subject] of subjects.entries()) {
+        samples[position]?.push(await run(subject));
       }
     }
 
-    const floorImportMs = round(median(floorSamples.init));
-    const floorFiles = jsFiles(floorDirectory);
+    const summarize = (subject: Subject, taken: readonly RuntimeRun[]) => ({
+      name: subject.name,
+      bytes: subject.bytes,
+      initBytes: subject.initBytes,
+      event: subject.eventDescription,
+      initMs: round(median(taken.map((r) => r.initDoneMs))),
+      firstInvocationMs: round(median(taken.map((r) => r.firstDoneMs - r.initDoneMs))),
+      initPlusFirstInvocationMs: round(median(taken.map((r) => r.firstDoneMs))),
+      initPlusFirstInvocationRuns: taken.map((r) => round(r.firstDoneMs)),
+      warmInvocationMs: round(median(taken.map((r) => r.warmDoneMs - r.firstDoneMs))),
+    });
+    const summaries = subjects.map((subject, index) => summarize(subject, samples[index] ?? []));
+    const floor = summaries.find((summary) => summary.name === FLOORS.ec2Call.name);
+    if (floor === undefined) throw new Error('the EC2-call floor was not measured');
+    const withRatios = summaries.map((summary) => ({
+      ...summary,
+      initRatioToFloor: Math.round((summary.initMs / floor.initMs) * 100) / 100,
+      initPlusFirstInvocationRatioToFloor:
+        Math.round((summary.initPlusFirstInvocationMs / floor.initPlusFirstInvocationMs) * 100) /
+        100,
+    }));
+    const floorNames = new Set<string>(Object.values(FLOORS).map((f) => f.name));
     return {
       node: process.version,
       runs,
-      nodeOptions,
-      floor: {
-        name: 'floor: @aws-sdk/client-ec2 only',
-        bytes: bytesOf(floorFiles),
-        initBytes: bytesOf(floorFiles),
-        importMs: floorImportMs,
-        importRuns: floorSamples.init.map(round),
-        sourceMapsEnabledMs: round(median(floorSamples.maps)),
-        eagerImportMs: floorImportMs,
-      },
-      handlers: bundles.map(({ fn, layout }, index) => {
-        const sample = samples[index] ?? { init: [], maps: [], phases: [], eager: [] };
-        const importMs = round(median(sample.init));
-        const totals = sample.phases.map((steps) => steps.reduce((sum, ms) => sum + ms, 0));
-        return {
-          name: fn.handler,
-          bytes: bytesOf(jsFiles(fn.directory)),
-          initBytes: bytesOf(layout.initFiles.map((file) => join(fn.directory, file))),
-          importMs,
-          importRuns: sample.init.map(round),
-          sourceMapsEnabledMs: round(median(sample.maps)),
-          ratioToFloor: Math.round((importMs / floorImportMs) * 100) / 100,
-          firstInvocationImportMs: round(median(totals)),
-          phases: layout.phases.map(({ phase }, step) => ({
-            phase,
-            importMs: round(median(sample.phases.map((steps) => steps[step] ?? 0))),
-          })),
-          initPlusFirstInvocationMs: round(
-            median(sample.init.map((init, run) => init + (totals[run] ?? 0)))
-          ),
-          eagerImportMs: round(median(sample.eager)),
-        };
-      }),
+      nodeOptions: scanCluster.environment.NODE_OPTIONS ?? '',
+      floors: withRatios.filter((summary) => floorNames.has(summary.name)),
+      handlers: withRatios.filter((summary) => !floorNames.has(summary.name)),
     };
   } finally {
+    await simulation?.close();
     rmSync(directory, { recursive: true, force: true });
   }
 }
 
-// `npx tsx bench/cold-start.ts`: this measurement alone, printed as JSON.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  process.stdout.write(`${JSON.stringify(await measureColdStart(process.cwd()), null, 2)}\n`);
+// `npx tsx bench/cold-start.ts [runs]`: this measurement alone, printed as JSON.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const runs = Number(process.argv[2] ?? 5);
+  process.stdout.write(`${JSON.stringify(await measureColdStart(process.cwd(), runs), null, 2)}\n`);
 }

@@ -21,6 +21,8 @@ import { AwsEmulator, type ReceivedRequest } from '../test/deploy/emulator/aws.j
 import { startKubeEmulator } from '../test/deploy/emulator/kube.js';
 import { RATE_LIMITS } from './aws-model.js';
 import { buildFleetWorld, type FleetSize } from './fleet.js';
+import { fleetLowerBound } from './lower-bound.js';
+import { iamWallFloorSeconds, type SimulationFloor, simulationFloor } from './simulation-floor.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ACCESS_KEY = 'AKIALIVECLIBENCH0001';
@@ -37,6 +39,12 @@ export interface OperationCount {
   identical: number;
 }
 
+/** When an operation's commands first reached the stand-in, in seconds from the CLI's start. */
+export interface OperationSpan {
+  readonly first: number;
+  readonly last: number;
+}
+
 export interface LiveCliRun {
   readonly fleet: FleetSize;
   readonly nodeClasses: number;
@@ -45,6 +53,11 @@ export interface LiveCliRun {
   readonly report: ScanReport | undefined;
   readonly wallSeconds: number;
   readonly operations: Record<string, OperationCount>;
+  readonly spans: Record<string, OperationSpan>;
+  /** The fleet's SimulatePrincipalPolicy floor, from the world alone. */
+  readonly floor: SimulationFloor;
+  /** The fewest IAM calls other than simulations (role, policy and profile reads). */
+  readonly iamReadFloor: number;
   readonly totals: OperationCount;
   readonly callsPerNodeClass: number;
   readonly kubeRequests: number;
@@ -167,6 +180,8 @@ export async function runLiveCli(
     readonly limits?: typeof RATE_LIMITS;
     /** Edits the generated world before both the stand-ins and the world file see it. */
     readonly editWorld?: (world: Record<string, unknown>) => Record<string, unknown>;
+    /** Sees every command once (its first attempt), in the order the stand-in received them. */
+    readonly onCommand?: (request: ReceivedRequest) => void;
   } = {}
 ): Promise<LiveCliRun & { readonly worldFile: string; readonly cleanup: () => void }> {
   const generated = buildFleetWorld(fleet, options.seed);
@@ -194,6 +209,8 @@ export async function runLiveCli(
   const operations = new Map<string, OperationCount>();
   const seenInvocations = new Set<string>();
   const seenRequests = new Map<string, string>();
+  const spans = new Map<string, { first: number; last: number }>();
+  let started = performance.now();
   const admitByRate = rateLimiter(options.limits ?? RATE_LIMITS);
   const admit = (request: ReceivedRequest): boolean => {
     const operation = `${request.service}:${
@@ -210,6 +227,11 @@ export async function runLiveCli(
     if (!seenInvocations.has(request.invocationId)) {
       seenInvocations.add(request.invocationId);
       count.calls++;
+      options.onCommand?.(request);
+      const at = (performance.now() - started) / 1000;
+      const span = spans.get(operation);
+      if (span === undefined) spans.set(operation, { first: at, last: at });
+      else span.last = at;
       const key = canonicalRequest(request);
       const first = seenRequests.get(key);
       if (first === undefined) seenRequests.set(key, request.invocationId);
@@ -240,7 +262,7 @@ export async function runLiveCli(
     0
   );
   try {
-    const started = performance.now();
+    started = performance.now();
     const result = await runChild(
       [
         'scan',
@@ -283,6 +305,14 @@ export async function runLiveCli(
       report,
       wallSeconds,
       operations: sorted,
+      spans: Object.fromEntries(spans),
+      floor: simulationFloor(worldJson),
+      iamReadFloor: Object.entries(fleetLowerBound(worldJson).byOperation)
+        .filter(
+          ([operation]) =>
+            operation.startsWith('iam:') && !operation.endsWith(':SimulatePrincipalPolicy')
+        )
+        .reduce((sum, [, calls]) => sum + calls, 0),
       totals,
       callsPerNodeClass: nodeClasses === 0 ? 0 : totals.calls / nodeClasses,
       kubeRequests: kube.requests.length,
@@ -334,6 +364,74 @@ export function comparableFindings(report: ScanReport | undefined): Finding[] {
 
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
+/** The KMS facts' calls (EBS encryption defaults, key reads), counted apart from the rest. */
+const isKmsFactCall = (operation: string) =>
+  operation.startsWith('kms:') ||
+  operation === 'ec2:GetEbsEncryptionByDefault' ||
+  operation === 'ec2:GetEbsDefaultKmsKeyId';
+
+/**
+ * A run against its floors: simulations against the fleet's simulation floor, and the scan's wall
+ * time against the time IAM's simulation bucket (as the stand-in enforces it) needs for that floor.
+ */
+/**
+ * The scanner's own IAM budget (lambda/adapters/aws/rate-limit.ts): one bucket for every IAM call,
+ * reads and simulations alike.
+ */
+const SCANNER_IAM_BUDGET = { capacity: 10, refillPerSecond: 5 };
+
+export function againstFloor(
+  run: Pick<
+    LiveCliRun,
+    'operations' | 'spans' | 'floor' | 'iamReadFloor' | 'totals' | 'nodeClasses' | 'wallSeconds'
+  >,
+  limits: typeof RATE_LIMITS = RATE_LIMITS
+) {
+  const simulations = run.operations['iam:SimulatePrincipalPolicy']?.calls ?? 0;
+  const kmsCalls = Object.entries(run.operations)
+    .filter(([operation]) => isKmsFactCall(operation))
+    .reduce((sum, [, count]) => sum + count.calls, 0);
+  const iamReads = Object.entries(run.operations)
+    .filter(
+      ([operation]) =>
+        operation.startsWith('iam:') && !operation.endsWith(':SimulatePrincipalPolicy')
+    )
+    .reduce((sum, [, count]) => sum + count.calls, 0);
+  const iamFloorSeconds = iamWallFloorSeconds(run.floor.calls, limits.iamSimulate);
+  // Under the scanner's single IAM budget, the reads wait in the simulations' queue.
+  const budgetFloorSeconds = iamWallFloorSeconds(
+    run.floor.calls + run.iamReadFloor,
+    SCANNER_IAM_BUDGET
+  );
+  const perNodeClass = (calls: number) => (run.nodeClasses === 0 ? 0 : calls / run.nodeClasses);
+  const span = run.spans['iam:SimulatePrincipalPolicy'];
+  return {
+    simulations,
+    simulationFloor: run.floor.calls,
+    simulationFloorByPairs: run.floor.byPairs,
+    simulationContexts: run.floor.contexts,
+    simulationsOverFloor: run.floor.calls === 0 ? 0 : simulations / run.floor.calls,
+    iamWallFloorSeconds: iamFloorSeconds,
+    scanOverIamWallFloor: iamFloorSeconds === 0 ? 0 : run.wallSeconds / iamFloorSeconds,
+    iamReadFloor: run.iamReadFloor,
+    iamBudgetFloorSeconds: budgetFloorSeconds,
+    scanOverIamBudgetFloor: budgetFloorSeconds === 0 ? 0 : run.wallSeconds / budgetFloorSeconds,
+    callsPerNodeClass: perNodeClass(run.totals.calls),
+    kmsFactCalls: kmsCalls,
+    callsPerNodeClassWithoutKms: perNodeClass(run.totals.calls - kmsCalls),
+    iamReads,
+    /** When the simulations reached IAM (seconds from the CLI's start) and at what rate. */
+    simulationPhase:
+      span === undefined
+        ? undefined
+        : {
+            first: span.first,
+            last: span.last,
+            perSecond: span.last > span.first ? (simulations - 1) / (span.last - span.first) : 0,
+          },
+  };
+}
+
 async function main(): Promise<void> {
   const [clusters, perCluster] = process.argv.slice(2).map(Number);
   const fleet: FleetSize = { clusters: clusters || 40, nodeClassesPerCluster: perCluster || 25 };
@@ -341,6 +439,7 @@ async function main(): Promise<void> {
   const offline = await runWorldCli(run.worldFile);
   run.cleanup();
   const live = comparableFindings(run.report);
+  const floor = againstFloor(run);
   const summary = {
     fleet: `${fleet.clusters}x${fleet.nodeClassesPerCluster}`,
     nodeClasses: run.nodeClasses,
@@ -352,6 +451,30 @@ async function main(): Promise<void> {
     throttled: run.totals.throttled,
     identicalRequests: run.totals.identical,
     callsPerNodeClass: round(run.callsPerNodeClass, 3),
+    kmsFactCalls: floor.kmsFactCalls,
+    callsPerNodeClassWithoutKms: round(floor.callsPerNodeClassWithoutKms, 3),
+    simulations: floor.simulations,
+    simulationFloor: floor.simulationFloor,
+    simulationFloorByPairs: floor.simulationFloorByPairs,
+    simulationContexts: floor.simulationContexts,
+    simulationsOverFloor: round(floor.simulationsOverFloor, 3),
+    iamWallFloorSeconds: round(floor.iamWallFloorSeconds, 1),
+    scanOverIamWallFloor: round(floor.scanOverIamWallFloor, 2),
+    iamReads: floor.iamReads,
+    iamReadFloor: floor.iamReadFloor,
+    iamBudgetFloorSeconds: round(floor.iamBudgetFloorSeconds, 1),
+    scanOverIamBudgetFloor: round(floor.scanOverIamBudgetFloor, 2),
+    simulationPhase: floor.simulationPhase && {
+      firstSecond: round(floor.simulationPhase.first, 1),
+      lastSecond: round(floor.simulationPhase.last, 1),
+      perSecond: round(floor.simulationPhase.perSecond, 2),
+    },
+    phases: Object.fromEntries(
+      Object.entries(run.spans).map(([operation, span]) => [
+        operation,
+        [round(span.first, 1), round(span.last, 1)],
+      ])
+    ),
     kubeRequests: run.kubeRequests,
     findings: run.findings,
     /** Findings whose check could not run (an AWS call that failed after the SDK's retries). */

@@ -14,16 +14,18 @@
 //   through a NodeClass: DescribeInstanceTypes 100 a page (HVM x86_64/arm64 types only, as
 //   Karpenter asks), DescribeInstanceTypeOfferings 1,000 rows a page;
 // - the SSM parameters behind every alias and ssmParameter term: GetParameters, 10 names a call;
+// - the region's EBS encryption settings (GetEbsEncryptionByDefault, GetEbsDefaultKmsKeyId), once,
+//   when a volume may use the account's default key (any volume without kmsKeyID), and each
+//   distinct KMS key a volume names or the default is (DescribeKey per reference; GetKeyPolicy and
+//   ListGrants per customer managed key), AWS managed alias/aws/ebs excepted;
 // - each distinct node role (GetRole + ListAttachedRolePolicies when it exists) and instance
 //   profile (GetInstanceProfile);
 // - per Karpenter controller role: its policies (GetRole for the boundary, ListRolePolicies,
-//   ListAttachedRolePolicies, then one read per inline and two per managed policy), and one
-//   SimulatePrincipalPolicy per distinct value-relevant context with every action and resource
-//   batched. The NodeClass and NodePool tags differ between NodeClasses, the region and the
-//   cluster's name between clusters; counting one context per (region, cluster) a controller role
-//   serves ignores that requests also differ in which context keys they carry (a launch carries
-//   request tags, a Describe* none), which the scanner keeps apart (see the README).
+//   ListAttachedRolePolicies, then one read per inline and two per managed policy), and the
+//   SimulatePrincipalPolicy floor of bench/simulation-floor.ts: per distinct context as the
+//   policies see it, its (action, resource) pairs at 100 a call.
 import { aliasParameters } from './fleet.js';
+import { simulationFloor } from './simulation-floor.js';
 
 /** GetParameters accepts at most 10 names. */
 const PARAMETERS_PER_CALL = 10;
@@ -201,7 +203,7 @@ function controllerRoleOf(cluster: Json): string | undefined {
 export interface LowerBound {
   /** Fewest calls per `service:Operation`. */
   readonly byOperation: Readonly<Record<string, number>>;
-  /** Distinct (controller role, value-relevant context) pairs: one simulation each. */
+  /** Distinct (controller role, context as its policies see it): at least one simulation each. */
   readonly simulationContexts: number;
 }
 
@@ -228,6 +230,8 @@ export function fleetLowerBound(world: unknown): LowerBound {
   const controllerContexts = new Map<string, Set<string>>();
 
   let instanceTypesNeeded = false;
+  let defaultKeyNeeded = false;
+  const keyReferences = new Set<string>();
   for (const cluster of list(record(root.eks).clusters).map(record)) {
     const clusterName = text(cluster.name) ?? '';
     const kubernetesVersion = text(cluster.version) ?? '';
@@ -257,6 +261,13 @@ export function fleetLowerBound(world: unknown): LowerBound {
       );
       for (const term of list(spec.capacityReservationSelectorTerms).map(record))
         reservations.add(`${region} ${selectorTermKey(term)}`);
+      const mappings = list(spec.blockDeviceMappings).map(record);
+      if (mappings.length === 0) defaultKeyNeeded = true;
+      for (const mapping of mappings) {
+        const keyId = text(record(mapping.ebs).kmsKeyID);
+        if (keyId === undefined) defaultKeyNeeded = true;
+        else keyReferences.add(keyId);
+      }
       const profile = text(spec.instanceProfile);
       const role = text(spec.role);
       if (profile !== undefined) {
@@ -282,9 +293,34 @@ export function fleetLowerBound(world: unknown): LowerBound {
       list(roles.get(name)?.AttachedPolicies).map((policy) => text(record(policy).PolicyArn))
     )
   );
-  const simulationContexts = [...controllerContexts.values()].reduce(
-    (sum, contexts) => sum + contexts.size,
-    0
+  const simulations = simulationFloor(world);
+  const simulationContexts = simulations.contexts;
+
+  const kms = record(root.kms);
+  const defaults = record(record(kms.ebsEncryptionDefaults)[region]);
+  const defaultKey = text(defaults.KmsKeyId) ?? 'alias/aws/ebs';
+  if (defaultKeyNeeded) keyReferences.add(defaultKey);
+  const awsManaged = (reference: string) =>
+    reference === 'alias/aws/ebs' || reference.endsWith(':alias/aws/ebs');
+  const keys = list(kms.keys).map(record);
+  const keyOf = (reference: string) =>
+    keys.find((key) => {
+      const metadata = record(key.KeyMetadata);
+      const alias = reference.includes('alias/')
+        ? reference.slice(reference.indexOf('alias/'))
+        : '';
+      return (
+        text(metadata.KeyId) === reference ||
+        text(metadata.Arn) === reference ||
+        list(key.Aliases).includes(alias)
+      );
+    });
+  const described = [...keyReferences].filter((reference) => !awsManaged(reference));
+  const customerKeys = new Set(
+    described.flatMap((reference) => {
+      const metadata = record(keyOf(reference)?.KeyMetadata);
+      return text(metadata.KeyManager) === 'CUSTOMER' ? [text(metadata.Arn)] : [];
+    })
   );
 
   const byOperation: Record<string, number> = {
@@ -308,6 +344,11 @@ export function fleetLowerBound(world: unknown): LowerBound {
           Math.ceil(regionList(root.instanceTypeOfferings, region).length / OFFERINGS_PER_CALL)
         )
       : 0,
+    'ec2:GetEbsEncryptionByDefault': defaultKeyNeeded ? 1 : 0,
+    'ec2:GetEbsDefaultKmsKeyId': defaultKeyNeeded ? 1 : 0,
+    'kms:DescribeKey': described.length,
+    'kms:GetKeyPolicy': customerKeys.size,
+    'kms:ListGrants': customerKeys.size,
     'ssm:GetParameters': Math.ceil(parameters.size / PARAMETERS_PER_CALL),
     'iam:GetInstanceProfile': instanceProfiles.size,
     'iam:GetRole': readRoles.size,
@@ -316,7 +357,7 @@ export function fleetLowerBound(world: unknown): LowerBound {
     'iam:GetRolePolicy': inlinePolicies,
     'iam:GetPolicy': managedPolicies.size,
     'iam:GetPolicyVersion': managedPolicies.size,
-    'iam:SimulatePrincipalPolicy': simulationContexts,
+    'iam:SimulatePrincipalPolicy': simulations.calls,
   };
   return {
     byOperation: Object.fromEntries(Object.entries(byOperation).filter(([, calls]) => calls > 0)),

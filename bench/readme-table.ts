@@ -144,7 +144,9 @@ export function renderBenchTable(results: BenchResults): string {
     '**Full scans: API calls against the lower bound** (no rate limits, so only the number of calls is measured). ' +
       'The bound is computed from the fleet description alone, without scanner code (`bench/lower-bound.ts`): one call per distinct ' +
       'selector (literal subnet and security-group filter values merged, 200 a call), 10 SSM names per GetParameters, one read per ' +
-      'distinct role and policy, and one simulation per controller role and cluster with every action and resource batched. ' +
+      'distinct role and policy, and for SimulatePrincipalPolicy the simulation floor (`bench/simulation-floor.ts`): per distinct ' +
+      'context as the controller policies see it, its (action, resource) pairs at 100 a call, and a second call where they fit a ' +
+      'page but not one actions × resources call. ' +
       '"AWS-facts calls" are every call but SimulatePrincipalPolicy. "Identical requests" counts requests whose operation and input ' +
       'equal an earlier one of the same scan.',
     ''

@@ -2,8 +2,8 @@
 // `createIamSimulator`) run unchanged on top, so benchmarks count the real API operations
 // (GetRole + ListAttachedRolePolicies, pagination, 20-ARN simulation chunks) and reliability tests
 // inject faults where AWS would raise them. The fact commands (EC2 lists, region-wide lists such as
-// the instance types and their zone offerings, SSM parameters,
-// instance profiles, roles) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
+// the instance types and their zone offerings, the EBS encryption settings, SSM parameters,
+// instance profiles, roles, KMS keys) are answered from their descriptors (lambda/adapters/aws/*-descriptors.ts)
 // over the world adapter's replay; only the IAM commands that are no facts (policy and entity reads,
 // simulations) are emulated here. A role whose policy documents the world gives is simulated by the
 // IAM policy engine over them (as the offline scan does); any other by the decision table.
@@ -20,8 +20,10 @@ import {
   type PolicySourceType,
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../lambda/adapters/aws/aws-facts-adapter.js';
+import { EBS_ENCRYPTION_DEFAULTS } from '../lambda/adapters/aws/ebs-encryption-defaults.js';
 import {
   type AnyEc2ListFact,
   type AnyRegionFact,
@@ -47,7 +49,7 @@ import type { World } from '../lambda/adapters/world/schema.js';
 import { createWorldAwsFacts } from '../lambda/adapters/world/world-facts.js';
 import type { ContextEntry, SimulationRequest } from '../lambda/core/facts/permissions.js';
 
-export type AwsService = 'ec2' | 'ssm' | 'iam';
+export type AwsService = 'ec2' | 'ssm' | 'iam' | 'kms';
 
 /**
  * Sits between the adapter and the world's answer: adds latency, rate limits, retries or faults.
@@ -103,6 +105,7 @@ export interface WorldSdk extends AwsFactsClients {
    * with documents, from the world's decision table otherwise.
    */
   readonly iam: Pick<IAMClient, 'send'>;
+  readonly kms: Pick<KMSClient, 'send'>;
 }
 
 export function createWorldSdk(
@@ -156,6 +159,17 @@ export function createWorldSdk(
   }
 
   async function ec2(command: unknown): Promise<unknown> {
+    if (EBS_ENCRYPTION_DEFAULTS.isCommand(command)) {
+      const action = EBS_ENCRYPTION_DEFAULTS.actionOf(command);
+      return intercept('ec2', operationOf(action), inputOf<object>(command), async () => {
+        const byRegion = world.kms.ebsEncryptionDefaults;
+        const recorded =
+          byRegion !== undefined && Object.hasOwn(byRegion, world.region)
+            ? byRegion[world.region]
+            : undefined;
+        return { ...EBS_ENCRYPTION_DEFAULTS.answer(command, recorded), $metadata: {} };
+      });
+    }
     for (const { fact, recorded, read } of lists) {
       if (!fact.isCommand(command)) continue;
       const input = inputOf<PagedInput>(command);
@@ -197,6 +211,13 @@ export function createWorldSdk(
     const answer = keyedAnswer('ssm', command);
     if (answer === undefined)
       throw new Error(`world SDK: unsupported SSM command ${String(command)}`);
+    return answer;
+  }
+
+  async function kms(command: unknown): Promise<unknown> {
+    const answer = keyedAnswer('kms', command);
+    if (answer === undefined)
+      throw new Error(`world SDK: unsupported KMS command ${String(command)}`);
     return answer;
   }
 
@@ -347,5 +368,6 @@ export function createWorldSdk(
     ec2: { send: ec2 } as unknown as Pick<EC2Client, 'send'>,
     ssm: { send: ssm } as unknown as Pick<SSMClient, 'send'>,
     iam: { send: iam } as unknown as Pick<IAMClient, 'send'>,
+    kms: { send: kms } as unknown as Pick<KMSClient, 'send'>,
   };
 }

@@ -2,9 +2,8 @@
 // "Configuration"). cdk-nag's AwsSolutions pack runs on every synth and fails it on violations.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Duration, Fn, Validations } from 'aws-cdk-lib';
+import { App, Fn, Validations } from 'aws-cdk-lib';
 import { Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import {
@@ -14,6 +13,7 @@ import {
   parseScannerConfig,
   type ScannerConfig,
 } from './config.js';
+import { propsOfSettings } from './constructs/setting-props.js';
 import { IAM_EVENTS_REGION } from './event-patterns.js';
 // The package's CDK entry, used exactly as a consumer's app would.
 import {
@@ -81,30 +81,18 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
           availabilityZones: Fn.getAzs(),
         });
   return {
+    // The table's settings (durations in its units), then what the app assembles itself.
+    ...(propsOfSettings(config) as Partial<NodeClassScannerProps>),
     clusters: config.clusters,
-    discoverClusters: config.discoverClusters,
-    discoveryRegions: config.discoveryRegions,
-    schedule: Duration.minutes(config.scheduleMinutes),
-    alertEmails: config.alertEmails,
-    alertMinSeverity: config.alertMinSeverity,
     slack:
       config.slackWorkspaceId !== undefined && config.slackChannelId !== undefined
         ? { workspaceId: config.slackWorkspaceId, channelId: config.slackChannelId }
         : undefined,
-    reminderInterval: Duration.hours(config.reminderHours),
-    resolvedRetention: Duration.days(config.resolvedTtlDays),
-    simulationCache: Duration.hours(config.simulationCacheHours),
-    digest: config.digest,
-    alertBatchThreshold: config.alertBatchThreshold,
-    scanEnvironment: config.scanEnvironment,
     clusterSettings: config.clusterSettings,
     // Stack names cannot hold `_`, so distinct stack names give distinct namespaces.
     metricsNamespace: config.stackName.replaceAll('-', '_'),
     ignore: config.ignore,
     annotationSuppression: config.annotationSuppression,
-    dryRunRoleArn: config.dryRunRoleArn,
-    securityHub: config.securityHub,
-    ssmParameterPrefixes: config.ssmParameterPrefixes,
     vpc,
     vpcSubnets:
       vpc === undefined
@@ -114,11 +102,6 @@ function scannerProps(scope: Construct, config: ScannerConfig): NodeClassScanner
               Subnet.fromSubnetId(scope, `Subnet-${subnetId}`, subnetId)
             ),
           },
-    logRetention: config.logRetentionDays as RetentionDays,
-    scanConcurrency: config.scanConcurrency,
-    reservedScanConcurrency: config.reservedScanConcurrency,
-    accessEntries: config.accessEntries,
-    eksAdminViewPolicy: config.eksAdminViewPolicy,
   };
 }
 

@@ -1,26 +1,37 @@
 // The deployable app's configuration: `cdk.json` context (or `-c key=value`), parsed with zod so a
 // bad value fails `cdk synth` with the key's name instead of a half-built stack.
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
-import { ssmPrefixProblem } from '../lambda/core/ami/ssm-scope.js';
+import type { AnnotationSuppression } from '../lambda/core/annotation-policy.js';
 import { CHECKS } from '../lambda/core/checks/index.js';
 import {
+  type ClusterSettingsMap,
   clusterEnvironmentsValue,
   clusterSettingsKeyProblems,
   clusterSettingsMapSchema,
   clusterSettingsSchema,
-  SCAN_ENVIRONMENTS,
   scopedIgnoreRules,
 } from '../lambda/core/cluster-settings.js';
-import { annotationSuppressionSchema, ignoreRuleSchema } from '../lambda/core/ignore-rules.js';
-import { SEVERITIES } from '../lambda/core/model.js';
-import { isRegionName, partitionOf } from '../lambda/core/region.js';
+import {
+  annotationSuppressionSchema,
+  type IgnoreRule,
+  ignoreRuleSchema,
+} from '../lambda/core/ignore-rules.js';
+import { partitionOf } from '../lambda/core/region.js';
 import { didYouMean } from '../lambda/core/suggest.js';
 import {
   ANNOTATION_SUPPRESSION_MAX_CHARS,
   IGNORE_RULES_MAX_CHARS,
-  SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../lambda/shared/config.js';
+import {
+  relatedProblems,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingName,
+  type SettingSpec,
+  type SettingValue,
+  type SimpleSettingName,
+  valueProblems,
+} from '../lambda/shared/settings.js';
 import { amiEventForwardingRegions } from './constructs/ami-event-forwarder.js';
 import { LAMBDA_BUNDLES_CONTEXT_KEY } from './constructs/scanner-function.js';
 
@@ -32,13 +43,6 @@ function listOf<T extends z.ZodType>(item: T) {
     if (trimmed.startsWith('[')) return JSON.parse(trimmed);
     return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
   }, z.array(item));
-}
-
-function integer(min: number, max: number) {
-  return z.preprocess(
-    (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
-    z.int().min(min).max(max)
-  );
 }
 
 /** `-c key={"a":…}` arrives as JSON text; cdk.json gives the object. */
@@ -55,21 +59,11 @@ const flag = z.preprocess((value) => {
   return value;
 }, z.boolean());
 
-const region = z.string().refine(isRegionName, 'expected an AWS region name such as eu-west-1');
-
-const RETENTION_DAYS = Object.values(RetentionDays).filter(
-  (days): days is RetentionDays => typeof days === 'number' && days > 0
-);
-
-const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
-// `name` (home region) or `name@region`: the Lambdas' CLUSTERS format (lambda/shared/config.ts).
-const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2,4}(-[a-z]+)+-\d+)?$/;
-
 /** The IAM-events stack is named after the scanner stack, with this suffix. */
 export const FORWARDING_STACK_SUFFIX = 'IamEvents';
 /** Each AMI-events stack is named after the scanner stack, with this suffix and its region. */
 export const AMI_FORWARDING_STACK_SUFFIX = 'AmiEvents';
-export const DEFAULT_STACK_NAME = 'NodeClassScanner';
+export const DEFAULT_STACK_NAME = SETTINGS.stackName.default;
 /** CloudFormation's limit on a stack name. */
 const STACK_NAME_MAX = 128;
 
@@ -81,104 +75,85 @@ export function amiForwardingStackName(stackName: string, region: string): strin
 /** Partitions whose regions EventBridge routes events between (commercial and GovCloud). */
 const CROSS_REGION_EVENT_PARTITIONS: readonly string[] = ['aws', 'aws-us-gov'];
 
-/** Every context key the app reads, with its default. The README's configuration table mirrors it. */
+/** The zod schema of each `json` setting: structured values the table does not check itself. */
+const JSON_SETTING_SCHEMAS: Readonly<Record<Exclude<SettingName, SimpleSettingName>, z.ZodType>> = {
+  /** Per-cluster environment, alertMinSeverity and ignore rules (`Kind/name` resources). */
+  clusterSettings: objectOf(clusterSettingsMapSchema(CHECKS.map((check) => check.id))),
+  /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
+  ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))),
+  /** `allow`, `deny`, or check ids/globs (a JSON array, or `a,b` with `-c`). */
+  annotationSuppression: z.preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      const trimmed = value.trim();
+      return trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed;
+    },
+    annotationSuppressionSchema(CHECKS.map((check) => check.id))
+  ),
+};
+
+/** A table setting as a context key: `-c` text or cdk.json JSON in, the table's checks applied. */
+function contextSchemaOf(name: SettingName): z.ZodType {
+  const spec: SettingSpec = SETTINGS[name];
+  const checked = (schema: z.ZodType) =>
+    schema.superRefine((value, ctx) => {
+      for (const problem of valueProblems(spec, value)) {
+        const element = /^\[(\d+)\]: (.*)$/s.exec(problem);
+        ctx.addIssue(
+          element === null
+            ? { code: 'custom', message: problem }
+            : { code: 'custom', path: [Number(element[1])], message: element[2] ?? problem }
+        );
+      }
+    });
+  let schema: z.ZodType;
+  switch (spec.type) {
+    case 'integer':
+      schema = checked(
+        z.preprocess(
+          (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
+          z.number()
+        )
+      );
+      break;
+    case 'boolean':
+      schema = flag;
+      break;
+    case 'list':
+      schema = checked(listOf(z.string()));
+      break;
+    case 'choice':
+    case 'text':
+      schema = checked(z.string());
+      break;
+    case 'json':
+      schema = JSON_SETTING_SCHEMAS[name as keyof typeof JSON_SETTING_SCHEMAS];
+      break;
+  }
+  return spec.default === undefined ? schema.optional() : schema.default(spec.default as never);
+}
+
+/** The settings' values as parsed from context (the table's types). */
+type ContextValues = { [N in SimpleSettingName]: SettingValue<N> } & {
+  clusterSettings: ClusterSettingsMap;
+  ignore: IgnoreRule[];
+  annotationSuppression: AnnotationSuppression;
+};
+/** Settings without a default are optional, except the one cdk.json must give. */
+type ScannerConfigShape = Omit<ContextValues, NoDefaultSetting> &
+  Partial<Pick<ContextValues, NoDefaultSetting>> & { homeRegion: string };
+type NoDefaultSetting = {
+  [N in SettingName]: (typeof SETTINGS)[N] extends { default: unknown } ? never : N;
+}[SettingName];
+
+/** Every context key the app reads: the settings table (lambda/shared/settings.ts). */
 export const scannerConfigSchema = z
-  .object({
-    /**
-     * The scanner stack's name (and construct id); the IAM-events stack is this + `IamEvents`.
-     * Distinct names let several deployments (prod, non-prod) share an account and region.
-     */
-    stackName: z
-      .string()
-      .regex(
-        /^[A-Za-z][A-Za-z0-9-]*$/,
-        'expected a CloudFormation stack name: letters, digits and hyphens, starting with a letter'
-      )
-      .max(STACK_NAME_MAX - FORWARDING_STACK_SUFFIX.length)
-      .default(DEFAULT_STACK_NAME),
-    homeRegion: region,
-    clusters: listOf(
-      z.string().regex(CLUSTER_TARGET, 'expected an EKS cluster name, optionally name@region')
-    ).default([]),
-    /** Discovery on each schedule: `*` (every cluster) or tag filters `key=value,key2`; empty = off. */
-    discoverClusters: z
-      .string()
-      .regex(
-        /^(|\*|[^,=\s]+(=[^,]*)?(,[^,=\s]+(=[^,]*)?)*)$/,
-        'expected *, or tag filters key=value,key2'
-      )
-      .default(''),
-    discoveryRegions: listOf(region).default([]),
-    scheduleMinutes: integer(1, 720).default(15),
-    alertEmails: listOf(z.email()).default([]),
-    alertMinSeverity: z.enum(SEVERITIES).default('high'),
-    slackWorkspaceId: z
-      .string()
-      .regex(/^[A-Z0-9]+$/, 'expected a Slack workspace id such as T0123ABCD')
-      .optional(),
-    slackChannelId: z
-      .string()
-      .regex(/^[A-Z0-9]+$/, 'expected a Slack channel id such as C0123ABCD')
-      .optional(),
-    reminderHours: integer(1, 24 * 30).default(24),
-    resolvedTtlDays: integer(1, 365).default(30),
-    /** Hours a permission simulation's verdict is reused across scans; 0 = every scan simulates. */
-    simulationCacheHours: integer(0, 24 * 7).default(24),
-    digest: z.enum(['on-change', 'always', 'never']).default('on-change'),
-    /** More changes than this in one cluster scan are sent as one summary message. */
-    alertBatchThreshold: integer(1, 1000).default(5),
-    scanEnvironment: z.enum(SCAN_ENVIRONMENTS).default('production'),
-    /** Per-cluster environment, alertMinSeverity and ignore rules (`Kind/name` resources). */
-    clusterSettings: objectOf(clusterSettingsMapSchema(CHECKS.map((check) => check.id))).default(
-      {}
-    ),
-    /** Accepted findings: `[{check, resource, reason, expires?}]`, as in the CLI config file. */
-    ignore: listOf(ignoreRuleSchema(CHECKS.map((check) => check.id))).default([]),
-    /**
-     * Whether ignore-check annotations on cluster objects may suppress findings: `allow`, `deny`,
-     * or a list of check ids/globs whose annotations may. A trust decision (README).
-     */
-    annotationSuppression: z
-      .preprocess(
-        (value) => {
-          if (typeof value !== 'string') return value;
-          const trimmed = value.trim();
-          return trimmed.startsWith('[') ? JSON.parse(trimmed) : trimmed;
-        },
-        annotationSuppressionSchema(CHECKS.map((check) => check.id))
-      )
-      .default('allow'),
-    dryRunRoleArn: z.string().regex(ROLE_ARN, 'expected an IAM role ARN').optional(),
-    /** Custom SSM parameter path prefixes the scanner may read, beyond /aws/service/; none by default. */
-    ssmParameterPrefixes: listOf(
-      z.string().superRefine((prefix, ctx) => {
-        const problem = ssmPrefixProblem(prefix);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-      })
-    ).default([]),
-    vpcId: z
-      .string()
-      .regex(/^vpc-[0-9a-f]+$/, 'expected a VPC id such as vpc-0123abcd')
-      .optional(),
-    subnetIds: listOf(z.string().regex(/^subnet-[0-9a-f]+$/, 'expected subnet ids')).default([]),
-    logRetentionDays: integer(1, 3653)
-      .refine((days) => (RETENTION_DAYS as number[]).includes(days), {
-        message: `expected one of CloudWatch Logs' retention values: ${RETENTION_DAYS.join(', ')}`,
-      })
-      .default(30),
-    /** Concurrent cluster scans: the scan queue's maximum concurrency. */
-    scanConcurrency: integer(2, 100).default(4),
-    /** Also reserve concurrency for the scan worker; off by default (see NodeClassScannerProps). */
-    reservedScanConcurrency: integer(1, 1000).optional(),
-    accessEntries: flag.default(false),
-    eksAdminViewPolicy: flag.default(false),
-    iamEvents: flag.default(true),
-    /** Deploy a stack forwarding AMI state changes from each other region the scanner scans. */
-    amiEvents: flag.default(true),
-    /** Opt-in: import findings into Security Hub (the account must have Security Hub enabled). */
-    securityHub: flag.default(false),
-  })
-  .superRefine((config, ctx) => {
+  .object(Object.fromEntries(SETTING_NAMES.map((name) => [name, contextSchemaOf(name)])))
+  .superRefine((parsed, ctx) => {
+    const config = parsed as ScannerConfigShape;
+    for (const { setting, message } of relatedProblems(config)) {
+      ctx.addIssue({ code: 'custom', path: [setting], message });
+    }
     // Global and per-cluster rules travel together (IGNORE_RULES), with the per-cluster
     // environments beside them (CLUSTER_ENVIRONMENTS): one budget for all three.
     const ignoreChars =
@@ -211,21 +186,6 @@ export const scannerConfigSchema = z
         message: `the check list takes ${annotationChars} characters of the Lambdas' 4 KB environment; keep it under ${ANNOTATION_SUPPRESSION_MAX_CHARS} (globs such as ami-*)`,
       });
     }
-    const prefixChars = config.ssmParameterPrefixes.join(',').length;
-    if (prefixChars > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ssmParameterPrefixes'],
-        message: `the prefixes take ${prefixChars} characters of the Lambdas' 4 KB environment; keep them under ${SSM_PARAMETER_PREFIXES_MAX_CHARS} (a shorter common prefix)`,
-      });
-    }
-    if (config.clusters.length === 0 && config.discoverClusters === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['clusters'],
-        message: 'name at least one cluster to scan, or set discoverClusters',
-      });
-    }
     if ((config.slackWorkspaceId === undefined) !== (config.slackChannelId === undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -248,24 +208,6 @@ export const scannerConfigSchema = z
         message:
           `access entries can only be created in ${config.homeRegion}, not for ${elsewhere.join(', ')}: ` +
           'create those with `aws eks create-access-entry` (README) or set accessEntries=false',
-      });
-    }
-    if (
-      config.reservedScanConcurrency !== undefined &&
-      config.reservedScanConcurrency < config.scanConcurrency
-    ) {
-      // Below the event source's maximum concurrency, Lambda throttles the queue's pollers.
-      ctx.addIssue({
-        code: 'custom',
-        path: ['reservedScanConcurrency'],
-        message: `reserve at least scanConcurrency (${config.scanConcurrency}), or leave it unset`,
-      });
-    }
-    if (config.eksAdminViewPolicy && !config.accessEntries) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['eksAdminViewPolicy'],
-        message: 'eksAdminViewPolicy only applies with accessEntries=true',
       });
     }
     if (config.iamEvents && partitionOf(config.homeRegion) !== 'aws') {
@@ -331,9 +273,9 @@ function clustersOutside(clusters: readonly string[], homeRegion: string): strin
   });
 }
 
-export type ScannerConfig = z.output<typeof scannerConfigSchema>;
+export type ScannerConfig = ScannerConfigShape;
 
-export const CONFIG_KEYS = Object.keys(scannerConfigSchema.shape) as readonly string[];
+export const CONFIG_KEYS: readonly string[] = SETTING_NAMES;
 
 /** Fields of the object-valued keys (clusterSettings, ignore rules), for "did you mean". */
 const NESTED_FIELDS = [
@@ -387,7 +329,7 @@ export function parseScannerConfig(context: Readonly<Record<string, unknown>>): 
     // JSON.parse of a malformed `-c key=[…]` value.
     throw new Error(`Invalid nodeclass-scanner configuration: ${(error as Error).message}`);
   }
-  if (result.success && unknown.length === 0) return result.data;
+  if (result.success && unknown.length === 0) return result.data as ScannerConfig;
   const problems = [
     ...unknown,
     ...(result.error?.issues ?? []).map((issue) => {

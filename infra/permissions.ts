@@ -119,6 +119,12 @@ const RULES: readonly ScopeRule[] = [
       'Aliases resolve through AWS’s public /aws/service/ parameters, and amiSelectorTerms may name parameters under the configured ssmParameterPrefixes, in any region the scanner scans; read-only',
   },
   {
+    matches: exactly('kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'),
+    resources: (scope) => [`arn:${scope.partition}:kms:*:*:key/*`],
+    reason:
+      'NodeClasses name their EBS keys (kmsKeyID, or the account default) at run time, in any scanned region and possibly another account; read-only key metadata, policy and grants',
+  },
+  {
     matches: exactly('eks:ListClusters'),
     resources: () => ['*'],
     reason: 'eks:ListClusters does not support resource-level permissions',

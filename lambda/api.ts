@@ -9,6 +9,7 @@ import { formatJson } from './cli/formats/json.js';
 import { buildPlan } from './cli/plan.js';
 import { CHECKS } from './core/checks/index.js';
 import { SEVERITIES, type Severity } from './core/model.js';
+import { regionProblem } from './core/region.js';
 import { breachesThreshold as reportBreaches, type ScanReport } from './core/report.js';
 import { didYouMean } from './core/suggest.js';
 import { ConfigError, InputError, ScannerError } from './shared/errors.js';
@@ -77,7 +78,12 @@ const scanInputSchema = z
     manifests: z.string().optional(),
     world: z.string().min(1).optional(),
     clusters: z.array(z.string().min(1)).optional(),
-    region: z.string().min(1).optional(),
+    region: z
+      .string()
+      .refine((region) => regionProblem(region) === undefined, {
+        error: (issue) => regionProblem(String(issue.input)) ?? 'not a region',
+      })
+      .optional(),
     karpenterVersion: z.string().min(1).optional(),
     environment: z.enum(['production', 'non-production']).optional(),
     only: z.array(checkId).optional(),

@@ -1,6 +1,6 @@
 // The findings topic: encrypted with a customer key, TLS only, open to CloudWatch alarms, and its
 // email and Slack subscriptions. Created in the scanner's own scope so logical ids never move.
-import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { SlackChannelConfiguration } from 'aws-cdk-lib/aws-chatbot';
 import { ManagedPolicy, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -13,6 +13,7 @@ import {
   clusterAlertMinimums,
 } from '../../lambda/core/cluster-settings.js';
 import { isAtOrAbove, SEVERITIES, type Severity } from '../../lambda/core/model.js';
+import { FINDINGS_TOPIC_TAG } from '../../lambda/shared/telemetry.js';
 
 export interface SlackChannel {
   /** AWS Chatbot workspace id (configure the workspace once in the Chatbot console). */
@@ -115,6 +116,8 @@ export function createFindingsTopic(scope: Construct): { topic: Topic; topicKey:
     masterKey: topicKey,
     enforceSSL: true,
   });
+  // `nodeclass-scan notify-test --stack NAME` finds the topic by this tag.
+  Tags.of(topic).add(FINDINGS_TOPIC_TAG, Aws.STACK_NAME);
   // enforceSSL writes a topic policy, which replaces the default one: alarms must be let back in.
   // The Lambdas publish through their own identity policies (same account).
   topic.addToResourcePolicy(

@@ -18,6 +18,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
+import type { MetricsDetail } from '../../lambda/adapters/metrics.js';
 import { SEVERITIES } from '../../lambda/core/model.js';
 import type { HandlerName } from '../../lambda/shared/config.js';
 import { FINDING_STATE_LOG_MESSAGE, METRICS_NAMESPACE } from '../../lambda/shared/telemetry.js';
@@ -47,6 +48,15 @@ export interface MonitoringProps {
   readonly deadLetterQueues: readonly Queue[];
   /** The deployment's metrics namespace. @default METRICS_NAMESPACE */
   readonly metricsNamespace?: string;
+  /** The dashboard's name, and the start of each alarm's (`<namePrefix>-<Alarm>`). */
+  readonly namePrefix: string;
+  /** What the Lambdas' metrics carry (the `metricsDetail` setting): per-cluster graphs or not. */
+  readonly metricsDetail: MetricsDetail;
+}
+
+/** `NodeClassScanner-ScanErrors` for the construct id `ScanErrorsAlarm`: README's alarm names. */
+function alarmNameOf(namePrefix: string, id: string): string {
+  return `${namePrefix}-${id.replace(/Alarm$/, '')}`;
 }
 
 interface AlarmSpec {
@@ -87,6 +97,7 @@ export function createMonitoring(
 
   const alarm = (id: string, spec: AlarmSpec) => {
     const created = new Alarm(scope, id, {
+      alarmName: alarmNameOf(props.namePrefix, id),
       alarmDescription: spec.description,
       metric: spec.metric,
       threshold: spec.threshold,
@@ -167,7 +178,10 @@ export function createMonitoring(
     }),
   ];
 
-  const dashboard = new Dashboard(scope, 'Dashboard', { defaultInterval: Duration.days(1) });
+  const dashboard = new Dashboard(scope, 'Dashboard', {
+    dashboardName: props.namePrefix,
+    defaultInterval: Duration.days(1),
+  });
   // One Metrics Insights query per graph at most: a GetMetricData request carries only one, so a
   // graph with two draws nothing. Graphs with several lines use SEARCH or plain metrics.
   const graph = (
@@ -187,34 +201,56 @@ export function createMonitoring(
       height: 2,
     })
   );
+  // Alarms above read Metrics Insights over every dimension set: they hold in both modes. The
+  // graphs below follow the dimensions the Lambdas write.
+  const perCluster = props.metricsDetail === 'cluster';
   dashboard.addWidgets(
-    // Per severity: each cluster's latest gauge in the period (MAX), summed across clusters.
-    graph(
-      'Open findings by severity (all clusters)',
-      SEVERITIES.map((severity) =>
-        metricSearch('OpenFindings', {
-          label: severity,
-          period: schedule,
-          statistic: 'Maximum',
-          dimensions: ['Cluster', 'Severity'],
-          where: { Severity: severity },
-          total: true,
-        })
-      ),
-      12,
-      { stacked: true }
-    ),
-    graph(
-      'Open findings by cluster and severity',
-      [
-        metricQuery('MAX', 'OpenFindings', {
-          ...each,
-          label: 'Open findings',
-          groupBy: ['Cluster', 'Severity'],
-        }),
-      ],
-      12
-    )
+    ...(perCluster
+      ? [
+          // Per severity: each cluster's latest gauge in the period (MAX), summed across clusters.
+          graph(
+            'Open findings by severity (all clusters)',
+            SEVERITIES.map((severity) =>
+              metricSearch('OpenFindings', {
+                label: severity,
+                period: schedule,
+                statistic: 'Maximum',
+                dimensions: ['Cluster', 'Severity'],
+                where: { Severity: severity },
+                total: true,
+              })
+            ),
+            12,
+            { stacked: true }
+          ),
+          graph(
+            'Open findings by cluster and severity',
+            [
+              metricQuery('MAX', 'OpenFindings', {
+                ...each,
+                label: 'Open findings',
+                groupBy: ['Cluster', 'Severity'],
+              }),
+            ],
+            12
+          ),
+        ]
+      : [
+          // One series per severity, a datapoint per cluster scan: MAX is the worst cluster.
+          graph(
+            'Open findings by severity (worst cluster)',
+            SEVERITIES.map((severity) =>
+              metricSearch('OpenFindings', {
+                label: severity,
+                period: schedule,
+                statistic: 'Maximum',
+                dimensions: ['Severity'],
+                where: { Severity: severity },
+              })
+            ),
+            24
+          ),
+        ])
   );
   dashboard.addWidgets(
     new LogQueryWidget({
@@ -230,29 +266,41 @@ export function createMonitoring(
   );
   dashboard.addWidgets(
     graph(
-      'Scan duration by cluster (ms)',
+      perCluster ? 'Scan duration by cluster (ms)' : 'Scan duration, slowest cluster (ms)',
       [
         metricQuery('MAX', 'ScanDuration', {
           ...each,
           label: 'Scan duration',
-          groupBy: ['Cluster'],
+          ...(perCluster ? { groupBy: ['Cluster'] } : {}),
         }),
       ],
       12
     ),
-    graph(
-      'AWS API calls by cluster',
-      [
-        metricSearch('AwsApiCalls', {
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudWatch dynamic label
-          label: "${PROP('Dim.Cluster')}",
-          period: schedule,
-          statistic: 'Sum',
-          dimensions: ['Cluster'],
-        }),
-      ],
-      12
-    )
+    perCluster
+      ? graph(
+          'AWS API calls by cluster',
+          [
+            metricSearch('AwsApiCalls', {
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudWatch dynamic label
+              label: "${PROP('Dim.Cluster')}",
+              period: schedule,
+              statistic: 'Sum',
+              dimensions: ['Cluster'],
+            }),
+          ],
+          12
+        )
+      : graph(
+          'AWS API calls',
+          [
+            serviceMetric('AwsApiCalls', {
+              label: 'API calls',
+              period: schedule,
+              statistic: 'Sum',
+            }),
+          ],
+          12
+        )
   );
   dashboard.addWidgets(
     graph(
@@ -273,12 +321,12 @@ export function createMonitoring(
       6
     ),
     graph(
-      'Source errors by cluster',
+      perCluster ? 'Source errors by cluster' : 'Source errors',
       [
         metricQuery('SUM', 'SourceErrors', {
           ...each,
           label: 'source errors',
-          groupBy: ['Cluster'],
+          ...(perCluster ? { groupBy: ['Cluster'] } : {}),
         }),
       ],
       6

@@ -1,15 +1,14 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { Role } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SCANNING_HANDLERS } from '../../lambda/adapters/aws/declared-actions.js';
-import { ssmPrefixProblem } from '../../lambda/core/ami/ssm-scope.js';
 import {
   type AnnotationSuppression,
   annotationSuppressionIssues,
@@ -19,7 +18,6 @@ import {
 import { CHECKS } from '../../lambda/core/checks/index.js';
 import { type ClusterSettingsMap, scopedIgnoreRules } from '../../lambda/core/cluster-settings.js';
 import { type IgnoreRule, ignoreRulesSchema, issuePath } from '../../lambda/core/ignore-rules.js';
-import type { Severity } from '../../lambda/core/model.js';
 import { SCANNER_KUBERNETES_GROUP } from '../../lambda/core/scanner-access.js';
 import {
   ANNOTATION_SUPPRESSION_MAX_CHARS,
@@ -29,8 +27,8 @@ import {
   HANDLER_NAMES,
   type HandlerName,
   IGNORE_RULES_MAX_CHARS,
-  SSM_PARAMETER_PREFIXES_MAX_CHARS,
 } from '../../lambda/shared/config.js';
+import { namedProblems, SETTINGS, valueProblems } from '../../lambda/shared/settings.js';
 import {
   METRICS_NAMESPACE,
   METRICS_NAMESPACE_PATTERN,
@@ -43,46 +41,28 @@ import { clusterEnvironmentsVariable, validClusterSettings } from './cluster-set
 import { createMonitoring } from './monitoring.js';
 import type { ScannerFunction } from './scanner-function.js';
 import { createScanning, createScanQueue } from './scanning.js';
+import {
+  type PropSettingValues,
+  propSettingValues,
+  type SettingProps,
+  settingVariables,
+} from './setting-props.js';
 
 export type { SlackChannel } from './alerts.js';
 
-export interface NodeClassScannerProps {
-  /** EKS clusters to scan: `name` (this stack's region) or `name@region`. */
+/**
+ * The construct's props. Those of the settings table (`SettingProps`: `clusters`, `schedule`,
+ * `alertEmails`, `scanConcurrency`, …) are named, defaulted and checked as README's Configuration
+ * table says for the cdk.json key (durations are `Duration`s); synth fails naming a bad prop.
+ */
+export interface NodeClassScannerProps extends SettingProps {
+  /** EKS clusters to scan: `name` (this stack's region) or `name@region`, each once. */
   readonly clusters: readonly string[];
   /**
-   * Also scan clusters discovered on each schedule: `*` for every cluster, or tag filters
-   * `key=value,key2` (any value). @default no discovery
+   * Slack channel through Amazon Q Developer in chat applications (formerly AWS Chatbot).
+   * @default none
    */
-  readonly discoverClusters?: string | undefined;
-  /** Regions to discover clusters in. @default this stack's region */
-  readonly discoveryRegions?: readonly string[] | undefined;
-  /** How often the full scan runs (the backstop for events that never fire). @default 15 minutes */
-  readonly schedule?: Duration | undefined;
-  /** Email addresses to alert (each confirms its subscription). @default none */
-  readonly alertEmails?: readonly string[] | undefined;
-  /** The least severe finding emailed. @default 'high' */
-  readonly alertMinSeverity?: Severity | undefined;
-  /** Slack channel through AWS Chatbot. @default none */
   readonly slack?: SlackChannel | undefined;
-  /** Re-notify a finding still failing after this long. @default 24 hours */
-  readonly reminderInterval?: Duration | undefined;
-  /** How long a resolved finding's state is kept (DynamoDB TTL). @default 30 days */
-  readonly resolvedRetention?: Duration | undefined;
-  /**
-   * How long a permission simulation's verdict is reused by later scans while the controller
-   * role's policies and the request are unchanged (bounds changes no event shows, such as SCPs).
-   * Zero: every scan simulates. @default 24 hours
-   */
-  readonly simulationCache?: Duration | undefined;
-  /** When the per-scan digest is published. @default 'on-change' */
-  readonly digest?: 'on-change' | 'always' | 'never' | undefined;
-  /**
-   * More changes than this in one cluster scan are sent as one summary message instead of one
-   * message each (a cluster's first scan always is). @default 5
-   */
-  readonly alertBatchThreshold?: number | undefined;
-  /** `non-production` lowers AMI-pinning findings to info. @default 'production' */
-  readonly scanEnvironment?: 'production' | 'non-production' | undefined;
   /**
    * Accepted findings: each matching `fail`/`error` finding is reported as `suppressed` and no
    * longer alerts (an open one is closed with one `suppressed` message), until the rule's
@@ -104,43 +84,10 @@ export interface NodeClassScannerProps {
    * rules (`resource` a `Kind/name` glob) apply to that cluster only. @default none
    */
   readonly clusterSettings?: ClusterSettingsMap | undefined;
-  /**
-   * DryRun mode: the role the scanner assumes to dry-run EC2 launches. The scanner's own roles
-   * never get EC2 mutation rights. @default DryRun mode off
-   */
-  readonly dryRunRoleArn?: string | undefined;
-  /**
-   * Also import findings into Security Hub (AWS Security Finding Format) under the account's
-   * default product, and mark resolved ones RESOLVED. Security Hub must be enabled in the account
-   * and region. @default false
-   */
-  readonly securityHub?: boolean | undefined;
-  /**
-   * Path prefixes (`/platform/ami/`) of the custom SSM parameters amiSelectorTerms may name. The
-   * scanning roles may read public /aws/service/ parameters and these only; a term naming any
-   * other is an `error` finding, and SSM is not asked. @default none
-   */
-  readonly ssmParameterPrefixes?: readonly string[] | undefined;
   /** VPC for clusters whose API endpoint is private (needs NAT or VPC endpoints). @default none */
   readonly vpc?: IVpc | undefined;
   /** Subnets in `vpc`. @default the VPC's private subnets */
   readonly vpcSubnets?: SubnetSelection | undefined;
-  /** @default one month */
-  readonly logRetention?: RetentionDays | undefined;
-  /** Concurrent cluster scans: the scan queue's maximum concurrency (2–1000). @default 4 */
-  readonly scanConcurrency?: number | undefined;
-  /**
-   * Also reserve this much concurrency for the scan worker. Lambda keeps at least 10 executions
-   * of the account unreserved, so this fails in accounts with a low quota. @default none
-   */
-  readonly reservedScanConcurrency?: number | undefined;
-  /** Create an EKS access entry for each scanning role in each named cluster. @default false */
-  readonly accessEntries?: boolean | undefined;
-  /**
-   * Also associate `AmazonEKSAdminViewPolicy` (read of everything, Secrets included) instead of
-   * relying on the narrow ClusterRole in `infra/cluster-rbac.yaml`. @default false
-   */
-  readonly eksAdminViewPolicy?: boolean | undefined;
   /**
    * Directory of the prebuilt Lambda bundles: `<handler>/index.mjs` for each handler (built by
    * `npm run build:lambdas`). @default the context key `nodeclass-scanner:lambdaBundlesDirectory`
@@ -153,6 +100,11 @@ export interface NodeClassScannerProps {
    * @default 'NodeClassScanner'
    */
   readonly metricsNamespace?: string | undefined;
+  /**
+   * Start of the dashboard's name (this, exactly) and each alarm's (`<namePrefix>-ScanErrors`),
+   * so scripts and runbooks can name them. @default the stack's name
+   */
+  readonly namePrefix?: string | undefined;
 }
 
 /**
@@ -177,17 +129,20 @@ export class NodeClassScanner extends Construct {
 
   constructor(scope: Construct, id: string, props: NodeClassScannerProps) {
     super(scope, id);
-    const schedule = props.schedule ?? Duration.minutes(15);
-    const scanConcurrency = props.scanConcurrency ?? 4;
-    if (scanConcurrency < 2 || scanConcurrency > 1000) {
-      throw new Error('NodeClassScanner: scanConcurrency must be 2–1000 (SQS maximum concurrency)');
-    }
+    const stack = Stack.of(this);
+    const settings = propSettingValues(
+      props as unknown as Readonly<Record<string, unknown>>,
+      stack.region
+    );
+    const slack = validSlack(props.slack);
+    const schedule = Duration.minutes(settings.scheduleMinutes ?? SETTINGS.scheduleMinutes.default);
     const metricsNamespace = props.metricsNamespace ?? METRICS_NAMESPACE;
     if (!METRICS_NAMESPACE_PATTERN.test(metricsNamespace)) {
       throw new Error(
         `NodeClassScanner: metricsNamespace "${metricsNamespace}" must be letters, digits and underscores, starting with a letter`
       );
     }
+    const dryRunRoleArn = settings.dryRunRoleArn || undefined;
 
     ({ topic: this.topic, topicKey: this.topicKey } = createFindingsTopic(this));
     this.table = new Table(this, 'State', {
@@ -206,19 +161,20 @@ export class NodeClassScanner extends Construct {
     ({ roles: this.roles, functions: this.functions } = createScanning(
       this,
       {
-        clusters: props.clusters,
+        clusters: settings.clusters ?? [],
         schedule,
-        environment: this.functionEnvironment(props),
-        logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
-        scanConcurrency,
-        reservedScanConcurrency: props.reservedScanConcurrency,
-        dryRunRoleArn: props.dryRunRoleArn,
-        securityHub: props.securityHub === true,
-        ssmParameterPrefixes: props.ssmParameterPrefixes ?? [],
+        environment: this.functionEnvironment(props, settings),
+        logRetention: (settings.logRetentionDays ??
+          SETTINGS.logRetentionDays.default) as RetentionDays,
+        scanConcurrency: settings.scanConcurrency ?? SETTINGS.scanConcurrency.default,
+        reservedScanConcurrency: settings.reservedScanConcurrency,
+        dryRunRoleArn,
+        securityHub: settings.securityHub === true,
+        ssmParameterPrefixes: settings.ssmParameterPrefixes ?? [],
         vpc: props.vpc,
         vpcSubnets: props.vpcSubnets,
-        accessEntries: props.accessEntries === true,
-        eksAdminViewPolicy: props.eksAdminViewPolicy === true,
+        accessEntries: settings.accessEntries === true,
+        eksAdminViewPolicy: settings.eksAdminViewPolicy === true,
         lambdaBundlesDirectory: props.lambdaBundlesDirectory,
       },
       {
@@ -229,26 +185,61 @@ export class NodeClassScanner extends Construct {
         eventDeadLetterQueue: this.eventDeadLetterQueue,
       }
     ));
-    subscribe(this, this.topic, props, (queueId) => this.deadLetterQueue(queueId));
+    subscribe(
+      this,
+      this.topic,
+      {
+        alertEmails: settings.alertEmails,
+        alertMinSeverity: settings.alertMinSeverity,
+        slack,
+        clusterSettings: props.clusterSettings,
+      },
+      (queueId) => this.deadLetterQueue(queueId)
+    );
+    const namePrefix = props.namePrefix ?? stack.stackName;
     ({ dashboard: this.dashboard, alarms: this.alarms } = createMonitoring(this, {
       schedule,
       topic: this.topic,
       functions: this.functions,
       deadLetterQueues: this.deadLetterQueues,
       metricsNamespace,
+      namePrefix,
+      metricsDetail: settings.metricsDetail ?? SETTINGS.metricsDetail.default,
     }));
+    this.addOutputs(stack);
+  }
 
-    new CfnOutput(this, 'TopicArn', { value: this.topic.topicArn });
+  /**
+   * The stack outputs README documents, under stable keys (`ScanClusterRoleArn`, not a hashed
+   * logical id) for scripts (`aws cloudformation describe-stacks`, `notify-test`). A second
+   * scanner in the same stack prefixes its keys with its construct id.
+   */
+  private addOutputs(stack: Stack): void {
+    const prefix = STACKS_WITH_OUTPUTS.has(stack) ? this.node.id : '';
+    STACKS_WITH_OUTPUTS.add(stack);
+    const output = (key: string, value: string, description?: string) => {
+      const created = new CfnOutput(this, key, {
+        value,
+        ...(description === undefined ? {} : { description }),
+      });
+      created.overrideLogicalId(`${prefix}${key}`);
+    };
+    output(
+      SCANNER_OUTPUTS.topicArn,
+      this.topic.topicArn,
+      'The findings topic (alerts, notify-test)'
+    );
     for (const handler of HANDLER_NAMES) {
       const scans = (SCANNING_HANDLERS as readonly string[]).includes(handler);
-      new CfnOutput(this, `${ROLE_CONSTRUCT_IDS[handler]}Arn`, {
-        value: this.roles[handler].roleArn,
-        description: scans
+      output(
+        `${ROLE_CONSTRUCT_IDS[handler]}Arn`,
+        this.roles[handler].roleArn,
+        scans
           ? `${handler} role: needs an EKS access entry (kubernetesGroups: ${SCANNER_KUBERNETES_GROUP})`
-          : `${handler} role`,
-      });
+          : `${handler} role`
+      );
     }
-    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboardName });
+    output(SCANNER_OUTPUTS.dashboardName, this.dashboard.dashboardName);
   }
 
   private deadLetterQueue(id: string): Queue {
@@ -267,35 +258,32 @@ export class NodeClassScanner extends Construct {
 
   /** Each function gets exactly the variables lambda/shared/config.ts reads for it. */
   private functionEnvironment(
-    props: NodeClassScannerProps
+    props: NodeClassScannerProps,
+    settings: PropSettingValues
   ): (handler: HandlerName) => Record<string, string> {
-    const clusterSettings = validClusterSettings(props);
+    const clusterSettings = validClusterSettings({
+      clusters: settings.clusters ?? [],
+      discoverClusters: settings.discoverClusters,
+      clusterSettings: props.clusterSettings,
+    });
     const ignoreRules = ignoreRulesValue([
       ...(props.ignore ?? []),
       ...scopedIgnoreRules(clusterSettings),
     ]);
+    // The table's settings, then the resources and the structured (`json`) settings.
     const values: Partial<Record<EnvKey, string>> = {
+      ...settingVariables(settings),
       STATE_TABLE_NAME: this.table.tableName,
       FINDINGS_TOPIC_ARN: this.topic.topicArn,
       SCAN_QUEUE_URL: this.scanQueue.queueUrl,
-      CLUSTERS: props.clusters.join(','),
-      DISCOVER_CLUSTERS: props.discoverClusters ?? '',
-      DISCOVERY_REGIONS: (props.discoveryRegions ?? []).join(','),
-      DRY_RUN_ROLE_ARN: props.dryRunRoleArn ?? '',
-      REMINDER_INTERVAL_HOURS: String((props.reminderInterval ?? Duration.hours(24)).toHours()),
-      RESOLVED_TTL_DAYS: String((props.resolvedRetention ?? Duration.days(30)).toDays()),
-      SIMULATION_CACHE_HOURS: String((props.simulationCache ?? Duration.hours(24)).toHours()),
-      DIGEST: props.digest ?? 'on-change',
-      ALERT_BATCH_THRESHOLD: String(props.alertBatchThreshold ?? 5),
-      SCAN_ENVIRONMENT: props.scanEnvironment ?? 'production',
       CLUSTER_ENVIRONMENTS: clusterEnvironmentsVariable(
         clusterSettings,
         IGNORE_RULES_MAX_CHARS - ignoreRules.length
       ),
       IGNORE_RULES: ignoreRules,
-      ANNOTATION_SUPPRESSION: annotationSuppressionValue(props.annotationSuppression ?? 'allow'),
-      SSM_PARAMETER_PREFIXES: ssmParameterPrefixesValue(props.ssmParameterPrefixes ?? []),
-      SECURITY_HUB: props.securityHub === true ? 'true' : 'false',
+      ANNOTATION_SUPPRESSION: annotationSuppressionValue(
+        props.annotationSuppression ?? SETTINGS.annotationSuppression.default
+      ),
     };
     return (handler) => ({
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
@@ -305,6 +293,30 @@ export class NodeClassScanner extends Construct {
       ),
     });
   }
+}
+
+/** Stacks holding a scanner's outputs: a second scanner there prefixes its output keys. */
+const STACKS_WITH_OUTPUTS = new WeakSet<Stack>();
+
+/** Output keys besides the roles' (`<Handler>RoleArn`), as README documents them. */
+const SCANNER_OUTPUTS = {
+  topicArn: 'TopicArn',
+  dashboardName: 'DashboardName',
+} as const;
+
+/** The Slack ids, checked as the slackWorkspaceId / slackChannelId keys are. */
+function validSlack(slack: SlackChannel | undefined): SlackChannel | undefined {
+  if (slack === undefined) return undefined;
+  const problems = [
+    ...namedProblems(
+      'slack.workspaceId',
+      valueProblems(SETTINGS.slackWorkspaceId, slack.workspaceId)
+    ),
+    ...namedProblems('slack.channelId', valueProblems(SETTINGS.slackChannelId, slack.channelId)),
+  ];
+  if (problems.length > 0)
+    throw new Error(`NodeClassScanner: invalid props:\n  - ${problems.join('\n  - ')}`);
+  return slack;
 }
 
 /** Required keys of the handler plus every optional key; AWS_REGION is set by Lambda itself. */
@@ -349,22 +361,6 @@ export function annotationSuppressionValue(policy: AnnotationSuppression): strin
     throw new Error(
       `NodeClassScanner: annotationSuppression takes ${value.length} characters of the Lambdas' 4 KB ` +
         `environment; keep it under ${ANNOTATION_SUPPRESSION_MAX_CHARS} (globs such as ami-*)`
-    );
-  }
-  return value;
-}
-
-/** The SSM_PARAMETER_PREFIXES variable: the prefixes, validated, comma-separated. */
-export function ssmParameterPrefixesValue(prefixes: readonly string[]): string {
-  const problems = prefixes.flatMap((prefix) => ssmPrefixProblem(prefix) ?? []);
-  if (problems.length > 0) {
-    throw new Error(`NodeClassScanner: ssmParameterPrefixes: ${problems.join('; ')}`);
-  }
-  const value = prefixes.join(',');
-  if (value.length > SSM_PARAMETER_PREFIXES_MAX_CHARS) {
-    throw new Error(
-      `NodeClassScanner: ssmParameterPrefixes take ${value.length} characters of the Lambdas' 4 KB ` +
-        `environment; keep them under ${SSM_PARAMETER_PREFIXES_MAX_CHARS}`
     );
   }
   return value;

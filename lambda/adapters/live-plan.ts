@@ -17,7 +17,11 @@ import { type AwsClients, createAwsClients } from './aws/clients.js';
 import { assumeDryRunRole, createDryRunProbe, TokenBucket } from './aws/dry-run.js';
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
-import { createIamRolePolicyReader, createIamSimulator } from './aws/iam-simulator.js';
+import {
+  createIamRolePolicyReader,
+  createIamSimulator,
+  withAccountRoles,
+} from './aws/iam-simulator.js';
 import { rateLimited } from './aws/rate-limit.js';
 import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
 import type { KubeLimits } from './kube/kube-client.js';
@@ -108,6 +112,9 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
     ...(options.kubeLimits === undefined ? {} : { kubeLimits: options.kubeLimits }),
   });
+  const iamPolicies = createIamRolePolicyReader(
+    rateLimited(clients.iam(options.region), 'iam', clients.limiter)
+  );
   const enrichers: InventoryEnricher[] = [
     createAwsFactsEnricher({
       port: createLiveAwsFacts(
@@ -115,6 +122,7 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
           ec2: clients.ec2(options.region),
           ssm: clients.ssm(options.region),
           iam: clients.iam(options.region),
+          kms: clients.kms(options.region),
         },
         { limiter: clients.limiter }
       ),
@@ -126,12 +134,14 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     // [issue 5] Permissions enricher: AFTER the AWS facts enricher (it simulates for the node
     //           role those facts resolve).
     createPermissionsEnricher({
-      ...(options.permissions ?? {
-        simulator: createIamSimulator(clients.iam(options.region), { limiter: clients.limiter }),
-        policies: createIamRolePolicyReader(
-          rateLimited(clients.iam(options.region), 'iam', clients.limiter)
-        ),
-      }),
+      ...(options.permissions === undefined
+        ? {
+            simulator: createIamSimulator(clients.iam(options.region), {
+              limiter: clients.limiter,
+            }),
+            policies: iamPolicies,
+          }
+        : withAccountRoles(options.permissions, iamPolicies)),
       ...(options.controllerRoles === undefined
         ? {}
         : { controllerRoles: options.controllerRoles }),

@@ -21,6 +21,9 @@ import type {
   AmiFacts,
   AwsNodeClassFacts,
   CapacityReservationFacts,
+  EbsEncryptionDefaults,
+  EbsKeyFacts,
+  EbsKeyReadout,
   Image,
   ImageSelection,
   InstanceProfileFacts,
@@ -41,6 +44,8 @@ import {
   type Inventory,
   nodeClassKey,
 } from '../core/inventory.js';
+import { ebsKeyUsesOf, mayUseDefaultKey } from '../core/kms/ebs-key-uses.js';
+import { isAwsManagedEbsAlias } from '../core/kms/launch-access.js';
 import type { AwsFactsPort } from '../core/ports/aws-facts.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { EC2NodeClassSpec } from '../core/schema.js';
@@ -339,6 +344,52 @@ async function collectIdentity(
   return {};
 }
 
+/**
+ * The KMS keys the class's volumes use: the region's EBS encryption settings (read once per scan)
+ * when a volume may take the default key, then each customer key once (AWS managed alias/aws/ebs
+ * needs no read). Absent when the port reads no EBS encryption facts.
+ */
+async function collectEbsKeys(
+  spec: EC2NodeClassSpec,
+  port: AwsFactsPort
+): Promise<Slice<EbsKeyFacts> | undefined> {
+  const { getEbsEncryptionDefaults, describeKmsKey } = port;
+  if (getEbsEncryptionDefaults === undefined && describeKmsKey === undefined) return undefined;
+  const uses = ebsKeyUsesOf(spec);
+  let defaults: Slice<EbsEncryptionDefaults> | undefined;
+  if (mayUseDefaultKey(uses) && getEbsEncryptionDefaults !== undefined) {
+    const read = await attempt(() => getEbsEncryptionDefaults.call(port));
+    defaults =
+      read.status === 'ok' && read.value === undefined
+        ? undefined
+        : (read as Slice<EbsEncryptionDefaults>);
+  }
+  const references = new Set(uses.explicit.keys());
+  if (defaults?.status === 'ok') {
+    const { encryptedByDefault, defaultKmsKeyId } = defaults.value;
+    if (
+      uses.defaultKey.length > 0 ||
+      (encryptedByDefault && uses.defaultKeyIfEncryptedByDefault.length > 0)
+    )
+      references.add(defaultKmsKeyId);
+  }
+  const keys: EbsKeyReadout[] = await Promise.all(
+    [...references]
+      .filter((reference) => !isAwsManagedEbsAlias(reference))
+      .map(async (reference) => ({
+        reference,
+        lookup:
+          describeKmsKey === undefined
+            ? unavailable<undefined>(
+                'unknown',
+                `KMS key ${reference} was not read (no KMS client for this scan).`
+              )
+            : await attempt(() => describeKmsKey.call(port, reference), `KMS key ${reference}`),
+      }))
+  );
+  return ok({ ...(defaults === undefined ? {} : { defaults }), keys });
+}
+
 /** Every AWS fact one NodeClass's checks need. Never throws. */
 async function collectNodeClassFacts(
   spec: EC2NodeClassSpec,
@@ -347,21 +398,24 @@ async function collectNodeClassFacts(
   now: Date,
   ssmScope?: SsmParameterScope
 ): Promise<AwsNodeClassFacts> {
-  const [amis, subnets, securityGroups, capacityReservations, identity] = await Promise.all([
-    collectAmis(spec, cluster, port, now, ssmScope).catch((error: unknown) =>
-      unavailableFrom<AmiFacts>(error)
-    ),
-    collectSubnets(spec, port),
-    collectSecurityGroups(spec, port),
-    collectCapacityReservations(spec, port),
-    collectIdentity(spec, port),
-  ]);
+  const [amis, subnets, securityGroups, capacityReservations, identity, ebsKeys] =
+    await Promise.all([
+      collectAmis(spec, cluster, port, now, ssmScope).catch((error: unknown) =>
+        unavailableFrom<AmiFacts>(error)
+      ),
+      collectSubnets(spec, port),
+      collectSecurityGroups(spec, port),
+      collectCapacityReservations(spec, port),
+      collectIdentity(spec, port),
+      collectEbsKeys(spec, port),
+    ]);
   return {
     amis,
     subnets,
     securityGroups,
     ...(capacityReservations ? { capacityReservations } : {}),
     ...identity,
+    ...(ebsKeys === undefined ? {} : { ebsKeys }),
   };
 }
 

@@ -40,6 +40,7 @@ import {
 import {
   batchSimulations,
   memberResults,
+  resultsByPair,
   type SimulationBatch,
   usesRepresentative,
 } from '../core/iam/simulation-batches.js';
@@ -56,6 +57,7 @@ import type {
 import { mapLimited } from '../shared/concurrency.js';
 import { SourceUnavailableError } from '../shared/errors.js';
 import { createCachingSimulator, type SimulationCacheOptions } from './cached-simulator.js';
+import { withEbsKmsKeyRequests } from './kms-permissions.js';
 
 export interface PermissionsEnricherOptions {
   readonly simulator: PolicySimulatorPort;
@@ -99,6 +101,7 @@ const ALL_GROUPS = [
   'manage-instance-profile',
   'discover',
   'spot-service-linked-role',
+  'ebs-kms-key',
 ] as const;
 
 async function simulateOnce(
@@ -123,23 +126,44 @@ async function simulateBatches(
   const outcomes = await mapLimited(batches, concurrency, (batch) =>
     simulateOnce(simulator, batch.request)
   );
-  const byKey = new Map<string, Slice<readonly SimulationResult[]>>();
+  // A request larger than one call is answered by several: its results are theirs together, and
+  // it is unavailable when any of them failed. Members of a single batch read its results as is.
+  const gathered = new Map<
+    string,
+    {
+      member: SimulationRequest;
+      byPair?: Map<string, SimulationResult>;
+      failed?: Slice<readonly SimulationResult[]>;
+    }
+  >();
   batches.forEach((batch, index) => {
     const outcome = outcomes[index] ?? unavailable('unknown', 'not simulated');
+    const batchPairs = outcome.status === 'ok' ? resultsByPair(outcome.value) : undefined;
     for (const member of batch.members) {
-      if (outcome.status !== 'ok') {
-        byKey.set(member.key, outcome);
-        continue;
-      }
-      const own = memberResults(member, outcome.value);
-      byKey.set(
-        member.key,
-        own.ok
-          ? ok(own.results)
-          : unavailable('unknown', `The simulation returned no result for ${own.missing}.`)
-      );
+      const entry = gathered.get(member.key);
+      if (entry === undefined) {
+        gathered.set(
+          member.key,
+          batchPairs === undefined ? { member, failed: outcome } : { member, byPair: batchPairs }
+        );
+      } else if (outcome.status !== 'ok') entry.failed ??= outcome;
+      else entry.byPair = resultsByPair(outcome.value, new Map(entry.byPair));
     }
   });
+  const byKey = new Map<string, Slice<readonly SimulationResult[]>>();
+  for (const [key, { member, byPair, failed }] of gathered) {
+    if (failed !== undefined || byPair === undefined) {
+      byKey.set(key, failed ?? unavailable('unknown', 'not simulated'));
+      continue;
+    }
+    const own = memberResults(member, byPair);
+    byKey.set(
+      key,
+      own.ok
+        ? ok(own.results)
+        : unavailable('unknown', `The simulation returned no result for ${own.missing}.`)
+    );
+  }
   return byKey;
 }
 
@@ -446,7 +470,7 @@ export function createPermissionsEnricher(options: PermissionsEnricherOptions): 
         ),
         options.policies
       );
-      const plans = spot.plans;
+      const plans = withEbsKmsKeyRequests(inventory, spot.plans);
       const requests = plans.flatMap((plan) => plan.requests);
       const batches = batchSimulations(
         requests,

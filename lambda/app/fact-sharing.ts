@@ -95,4 +95,6 @@ export const FACT_SHARING = {
   getParameters: { share: 'batch-form-of', method: 'getParameter' },
   getInstanceProfile: { share: 'per-name', label: 'instance-profile' },
   getRole: { share: 'per-name', label: 'role' },
+  getEbsEncryptionDefaults: { share: 'per-region', label: 'ebs-encryption-defaults' },
+  describeKmsKey: { share: 'per-name', label: 'kms-key' },
 } as const satisfies { readonly [M in keyof AwsFactsPort]-?: Sharing };

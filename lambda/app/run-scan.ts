@@ -8,6 +8,7 @@ import type { InventoryEnricher, ObjectSource } from '../core/ports/objects.js';
 import { redactEvaluation, redactSecrets } from '../core/redact.js';
 import { buildReport, type InputError, type ScanReport } from '../core/report.js';
 import { annotatedObjectsOf, applySuppressions } from '../core/suppress.js';
+import { type AdmissionEngine, applyAdmission } from './admission.js';
 
 export interface ScanPlan {
   readonly objects: ObjectSource;
@@ -39,9 +40,23 @@ export function selectChecks(
   );
 }
 
+export interface CollectOptions {
+  /**
+   * Admission by the installed CRDs (default on). `snapshot` records the CRDs without judging
+   * objects by them; tests inject the engine.
+   */
+  readonly admission?: false | AdmissionEngine;
+  /**
+   * The checks the scan runs. When none of them reads the controller's permissions (`inputs` or
+   * `uses`), the permissions enricher (planning and simulating every request) is not run.
+   */
+  readonly checks?: readonly Check[];
+}
+
 /** Builds the inventory from the plan's sources, without evaluating checks. */
 export async function collectInventory(
-  plan: ScanPlan
+  plan: ScanPlan,
+  options: CollectOptions = {}
 ): Promise<{ inventory: Inventory; inputErrors: readonly InputError[] }> {
   const loaded = await plan.objects.load();
   let inventory = emptyInventory({
@@ -51,10 +66,22 @@ export async function collectInventory(
     nodeClasses: loaded.nodeClasses,
     nodePools: loaded.nodePools,
   });
+  const permissionsRead =
+    options.checks === undefined ||
+    options.checks.some((check) =>
+      [...check.inputs, ...(check.uses ?? [])].includes('permissions')
+    );
   for (const enricher of plan.enrichers ?? []) {
+    if (enricher.input === 'permissions' && !permissionsRead) continue;
     inventory = await enricher.enrich(inventory);
   }
-  return { inventory, inputErrors: loaded.inputErrors };
+  if (options.admission === false) return { inventory, inputErrors: loaded.inputErrors };
+  // Before the checks, which read each object's verdict and the CRD's defaults.
+  const admitted = await applyAdmission(inventory, options.admission);
+  return {
+    inventory: admitted.inventory,
+    inputErrors: [...loaded.inputErrors, ...admitted.inputErrors],
+  };
 }
 
 /** Evaluates an inventory into a report. */

@@ -7,7 +7,7 @@ import {
   classifyCredentialError,
 } from '../adapters/aws/aws-errors.js';
 import type { AwsClients } from '../adapters/aws/clients.js';
-import { isRegionName } from '../core/region.js';
+import { regionProblem } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
 
 export interface CallerIdentity {
@@ -28,9 +28,8 @@ export async function resolveRegion(clients: AwsClients, flag?: string): Promise
   if (!region) {
     throw new ConfigError('no AWS region: pass --region or set AWS_REGION / a profile region');
   }
-  if (!isRegionName(region)) {
-    throw new ConfigError(`"${region}" is not an AWS region name such as eu-west-1`);
-  }
+  const problem = regionProblem(region);
+  if (problem !== undefined) throw new ConfigError(problem);
   return region;
 }
 

@@ -253,6 +253,10 @@ function registerScanCommand(program: Command, context: CommandContext): void {
       '--permissions-boundary <file>',
       'with --controller-policy: simulate this permissions boundary with them'
     )
+    .option(
+      '--crd <files...>',
+      "admit the manifests by these CRDs (Karpenter's installed ec2nodeclasses/nodepools CRDs) instead of the built-in rules"
+    )
     .action(async (paths: string[], flags: ScanFlags) => {
       await runScan(paths, flags, context);
     });
@@ -307,6 +311,7 @@ async function runScan(
     now,
     controllerRoles: settings.controllerRole,
     controllerPolicies: settings.controllerPolicy,
+    crdFiles: settings.crd,
     ...(settings.permissionsBoundary === undefined
       ? {}
       : { permissionsBoundary: settings.permissionsBoundary }),
@@ -315,7 +320,9 @@ async function runScan(
       ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
       : {}),
   });
-  const { inventory, inputErrors } = await collectInventory(plan);
+  const { inventory, inputErrors } = await collectInventory(plan, {
+    checks: selectChecks(CHECKS, settings.only, settings.skip),
+  });
   const evaluated = evaluateInventory(
     inventory,
     {
@@ -416,6 +423,8 @@ async function buildProgram(argv: readonly string[], context: CommandContext): P
   if (mayRunSnapshot(argv)) {
     const { registerSnapshotCommand } = await import('./snapshot.js');
     registerSnapshotCommand(program, context);
+    const { registerNotifyTestCommand } = await import('./notify-test.js');
+    registerNotifyTestCommand(program, context);
   }
   return program;
 }

@@ -143,6 +143,8 @@ export function controllerPolicyPermissions(
 
 export interface ControllerPolicyManifestPlanOptions {
   readonly paths: readonly string[];
+  /** `--crd FILE…`: Karpenter's CRDs the manifests are admitted by. */
+  readonly crdFiles?: readonly string[];
   /** Named after `--controller-role CLUSTER=…`, with the region of `--region`. */
   readonly cluster: ClusterContext;
   readonly readStdin: () => Promise<string>;
@@ -165,6 +167,7 @@ export function buildControllerPolicyManifestPlan(
       paths: options.paths,
       cluster: options.cluster,
       readStdin: options.readStdin,
+      ...(options.crdFiles === undefined ? {} : { crdFiles: options.crdFiles }),
     }),
     enrichers: [
       createPermissionsEnricher({

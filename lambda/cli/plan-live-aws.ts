@@ -4,6 +4,8 @@
 
 import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
+import { createIamRolePolicyReader, withAccountRoles } from '../adapters/aws/iam-simulator.js';
+import { rateLimited } from '../adapters/aws/rate-limit.js';
 import { createManifestSource } from '../adapters/files/manifest-source.js';
 import { createAwsFactsEnricher } from '../app/collect-aws-facts.js';
 import {
@@ -19,6 +21,8 @@ import { resolveRegion, verifyAwsAccess } from './aws-preflight.js';
 
 export interface LiveManifestPlanOptions {
   readonly paths: readonly string[];
+  /** `--crd FILE…`: Karpenter's CRDs the manifests are admitted by. */
+  readonly crdFiles?: readonly string[];
   readonly region?: string;
   readonly profile?: string;
   /** Context from the flags (`--karpenter-version`); its region is replaced by the resolved one. */
@@ -84,6 +88,7 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
         ...(kubernetesVersion === undefined ? {} : { aws: ok({ kubernetesVersion }) }),
       },
       readStdin: options.readStdin,
+      ...(options.crdFiles === undefined ? {} : { crdFiles: options.crdFiles }),
     }),
     enrichers: [
       createAwsFactsEnricher({
@@ -92,6 +97,7 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
             ec2: clients.ec2(region),
             ssm: clients.ssm(region),
             iam: clients.iam(region),
+            kms: clients.kms(region),
           },
           { limiter: clients.limiter }
         ),
@@ -102,7 +108,11 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
         ? []
         : [
             createPermissionsEnricher({
-              ...controllerPolicy.permissions,
+              // Whether the Spot service-linked role exists is the account's: read from IAM.
+              ...withAccountRoles(
+                controllerPolicy.permissions,
+                createIamRolePolicyReader(rateLimited(clients.iam(region), 'iam', clients.limiter))
+              ),
               controllerRoles: { [controllerPolicy.cluster]: controllerPolicy.controllerRole },
             }),
           ]),

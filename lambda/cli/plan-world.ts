@@ -29,6 +29,8 @@ import { ConfigError } from '../shared/errors.js';
 export interface WorldPlanOptions {
   readonly world: string;
   readonly paths: readonly string[];
+  /** `--crd FILE…`: Karpenter's CRDs the manifests are admitted by. */
+  readonly crdFiles?: readonly string[];
   readonly clusters: readonly string[];
   readonly region?: string;
   readonly karpenterVersion?: string;
@@ -123,6 +125,7 @@ function objectSourceFor(world: World, options: WorldPlanOptions): ObjectSource 
       ...(karpenterVersion ? { karpenterVersion } : {}),
     }),
     readStdin: options.readStdin,
+    ...(options.crdFiles === undefined ? {} : { crdFiles: options.crdFiles }),
   });
 }
 

@@ -7,7 +7,7 @@ import type { ClusterProgress } from '../adapters/kube/cluster-source.js';
 import type { ScanPlan } from '../app/run-scan.js';
 import type { ClusterContext } from '../core/inventory.js';
 import { redactSecrets } from '../core/redact.js';
-import { partitionOf } from '../core/region.js';
+import { partitionOf, regionProblem } from '../core/region.js';
 import { parseKarpenterVersion } from '../core/version.js';
 import { ConfigError } from '../shared/errors.js';
 import { terminalSafe } from './terminal.js';
@@ -34,6 +34,8 @@ export interface ScanCliOptions {
   readonly controllerPolicies?: readonly string[];
   /** `--permissions-boundary FILE`: the boundary simulated with them. */
   readonly permissionsBoundary?: string;
+  /** `--crd FILE…`: Karpenter's CRDs the manifests are admitted by (manifest scans only). */
+  readonly crdFiles?: readonly string[];
   /** Called as each live cluster finishes (the CLI prints it when stderr is a TTY). */
   readonly onProgress?: (progress: ClusterProgress) => void;
 }
@@ -193,6 +195,7 @@ async function buildManifestControllerPolicyPlan(
   );
   return buildControllerPolicyManifestPlan({
     paths: options.paths,
+    ...crdFilesOf(options),
     cluster: { ...manifestClusterContext(options), name: cluster },
     controllerRole,
     readStdin: options.readStdin,
@@ -233,8 +236,25 @@ function manifestClusterContext(options: ScanCliOptions): ClusterContext {
   };
 }
 
+/** `--crd` for the plan builders, when given. */
+function crdFilesOf(options: ScanCliOptions): { crdFiles?: readonly string[] } {
+  const files = options.crdFiles ?? [];
+  if (files.length === 0) return {};
+  if (options.paths.length === 0) {
+    // Live and recorded clusters bring their own installed CRDs.
+    throw new ConfigError(
+      '--crd gives the CRDs manifests are admitted by: give manifest paths too (live clusters are read with their installed CRDs, world files with the recorded ones)'
+    );
+  }
+  return { crdFiles: files };
+}
+
 export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
+  // A mistyped region would silently drop the checks of its partition (ISO, GovCloud): refuse it.
+  const badRegion = options.region === undefined ? undefined : regionProblem(options.region);
+  if (badRegion !== undefined) throw new ConfigError(`--region: ${badRegion}`);
   const mode = scanModeOf(options);
+  const crdFiles = crdFilesOf(options);
   if (options.kubernetesVersion !== undefined && (mode !== 'live' || options.clusters.length > 0)) {
     // Elsewhere the version comes from the cluster (live or recorded): refuse rather than ignore.
     throw new ConfigError(
@@ -260,6 +280,7 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
         paths: options.paths,
         cluster: manifestClusterContext(options),
         readStdin: options.readStdin,
+        ...crdFiles,
       }),
     };
   }
@@ -287,6 +308,7 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
       controllerRoles: parseControllerRoles(options.controllerRoles),
       world: options.world,
       paths: options.paths,
+      ...crdFiles,
       clusters: options.clusters,
       ...(options.region === undefined ? {} : { region: options.region }),
       ...(options.karpenterVersion === undefined
@@ -326,6 +348,7 @@ export async function buildPlan(options: ScanCliOptions): Promise<ScanPlan> {
     return buildLiveManifestPlan({
       ...(controllerPolicy === undefined ? {} : { controllerPolicy }),
       paths: options.paths,
+      ...crdFiles,
       ...(options.kubernetesVersion === undefined
         ? {}
         : { kubernetesVersion: options.kubernetesVersion }),

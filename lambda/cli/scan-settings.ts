@@ -35,6 +35,7 @@ export interface ScanSettings {
   readonly dryRunRole?: string;
   readonly controllerPolicy: readonly string[];
   readonly permissionsBoundary?: string;
+  readonly crd: readonly string[];
   readonly output?: string;
   readonly quiet: boolean;
 }
@@ -169,6 +170,11 @@ export const SETTINGS: readonly SettingSpec[] = [
     key: 'permissionsBoundary',
     kind: 'path',
     description: 'With controllerPolicy: a permissions boundary (--permissions-boundary).',
+  },
+  {
+    key: 'crd',
+    kind: 'paths',
+    description: "Karpenter's installed CRD documents to admit manifests by (--crd).",
   },
 ];
 
@@ -360,6 +366,7 @@ export function resolveSettings(sources: {
     nonProduction: merged.nonProduction ?? false,
     controllerRole: merged.controllerRole ?? [],
     controllerPolicy: merged.controllerPolicy ?? [],
+    crd: merged.crd ?? [],
     quiet: merged.quiet ?? false,
   };
 }

@@ -44,22 +44,26 @@ export interface SnapshotInput {
 async function recordSnapshot(input: SnapshotInput): Promise<World> {
   const recorder = createAwsRecorder(input.aws);
   const simulations = input.simulator ? createRecordingSimulator(input.simulator) : undefined;
-  const { inventory } = await collectInventory({
-    objects: input.objects,
-    enrichers: [
-      createAwsFactsEnricher({ port: createLiveAwsFacts(recorder.clients), now: input.now }),
-      ...(simulations
-        ? [
-            createPermissionsEnricher({
-              simulator: simulations.simulator,
-              ...(input.policies === undefined
-                ? {}
-                : { policies: input.policies(recorder.clients.iam) }),
-            }),
-          ]
-        : []),
-    ],
-  });
+  const { inventory } = await collectInventory(
+    {
+      objects: input.objects,
+      enrichers: [
+        createAwsFactsEnricher({ port: createLiveAwsFacts(recorder.clients), now: input.now }),
+        ...(simulations
+          ? [
+              createPermissionsEnricher({
+                simulator: simulations.simulator,
+                ...(input.policies === undefined
+                  ? {}
+                  : { policies: input.policies(recorder.clients.iam) }),
+              }),
+            ]
+          : []),
+      ],
+    },
+    // The CRDs are recorded as read; a replay judges the objects by them.
+    { admission: false }
+  );
   return buildWorld({
     account: input.account,
     region: input.region,
@@ -136,7 +140,12 @@ export function registerSnapshotCommand(
         account,
         region,
         objects: deps.liveObjects({ region, clusters, clients, now: io.now }),
-        aws: { ec2: clients.ec2(region), ssm: clients.ssm(region), iam: clients.iam(region) },
+        aws: {
+          ec2: clients.ec2(region),
+          ssm: clients.ssm(region),
+          iam: clients.iam(region),
+          kms: clients.kms(region),
+        },
         simulator: createIamSimulator(clients.iam(region), { limiter: clients.limiter }),
         policies: (iam) => createIamRolePolicyReader(rateLimited(iam, 'iam', clients.limiter)),
         now: io.now(),

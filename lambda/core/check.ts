@@ -24,6 +24,8 @@ export interface CheckMeta {
   readonly severity: Severity;
   /** Inputs the check needs; it is not run when any of them was not collected. */
   readonly inputs: readonly CheckInput[];
+  /** Inputs the check reads when they were collected, without needing them to run. */
+  readonly uses?: readonly CheckInput[];
   /**
    * Why a violation matters: what Karpenter or EC2 does when the condition does not hold (which
    * call fails, which condition lies, what the nodes or pods end up doing), in 1–3 sentences for
@@ -133,6 +135,19 @@ export interface ContextOverride {
   readonly value: string;
   /** False when the value is not a region / version; the override is then ignored. */
   readonly valid: boolean;
+}
+
+/**
+ * How an invalid context annotation is reported. A region that is not one is an `error`: the
+ * object is then checked as if in the cluster's region, so the checks of its real partition
+ * (ISO, GovCloud) may be missing. A version that does not parse only loses version-aware nuance.
+ */
+export function invalidOverrideOutcome(
+  override: ContextOverride
+): { readonly status: 'error' } | { readonly status: 'fail'; readonly severity: 'low' } {
+  return override.annotation === REGION_ANNOTATION
+    ? { status: 'error' }
+    : { status: 'fail', severity: 'low' };
 }
 
 /** The context annotations present on a NodeClass, valid or not. */

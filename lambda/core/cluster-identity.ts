@@ -3,6 +3,7 @@
 // a cluster by all three. What people read stays short: the name alone in the deployment's home
 // region, `name@region` elsewhere (the syntax of the `clusters` setting). The CLI reads one region
 // per scan and never needs more than the name.
+import { regionProblem } from './region.js';
 
 export interface ClusterIdentity {
   readonly account: string;
@@ -50,4 +51,16 @@ export function identityOf(
     region: target.region ?? home.region ?? '',
     name: target.cluster,
   };
+}
+
+/** EKS cluster names: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html */
+const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
+
+/** Why `target` (`name` or `name@region`, the `clusters` syntax) is not one; undefined when it is. */
+export function clusterTargetProblem(target: string): string | undefined {
+  const [name = '', region, extra] = target.split('@');
+  if (!CLUSTER_NAME.test(name) || extra !== undefined) {
+    return `"${target}" is not an EKS cluster name (letters, digits, - and _, up to 100), optionally name@region`;
+  }
+  return region === undefined ? undefined : regionProblem(region);
 }

@@ -7,7 +7,7 @@
 // are scanned and alerted apart; only their settings are shared, so a `name@region` key that could
 // be read as one of them alone is refused.
 import { z } from 'zod';
-import { clusterNameOf } from './cluster-identity.js';
+import { clusterNameOf, clusterTargetProblem } from './cluster-identity.js';
 import { type IgnoreRule, ignoreRuleSchema } from './ignore-rules.js';
 import { SEVERITIES, type Severity } from './model.js';
 import { didYouMean } from './suggest.js';
@@ -83,7 +83,7 @@ export function clusterSettingsKeyProblems(
     const name = clusterNameOf(key);
     const configured =
       options.clusters.includes(key) || (!key.includes('@') && names.includes(name));
-    if (!configured && !(options.discovery && CLUSTER_TARGET.test(key))) {
+    if (!configured && !(options.discovery && clusterTargetProblem(key) === undefined)) {
       problems.push({
         key,
         message:
@@ -107,8 +107,6 @@ export function clusterSettingsKeyProblems(
   }
   return problems;
 }
-
-const CLUSTER_TARGET = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}(@[a-z]{2,4}(-[a-z]+)+-\d+)?$/;
 
 /** Every cluster's own rules as config rules: `Kind/name` → `<cluster name>/Kind/name`. */
 export function scopedIgnoreRules(settings: ClusterSettingsMap): IgnoreRule[] {

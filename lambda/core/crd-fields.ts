@@ -87,8 +87,8 @@ const NODE_CLASS_SPEC = object({
   instanceProfile: S,
   instanceStorePolicy: S,
   ipPrefixCount: since('1.8.0', S),
-  // An open map here, as crd-rules.ts and kubelet-config-valid model it (Karpenter's controller
-  // validates it). Note: the CRDs of releases up to v1.14.1 still type its properties.
+  // Not walked here: kubelet-config-valid reports its fields, typed by the CRD of every release up
+  // to v1.14.1 and an open map validated by the controller after it.
   kubelet: OPEN,
   metadataOptions: object({
     httpEndpoint: S,

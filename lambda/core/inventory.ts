@@ -1,3 +1,4 @@
+import type { AdmissionVerdict, ClusterCrds } from './admission/types.js';
 import type { AwsClusterFacts, AwsNodeClassFacts } from './facts/aws.js';
 import type { ClusterState } from './facts/cluster.js';
 import type { PermissionFacts } from './facts/permissions.js';
@@ -39,6 +40,8 @@ export interface NodeClassEntry {
   readonly source?: SourceLocation;
   /** Set when another scanned object has this cluster, kind and name (see `ObjectOrigin`). */
   readonly origin?: ObjectOrigin;
+  /** What the cluster's installed CRD admits, when the scan has that CRD. */
+  readonly admission?: AdmissionVerdict;
 }
 
 export interface NodePoolEntry {
@@ -50,6 +53,8 @@ export interface NodePoolEntry {
   readonly source?: SourceLocation;
   /** Set when another scanned object has this cluster, kind and name (see `ObjectOrigin`). */
   readonly origin?: ObjectOrigin;
+  /** What the cluster's installed CRD admits, when the scan has that CRD. */
+  readonly admission?: AdmissionVerdict;
 }
 
 /** What is known about one cluster (or the pseudo-cluster `''` of a manifest-only scan). */
@@ -63,6 +68,8 @@ export interface ClusterContext {
   readonly aws?: Slice<AwsClusterFacts>;
   /** Karpenter's in-cluster state (controller deployment, read errors), when collected. */
   readonly state?: ClusterState;
+  /** Karpenter's installed CRDs (live, world file, manifests or --crd), when the scan has them. */
+  readonly crds?: ClusterCrds;
 }
 
 export interface Inventory {

@@ -123,16 +123,27 @@ export function isSeverity(value: string): value is Severity {
  * halves because BigInt arithmetic per character is slow on large inputs.
  */
 export function stableHash(text: string): string {
-  const twoTo32 = 0x100000000;
   let high = 0xcbf29ce4;
   let low = 0x84222325;
-  for (const char of text) {
-    low = (low ^ (char.codePointAt(0) ?? 0)) >>> 0;
-    // hash * 0x100000001b3 mod 2^64 = hash * 0x1b3 + (hash << 40)
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
+    let code = text.charCodeAt(index);
+    // A surrogate pair is one code point, as `for…of` read it: ids stay what they were.
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        code = (code - 0xd800) * 0x400 + (next - 0xdc00) + 0x10000;
+        index++;
+      }
+    }
+    low = (low ^ code) >>> 0;
+    // hash * 0x100000001b3 mod 2^64 = hash * 0x1b3 + (hash << 40), on 32-bit halves; every
+    // intermediate is an exact integer below 2^53.
     const lowProduct = low * 0x1b3;
-    const carry = Math.floor(lowProduct / twoTo32);
-    high = (high * 0x1b3 + (low % 0x1000000) * 0x100 + carry) % twoTo32;
-    low = lowProduct % twoTo32;
+    const lowNext = lowProduct >>> 0;
+    const carry = (lowProduct - lowNext) / 0x100000000;
+    high = (Math.imul(high, 0x1b3) + ((low << 8) >>> 0) + carry) >>> 0;
+    low = lowNext;
   }
   return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
 }

@@ -45,8 +45,16 @@ function isSecretValue(name: string, value: string): boolean {
   return SECRETISH_NAME.test(name) && looksLikeSecretKey(value);
 }
 
+/**
+ * Text every pattern above needs (case-insensitive, so a superset): text without any of it holds
+ * nothing to redact, and one linear test of it spares the five replacements on almost every string.
+ */
+const MAY_HOLD_SECRET =
+  /k8s-aws-v1\.|bearer|x-amz-|secret|passw|credential|token|key|FwoGZXIvYXdz|FQoGZXIvYXdz|IQoJb3JpZ2lu|AgoJb3JpZ2lu|AQoJb3JpZ2lu|AQoDYXdz/i;
+
 /** `text` with every secret-looking part replaced by `[redacted]`. */
 export function redactSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   return text
     .replace(EKS_TOKEN, REDACTED)
     .replace(BEARER, `$1${REDACTED}`)

@@ -2,6 +2,7 @@
 // policies cannot cover CRDs (AmazonEKSViewPolicy has no CRD groups;
 // https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html), so the access
 // entry maps the scanner to a Kubernetes group bound to a narrow ClusterRole.
+import { KARPENTER_CRD_NAMES } from './admission/crd-names.js';
 
 export const SCANNER_KUBERNETES_GROUP = 'nodeclass-scanner';
 
@@ -9,19 +10,31 @@ export const SCANNER_KUBERNETES_GROUP = 'nodeclass-scanner';
 const SCANNER_RBAC_RULES: readonly {
   readonly apiGroup: string;
   readonly resource: string;
+  /** Only these objects, and then only `get` (RBAC cannot restrict a list by name). */
+  readonly resourceNames?: readonly string[];
 }[] = [
   { apiGroup: 'karpenter.k8s.aws', resource: 'ec2nodeclasses' },
   { apiGroup: 'karpenter.sh', resource: 'nodepools' },
   { apiGroup: 'apps', resource: 'deployments' },
   { apiGroup: '', resource: 'serviceaccounts' },
+  // Karpenter's installed CRDs, which decide what the API server admits.
+  {
+    apiGroup: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    resourceNames: KARPENTER_CRD_NAMES,
+  },
 ];
+
+function ruleYaml(rule: (typeof SCANNER_RBAC_RULES)[number]): string {
+  const head = `  - apiGroups: ["${rule.apiGroup}"]\n    resources: ["${rule.resource}"]`;
+  if (rule.resourceNames === undefined) return `${head}\n    verbs: ["get", "list", "watch"]`;
+  const names = rule.resourceNames.map((name) => `"${name}"`).join(', ');
+  return `${head}\n    resourceNames: [${names}]\n    verbs: ["get"]`;
+}
 
 /** ClusterRole + ClusterRoleBinding for `kubectl apply -f -`. */
 export function scannerRbacYaml(group = SCANNER_KUBERNETES_GROUP): string {
-  const rules = SCANNER_RBAC_RULES.map(
-    ({ apiGroup, resource }) =>
-      `  - apiGroups: ["${apiGroup}"]\n    resources: ["${resource}"]\n    verbs: ["get", "list", "watch"]`
-  ).join('\n');
+  const rules = SCANNER_RBAC_RULES.map(ruleYaml).join('\n');
   return [
     'apiVersion: rbac.authorization.k8s.io/v1',
     'kind: ClusterRole',

@@ -8,18 +8,45 @@ import { StringMapSchema } from './selectors/tag-map.js';
 // Keeps `__proto__`/`constructor` keys as ordinary keys (tags, labels and annotations alike).
 const stringMap = StringMapSchema;
 
-export const SubnetSelectorTermSchema = z.looseObject({
+/** A copy of `value` without the declared fields set to `null`. */
+function withoutNullFields(value: unknown, shape: Readonly<Record<string, unknown>>): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const entries = Object.entries(value);
+  if (!entries.some(([key, field]) => field === null && Object.hasOwn(shape, key))) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of entries) {
+    if (field === null && Object.hasOwn(shape, key)) continue;
+    Object.defineProperty(copy, key, {
+      value: field,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+/**
+ * An object of a Karpenter CRD: a declared field set to `null` is absent, as the API server decodes
+ * it (no field of these CRDs is nullable: nulls are dropped, then defaults and validation apply);
+ * Go clients send `null` for nil slices such as capacityReservationSelectorTerms.
+ */
+function apiObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  return z.preprocess((value) => withoutNullFields(value, shape), z.looseObject(shape));
+}
+
+export const SubnetSelectorTermSchema = apiObject({
   id: z.string().optional(),
   tags: stringMap.optional(),
 });
 
-export const SecurityGroupSelectorTermSchema = z.looseObject({
+export const SecurityGroupSelectorTermSchema = apiObject({
   id: z.string().optional(),
   name: z.string().optional(),
   tags: stringMap.optional(),
 });
 
-export const AmiSelectorTermSchema = z.looseObject({
+export const AmiSelectorTermSchema = apiObject({
   alias: z.string().optional(),
   id: z.string().optional(),
   name: z.string().optional(),
@@ -28,21 +55,21 @@ export const AmiSelectorTermSchema = z.looseObject({
   tags: stringMap.optional(),
 });
 
-export const CapacityReservationSelectorTermSchema = z.looseObject({
+export const CapacityReservationSelectorTermSchema = apiObject({
   id: z.string().optional(),
   ownerID: z.string().optional(),
   instanceMatchCriteria: z.string().optional(),
   tags: stringMap.optional(),
 });
 
-const MetadataOptionsSchema = z.looseObject({
+const MetadataOptionsSchema = apiObject({
   httpEndpoint: z.string().optional(),
   httpProtocolIPv6: z.string().optional(),
   httpPutResponseHopLimit: z.number().int().optional(),
   httpTokens: z.string().optional(),
 });
 
-const BlockDeviceSchema = z.looseObject({
+const BlockDeviceSchema = apiObject({
   deleteOnTermination: z.boolean().optional(),
   encrypted: z.boolean().optional(),
   iops: z.number().int().optional(),
@@ -54,19 +81,19 @@ const BlockDeviceSchema = z.looseObject({
   volumeType: z.string().optional(),
 });
 
-export const BlockDeviceMappingSchema = z.looseObject({
+export const BlockDeviceMappingSchema = apiObject({
   deviceName: z.string().optional(),
   ebs: BlockDeviceSchema.optional(),
   rootVolume: z.boolean().optional(),
 });
 
-const NetworkInterfaceSchema = z.looseObject({
+const NetworkInterfaceSchema = apiObject({
   networkCardIndex: z.number().int().optional(),
   deviceIndex: z.number().int().optional(),
   interfaceType: z.string().optional(),
 });
 
-export const EC2NodeClassSpecSchema = z.looseObject({
+export const EC2NodeClassSpecSchema = apiObject({
   subnetSelectorTerms: z.array(SubnetSelectorTermSchema),
   securityGroupSelectorTerms: z.array(SecurityGroupSelectorTermSchema),
   amiSelectorTerms: z.array(AmiSelectorTermSchema),
@@ -92,7 +119,7 @@ export const EC2NodeClassSpecSchema = z.looseObject({
   cpuOptions: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const ConditionSchema = z.looseObject({
+export const ConditionSchema = apiObject({
   type: z.string(),
   status: z.string(),
   reason: z.string().optional(),
@@ -101,18 +128,16 @@ export const ConditionSchema = z.looseObject({
   observedGeneration: z.number().int().optional(),
 });
 
-const EC2NodeClassStatusSchema = z.looseObject({
+const EC2NodeClassStatusSchema = apiObject({
   subnets: z
     .array(
-      z.looseObject({ id: z.string(), zone: z.string().optional(), zoneID: z.string().optional() })
+      apiObject({ id: z.string(), zone: z.string().optional(), zoneID: z.string().optional() })
     )
     .optional(),
-  securityGroups: z
-    .array(z.looseObject({ id: z.string(), name: z.string().optional() }))
-    .optional(),
+  securityGroups: z.array(apiObject({ id: z.string(), name: z.string().optional() })).optional(),
   amis: z
     .array(
-      z.looseObject({
+      apiObject({
         id: z.string(),
         name: z.string().optional(),
         deprecated: z.boolean().optional(),
@@ -125,7 +150,7 @@ const EC2NodeClassStatusSchema = z.looseObject({
   conditions: z.array(ConditionSchema).optional(),
 });
 
-const ObjectMetaSchema = z.looseObject({
+const ObjectMetaSchema = apiObject({
   name: z.string().min(1),
   namespace: z.string().optional(),
   uid: z.string().optional(),
@@ -135,7 +160,7 @@ const ObjectMetaSchema = z.looseObject({
   creationTimestamp: z.string().optional(),
 });
 
-export const EC2NodeClassSchema = z.looseObject({
+export const EC2NodeClassSchema = apiObject({
   apiVersion: z.literal('karpenter.k8s.aws/v1'),
   kind: z.literal('EC2NodeClass'),
   metadata: ObjectMetaSchema,
@@ -147,27 +172,27 @@ export const EC2NodeClassSchema = z.looseObject({
 // the CRD's patterns, enums and CEL rules are evaluated by `nodepool-schema-valid`, one finding per
 // violation. Unknown fields are kept.
 
-export const NodeSelectorRequirementSchema = z.looseObject({
+export const NodeSelectorRequirementSchema = apiObject({
   key: z.string(),
   operator: z.string(),
   values: z.array(z.string()).optional(),
   minValues: z.number().int().optional(),
 });
 
-const TaintSchema = z.looseObject({
+const TaintSchema = apiObject({
   key: z.string(),
   effect: z.string(),
   value: z.string().optional(),
   timeAdded: z.string().optional(),
 });
 
-const NodeClassReferenceSchema = z.looseObject({
+const NodeClassReferenceSchema = apiObject({
   group: z.string(),
   kind: z.string(),
   name: z.string(),
 });
 
-const DisruptionBudgetSchema = z.looseObject({
+const DisruptionBudgetSchema = apiObject({
   // The CRD types `nodes` as a string; a bare YAML number is reported by the CRD rules.
   nodes: z.union([z.string(), z.number()]).optional(),
   schedule: z.string().optional(),
@@ -175,18 +200,18 @@ const DisruptionBudgetSchema = z.looseObject({
   reasons: z.array(z.string()).optional(),
 });
 
-const DisruptionSchema = z.looseObject({
+const DisruptionSchema = apiObject({
   consolidationPolicy: z.string().optional(),
   consolidateAfter: z.string().optional(),
   budgets: z.array(DisruptionBudgetSchema).optional(),
 });
 
-const NodePoolSpecSchema = z.looseObject({
-  template: z.looseObject({
+const NodePoolSpecSchema = apiObject({
+  template: apiObject({
     metadata: z
       .looseObject({ labels: stringMap.optional(), annotations: stringMap.optional() })
       .optional(),
-    spec: z.looseObject({
+    spec: apiObject({
       nodeClassRef: NodeClassReferenceSchema,
       requirements: z.array(NodeSelectorRequirementSchema),
       taints: z.array(TaintSchema).optional(),
@@ -202,13 +227,13 @@ const NodePoolSpecSchema = z.looseObject({
   replicas: z.number().int().optional(),
 });
 
-export const NodePoolSchema = z.looseObject({
+export const NodePoolSchema = apiObject({
   // Any karpenter.sh version parses; nodepool-schema-valid reports versions v1 does not serve.
   apiVersion: z.string(),
   kind: z.literal('NodePool'),
   metadata: ObjectMetaSchema,
   spec: NodePoolSpecSchema,
-  status: z.looseObject({ conditions: z.array(ConditionSchema).optional() }).optional(),
+  status: apiObject({ conditions: z.array(ConditionSchema).optional() }).optional(),
 });
 
 export type SubnetSelectorTerm = z.infer<typeof SubnetSelectorTermSchema>;

@@ -28,7 +28,7 @@ export interface Service {
   readonly config: Config;
   /** Every AWS call of this function's clients (the `AwsApiCalls` metric). */
   readonly counter: ApiCallCounter;
-  /** Client-side rate limits shared by every client of this function. */
+  /** Client-side rate limits shared by every client of this function (IAM's by the account's). */
   readonly limiter: ApiRateLimiter;
   /** Loads DynamoDB on its first call. */
   readonly store: FindingStore;
@@ -61,15 +61,19 @@ async function build(
   overrides: ServiceOverrides,
   emf: Metrics
 ): Promise<Service> {
-  const { loadScanningConfig } = await import('./phases/config.js');
+  const { loadScanningConfig, metricsDetailOf } = await import('./phases/config.js');
   const config = loadScanningConfig(overrides.env ?? process.env, handler);
   const clock = overrides.clock ?? (() => new Date());
   const counter = new ApiCallCounter();
-  const limiter = realTimeRateLimiter();
-  const metrics = createMetrics(emf);
+  const metrics = createMetrics(emf, metricsDetailOf(config));
   const stateStores = once(async () =>
     (await import('./phases/state.js')).createStateStores(config, counter, clock)
   );
+  // IAM's rate is the account's: every environment takes its IAM calls from one budget in the
+  // state table (loaded with the state table, on the first IAM call).
+  const limiter = realTimeRateLimiter(undefined, {
+    iam: { take: async () => (await stateStores()).iamBudget.take() },
+  });
   const store = deferredPort(async () => (await stateStores()).store, FINDING_STORE_METHODS);
   const publisher = deferredPort(
     async () => (await import('./phases/publish.js')).createPublisher(config, counter),

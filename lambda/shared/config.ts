@@ -36,9 +36,6 @@ export const IGNORE_RULES_MAX_CHARS = 2500;
  */
 export const ANNOTATION_SUPPRESSION_MAX_CHARS = 256;
 
-/** Characters the SSM parameter prefixes may take of the same environment (checked at synth). */
-export const SSM_PARAMETER_PREFIXES_MAX_CHARS = 512;
-
 /** The CDK context key that lists them: findings about a parameter outside them name it. */
 export const SSM_PARAMETER_PREFIXES_SETTING = 'the ssmParameterPrefixes CDK context key';
 

@@ -5,6 +5,9 @@
 export const SERVICE_NAME = 'nodeclass-scanner';
 export const METRICS_NAMESPACE = 'NodeClassScanner';
 
+/** Tag on the findings topic naming its stack: `nodeclass-scan notify-test --stack` finds it. */
+export const FINDINGS_TOPIC_TAG = 'nodeclass-scanner:findings-topic-of';
+
 /**
  * A deployment's own namespace (the construct's `metricsNamespace`) reaches the Lambdas in
  * Powertools' own variable. Letters, digits and underscores only, so Metrics Insights and SEARCH

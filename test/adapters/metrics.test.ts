@@ -41,7 +41,7 @@ describe('createMetrics', () => {
     // Prepare
     const documents = captureEmf();
     const powertools = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' });
-    const metrics = createMetrics(powertools);
+    const metrics = createMetrics(powertools, 'cluster');
     // Act
     metrics.clusterScanned({
       cluster: 'prod',
@@ -89,10 +89,51 @@ describe('createMetrics', () => {
     });
   });
 
+  it('metricsDetail account: the same metrics without Cluster, so series do not grow with clusters', () => {
+    // Prepare
+    const documents = captureEmf();
+    const powertools = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' });
+    const metrics = createMetrics(powertools, 'account');
+    // Act: two clusters scanned in one invocation
+    for (const cluster of ['prod', 'staging']) {
+      metrics.clusterScanned({
+        cluster,
+        durationMs: 100,
+        nodeClasses: 3,
+        openBySeverity: { critical: 1, high: 0, medium: 0, low: 0, info: 0 },
+      });
+      metrics.apiCalls(10, cluster);
+      metrics.sourceErrors(cluster, 0);
+      metrics.scanFailed(cluster);
+    }
+    powertools.publishStoredMetrics();
+    // Assess
+    expect(documents.filter((d) => 'Cluster' in d)).toEqual([]);
+    const dimensionSets = new Set(
+      documents.flatMap((d) =>
+        d._aws.CloudWatchMetrics[0]?.Metrics.map(
+          (m) => `${m.Name}:${[...(d._aws.CloudWatchMetrics[0]?.Dimensions[0] ?? [])].sort()}`
+        )
+      )
+    );
+    expect([...dimensionSets].sort()).toEqual([
+      'AwsApiCalls:service',
+      'ClustersScanned:service',
+      'NodeClassesScanned:service',
+      'OpenFindings:Severity,service',
+      'ScanDuration:service',
+      'ScanFailures:service',
+      'SourceErrors:service',
+    ]);
+    // Both clusters' calls reach the one series.
+    expect(documents.find((d) => 'AwsApiCalls' in d)?.AwsApiCalls).toEqual([10, 10]);
+  });
+
   it('writes no OpenFindings when the open counts are unknown', () => {
     const documents = captureEmf();
     const metrics = createMetrics(
-      new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' })
+      new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'svc' }),
+      'cluster'
     );
     metrics.clusterScanned({ cluster: 'prod', durationMs: 1, nodeClasses: 0 });
     expect(documents.some((d) => 'OpenFindings' in d)).toBe(false);
@@ -103,7 +144,7 @@ describe('createMetrics', () => {
     const documents = captureEmf();
     const powertools = createPowertoolsMetrics();
     // Act
-    createMetrics(powertools).apiCalls(3);
+    createMetrics(powertools, 'account').apiCalls(3);
     powertools.publishStoredMetrics();
     // Assess
     expect(documents).toMatchObject([

@@ -314,6 +314,14 @@ describe('the sharing table', () => {
     getParameters: () => [],
     getInstanceProfile: (port) => [port.getInstanceProfile('p'), port.getInstanceProfile('p')],
     getRole: (port) => [port.getRole('r'), port.getRole('r')],
+    getEbsEncryptionDefaults: (port) => [
+      port.getEbsEncryptionDefaults?.() ?? Promise.resolve(undefined),
+      port.getEbsEncryptionDefaults?.() ?? Promise.resolve(undefined),
+    ],
+    describeKmsKey: (port) => [
+      port.describeKmsKey?.('alias/nodes') ?? Promise.resolve(undefined),
+      port.describeKmsKey?.('alias/nodes') ?? Promise.resolve(undefined),
+    ],
   };
 
   const methods = Object.keys(FACT_SHARING) as (keyof typeof FACT_SHARING)[];

@@ -34,6 +34,7 @@ const CHECK_OF_GROUP: Record<PermissionGroup, string> = {
   'manage-instance-profile': 'controller-can-manage-instance-profile',
   discover: 'controller-can-discover',
   'spot-service-linked-role': 'nodepool-spot-service-linked-role',
+  'ebs-kms-key': 'ebs-kms-key-usable',
 };
 
 type Edit = (policies: NamedPolicy[]) => NamedPolicy[];

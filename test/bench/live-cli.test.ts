@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  againstFloor,
   comparableFindings,
   type LiveCliRun,
   runLiveCli,
@@ -49,5 +50,23 @@ describe('bench/live-cli', () => {
     expect(live.totals.attempts).toBe(live.totals.calls + live.totals.throttled);
     expect(live.totals.identical).toBe(0);
     expect(live.kubeRequests).toBeGreaterThanOrEqual(2);
+  });
+
+  it('sends the fleet’s simulation floor, no more, and reports it against the IAM wall-time floor', () => {
+    const measured = againstFloor(live);
+    expect(live.floor.calls).toBeGreaterThan(0);
+    // The floor is computed from the world alone: the scanner must reach it, and cannot beat it
+    // without merging contexts that docs/permission-semantics.md keeps apart.
+    expect(measured.simulations).toBe(live.floor.calls);
+    expect(measured.simulationsOverFloor).toBe(1);
+    // (calls − the burst of 10) at 5 a second.
+    expect(measured.iamWallFloorSeconds).toBe(Math.max(0, live.floor.calls - 10) / 5);
+    // The scanner's single IAM budget (5/s, burst 10) queues the role and policy reads with them.
+    expect(measured.iamReads).toBe(live.iamReadFloor);
+    expect(measured.iamBudgetFloorSeconds).toBe(
+      Math.max(0, live.floor.calls + live.iamReadFloor - 10) / 5
+    );
+    expect(measured.simulationPhase?.first).toBeGreaterThan(0);
+    expect(measured.simulationPhase?.last).toBeLessThanOrEqual(live.wallSeconds);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fleetLowerBound, lowerBoundWallTimeMs } from '../../bench/lower-bound.js';
+import { iamWallFloorSeconds, simulationFloor } from '../../bench/simulation-floor.js';
 
 const BENCH = resolve(import.meta.dirname, '../../bench');
 
@@ -100,15 +101,58 @@ describe('fleet lower bound', () => {
       'ec2:DescribeSecurityGroups': 1,
       // the alias' 5 published parameters: one GetParameters
       'ssm:GetParameters': 1,
+      // Karpenter's default volumes are encrypted with the account's default key: its settings
+      // once (the AWS managed key itself is never read)
+      'ec2:GetEbsEncryptionByDefault': 1,
+      'ec2:GetEbsDefaultKmsKeyId': 1,
       // Node-a, Node-b, Controller-a, Controller-b; attached policies only of roles that exist
       'iam:GetRole': 4,
       'iam:ListAttachedRolePolicies': 3,
       'iam:ListRolePolicies': 2,
       'iam:GetPolicy': 1,
       'iam:GetPolicyVersion': 1,
-      'iam:SimulatePrincipalPolicy': 2,
+      // a: 7 contexts, one call each (nothing compared); b's attached policy is not in the world,
+      // so every value counts: per class launch, 3 tag-on-create actions, launch template, 2
+      // profile contexts (21), one PassRole and one discovery context
+      'iam:SimulatePrincipalPolicy': 30,
     });
-    expect(bound.simulationContexts).toBe(2);
+    expect(bound.simulationContexts).toBe(30);
+  });
+
+  it('reads each KMS key a volume names once, and the policy and grants of customer keys only', () => {
+    const withKey = (kmsKeyID: string) => ({
+      ...nodeClass('a', { id: 'ami-0a' }),
+      blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { encrypted: true, kmsKeyID } }],
+    });
+    const key = (id: string, manager: string, aliases: string[] = []) => ({
+      KeyMetadata: { KeyId: id, Arn: `arn:aws:kms:us-east-1:1:key/${id}`, KeyManager: manager },
+      Aliases: aliases,
+    });
+    const world = {
+      region: 'us-east-1',
+      iam: { roles: [], instanceProfiles: [] },
+      kms: { keys: [key('k-1', 'CUSTOMER', ['alias/nodes']), key('k-2', 'AWS')] },
+      eks: {
+        clusters: [
+          cluster('a', [
+            withKey('alias/nodes'),
+            withKey('alias/nodes'),
+            withKey('arn:aws:kms:us-east-1:1:key/k-1'),
+            withKey('k-2'),
+            withKey('alias/aws/ebs'),
+          ]),
+        ],
+      },
+    };
+
+    const bound = fleetLowerBound(world).byOperation;
+
+    // alias/nodes and the ARN are one key named two ways: two DescribeKeys, one policy read.
+    expect(bound['kms:DescribeKey']).toBe(3);
+    expect(bound['kms:GetKeyPolicy']).toBe(1);
+    expect(bound['kms:ListGrants']).toBe(1);
+    // Every volume names its key: the account's default is never needed.
+    expect(bound['ec2:GetEbsDefaultKmsKeyId']).toBeUndefined();
   });
 
   it('reads the region’s instance types and offerings once, by page, when a NodePool launches', () => {
@@ -185,7 +229,7 @@ describe('fleet lower bound', () => {
     expect(bound.byOperation['ec2:DescribeSecurityGroups']).toBe(3);
   });
 
-  it('shares a controller role across clusters: one simulation per cluster it serves', () => {
+  it('shares a controller role across clusters: contexts without cluster-named keys merge', () => {
     const shared = (name: string) => ({
       ...cluster(name, [nodeClass(name, { alias: 'al2023@v20251001' })]),
       podIdentityAssociations: [
@@ -201,7 +245,11 @@ describe('fleet lower bound', () => {
       iam: { roles: [{ RoleName: 'Shared' }] },
       eks: { clusters: [shared('a'), shared('b')] },
     });
-    expect(bound.byOperation['iam:SimulatePrincipalPolicy']).toBe(2);
+    // 7 contexts per cluster; PassRole and discovery merge (12). The merged discovery context holds
+    // 11 Describe actions, ListInstanceProfiles, DescribeCluster and GetParameter (14) on `*`, two
+    // clusters and 5 parameters (8): 112 > 100, so two calls.
+    expect(bound.simulationContexts).toBe(12);
+    expect(bound.byOperation['iam:SimulatePrincipalPolicy']).toBe(13);
     expect(bound.byOperation['iam:ListRolePolicies']).toBe(1);
   });
 
@@ -220,5 +268,279 @@ describe('fleet lower bound', () => {
       )
     ).toBe(2040);
     expect(lowerBoundWallTimeMs({}, limits, 40)).toBe(0);
+  });
+});
+
+// Small fleets whose simulation floor is worked out by hand in each test's comments.
+const ACCOUNT = '111122223333';
+const ALIAS_A = 'al2023@v20251001';
+const ALIAS_B = 'al2023@v20251015';
+
+/** The 5 SSM parameters of an AL2023 alias (x86_64 standard/nvidia/neuron, arm64 standard/nvidia). */
+function aliasParameterNames(alias: string): string[] {
+  const version = alias.split('@')[1];
+  const variants = [
+    ['x86_64', 'standard'],
+    ['x86_64', 'nvidia'],
+    ['x86_64', 'neuron'],
+    ['arm64', 'standard'],
+    ['arm64', 'nvidia'],
+  ];
+  return variants.map(
+    ([arch, variant]) =>
+      `/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/${arch}/${variant}/amazon-eks-node-al2023-${arch}-${variant}-1.33-${version}/image_id`
+  );
+}
+
+interface FloorClass {
+  readonly name: string;
+  readonly ami: Record<string, unknown>;
+  readonly nodePool?: string;
+  readonly instanceProfile?: string;
+  readonly spot?: boolean;
+}
+
+function floorWorld(
+  classes: readonly FloorClass[],
+  options: {
+    readonly controller?: Record<string, unknown>;
+    readonly policies?: unknown[];
+    readonly karpenterVersion?: string;
+    readonly irsa?: boolean;
+  } = {}
+) {
+  const parameters = Object.fromEntries(
+    [ALIAS_A, ALIAS_B].flatMap((alias, a) =>
+      aliasParameterNames(alias).map((name, index) => [name, `ami-${a}${index}`])
+    )
+  );
+  const discovery = [{ Key: 'karpenter.sh/discovery', Value: 'c' }];
+  const controllerArn = `arn:aws:iam::${ACCOUNT}:role/Ctl`;
+  return {
+    account: ACCOUNT,
+    region: 'us-east-1',
+    ec2: {
+      images: Object.values(parameters).map((id) => ({
+        ImageId: id,
+        OwnerId: '602401143452',
+        ImageOwnerAlias: 'amazon',
+      })),
+      subnets: ['subnet-1', 'subnet-2'].map((id) => ({
+        SubnetId: id,
+        VpcId: 'vpc-1',
+        Tags: discovery,
+      })),
+      securityGroups: [{ GroupId: 'sg-1', VpcId: 'vpc-1', Tags: discovery }],
+    },
+    ssm: { parameters },
+    iam: {
+      roles: [
+        { RoleName: 'Ctl', AttachedPolicies: [], ...options.controller },
+        { RoleName: 'Node', AttachedPolicies: [] },
+      ],
+      instanceProfiles: [
+        {
+          InstanceProfileName: 'c-nodes',
+          Roles: [{ RoleName: 'Node', Arn: `arn:aws:iam::${ACCOUNT}:role/Node` }],
+        },
+      ],
+      policies: options.policies ?? [],
+    },
+    eks: {
+      clusters: [
+        {
+          name: 'c',
+          arn: `arn:aws:eks:us-east-1:${ACCOUNT}:cluster/c`,
+          podIdentityAssociations: options.irsa
+            ? []
+            : [{ namespace: 'kube-system', serviceAccount: 'karpenter', roleArn: controllerArn }],
+          kubernetes: {
+            karpenterVersion: options.karpenterVersion ?? '1.8.0',
+            serviceAccounts: options.irsa
+              ? [
+                  {
+                    namespace: 'kube-system',
+                    name: 'karpenter',
+                    annotations: { 'eks.amazonaws.com/role-arn': controllerArn },
+                  },
+                ]
+              : [],
+            ec2NodeClasses: classes.map((nodeClass) => ({
+              metadata: { name: nodeClass.name },
+              spec: {
+                amiSelectorTerms: [nodeClass.ami],
+                ...(nodeClass.instanceProfile
+                  ? { instanceProfile: nodeClass.instanceProfile }
+                  : { role: 'Node' }),
+                subnetSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'c' } }],
+                securityGroupSelectorTerms: [{ tags: { 'karpenter.sh/discovery': 'c' } }],
+              },
+            })),
+            nodePools: classes.flatMap((nodeClass) =>
+              nodeClass.nodePool === undefined
+                ? []
+                : [
+                    {
+                      metadata: { name: nodeClass.nodePool },
+                      spec: {
+                        template: {
+                          spec: {
+                            nodeClassRef: { name: nodeClass.name },
+                            requirements: nodeClass.spot
+                              ? [
+                                  {
+                                    key: 'karpenter.sh/capacity-type',
+                                    operator: 'In',
+                                    values: ['spot'],
+                                  },
+                                ]
+                              : [],
+                          },
+                        },
+                      },
+                    },
+                  ]
+            ),
+          },
+        },
+      ],
+    },
+  };
+}
+
+const twoClasses = (secondAlias = ALIAS_A): FloorClass[] => [
+  { name: 'nc-a', ami: { alias: ALIAS_A }, nodePool: 'np-a' },
+  { name: 'nc-b', ami: { alias: secondAlias }, nodePool: 'np-b' },
+];
+
+describe('simulation floor', () => {
+  it('merges NodeClasses whose contexts differ only in values no policy compares', () => {
+    const floor = simulationFloor(floorWorld(twoClasses()));
+    // Contexts: launch; CreateTags with ec2:CreateAction; use of the launch template (resource
+    // tags); PassRole; CreateInstanceProfile (request tags); the other profile calls (resource
+    // tags); discovery (region only). Pairs: launch 8 on created resources + RunInstances and
+    // CreateFleet on 5 images, snapshot/*, 2 subnets, 1 group (18) = 26; CreateTags 5; template 2;
+    // PassRole 1; profile 1 + 4; discovery 9 Describe (v1.8) + ListInstanceProfiles on `*`,
+    // DescribeCluster, GetParameter on 5 names = 16 (12 actions × 7 resources = 84 ≤ 100).
+    expect(floor).toMatchObject({ contexts: 7, pairs: 55, byPairs: 7, calls: 7 });
+    expect(floor.byContext.map((context) => [context.pairs, context.calls])).toEqual([
+      [26, 1],
+      [5, 1],
+      [2, 1],
+      [1, 1],
+      [1, 1],
+      [4, 1],
+      [16, 1],
+    ]);
+  });
+
+  it('counts a second call where one context fits a page but not one actions × resources call', () => {
+    const floor = simulationFloor(floorWorld(twoClasses(ALIAS_B)));
+    // Launch gains 5 images (36 pairs); discovery names 10 parameters: 21 pairs, one page, but
+    // 12 actions × 12 resources = 144 in one call. 36 + 5 + 2 + 1 + 1 + 4 + 21 = 70.
+    expect(floor).toMatchObject({ contexts: 7, pairs: 70, byPairs: 7, calls: 8 });
+    expect(floor.byContext.at(-1)).toMatchObject({
+      actions: 12,
+      resources: 12,
+      pairs: 21,
+      calls: 2,
+    });
+  });
+
+  it('splits on values the controller policies compare, not on presence-only tests', () => {
+    const statement = (Condition: Record<string, unknown>) => ({
+      PolicyName: 'p',
+      PolicyDocument: encodeURIComponent(
+        JSON.stringify({ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*', Condition }] })
+      ),
+    });
+    const presenceOnly = simulationFloor(
+      floorWorld(twoClasses(), {
+        controller: {
+          RolePolicyList: [
+            statement({
+              Null: { 'aws:RequestTag/karpenter.k8s.aws/ec2nodeclass': 'false' },
+              StringLike: { 'aws:RequestTag/karpenter.sh/nodepool': '*' },
+            }),
+          ],
+        },
+      })
+    );
+    expect(presenceOnly).toMatchObject({ contexts: 7, calls: 7 });
+
+    const compared = simulationFloor(
+      floorWorld(twoClasses(), {
+        controller: {
+          RolePolicyList: [
+            statement({ StringEquals: { 'aws:RequestTag/karpenter.sh/nodepool': 'np-a' } }),
+          ],
+        },
+      })
+    );
+    // Launch, CreateTags and launch-template contexts split per NodePool (+3); the profile
+    // contexts carry no nodepool tag. Pairs: 55 + 26 + 5 + 2.
+    expect(compared).toMatchObject({ contexts: 10, pairs: 88, byPairs: 10, calls: 10 });
+  });
+
+  it('compares every value when a controller policy cannot be read', () => {
+    const floor = simulationFloor(
+      floorWorld(twoClasses(), {
+        controller: { AttachedPolicies: [{ PolicyArn: `arn:aws:iam::${ACCOUNT}:policy/missing` }] },
+      })
+    );
+    // Per class: launch, 3 CreateTags (one per ec2:CreateAction), template, 2 profile contexts
+    // (14); the classes share the node role (PassRole) and discovery.
+    expect(floor).toMatchObject({ contexts: 16, calls: 16 });
+  });
+
+  it('needs ⌈pairs / 100⌉ calls for a context over one page', () => {
+    const ids = Array.from({ length: 60 }, (_, index) => `ami-x${index}`);
+    const world = floorWorld([{ name: 'nc', ami: {}, nodePool: 'np' }]);
+    const spec = world.eks.clusters[0]?.kubernetes.ec2NodeClasses[0]?.spec;
+    if (spec === undefined) throw new Error('no class');
+    spec.amiSelectorTerms = ids.map((id) => ({ id }));
+    const large = simulationFloor(world);
+    // Launch: 8 + 2 × (60 images + snapshot/* + 2 subnets + 1 group) = 136 pairs → 2 calls.
+    // Discovery without parameters: 9 + 1 on `*`, DescribeCluster = 11 pairs.
+    expect(large.byContext[0]).toMatchObject({ label: 'launch', pairs: 136, calls: 2 });
+    expect(large).toMatchObject({ contexts: 7, byPairs: 8, calls: 8 });
+  });
+
+  it('follows the release and the mode: no profile calls for instanceProfile, none listed before v1.7', () => {
+    const profileMode = simulationFloor(
+      floorWorld(
+        [{ name: 'nc', ami: { alias: ALIAS_A }, nodePool: 'np', instanceProfile: 'c-nodes' }],
+        {
+          irsa: true,
+        }
+      )
+    );
+    // Launch, CreateTags, template, PassRole (the profile's role), discovery: 9 + DescribeCluster
+    // + 5 parameters = 15 pairs (no ListInstanceProfiles without role mode).
+    expect(profileMode).toMatchObject({ contexts: 5, calls: 5 });
+    expect(profileMode.byContext.at(-1)).toMatchObject({ pairs: 15 });
+
+    const v10 = simulationFloor(
+      floorWorld([{ name: 'nc', ami: { alias: ALIAS_A }, nodePool: 'np' }], {
+        karpenterVersion: '1.0.5',
+      })
+    );
+    // v1.0: TagInstanceProfile (request and resource tags) is one more context; discovery has 8
+    // Describe actions (no capacity reservations before v1.3) and no ListInstanceProfiles.
+    expect(v10).toMatchObject({ contexts: 8, calls: 8 });
+    expect(v10.byContext.at(-1)).toMatchObject({ pairs: 14 });
+  });
+
+  it('adds the Spot service-linked role when a NodePool allows Spot and the role is missing', () => {
+    const floor = simulationFloor(
+      floorWorld([{ name: 'nc', ami: { alias: ALIAS_A }, nodePool: 'np', spot: true }])
+    );
+    expect(floor).toMatchObject({ contexts: 8, calls: 8 });
+    expect(floor.byContext.at(-1)).toMatchObject({ label: 'spot-service-linked-role', pairs: 1 });
+  });
+
+  it('IAM wall-time floor: the calls past the burst at the refill rate', () => {
+    expect(iamWallFloorSeconds(320, { capacity: 10, refillPerSecond: 5 })).toBe(62);
+    expect(iamWallFloorSeconds(8, { capacity: 10, refillPerSecond: 5 })).toBe(0);
   });
 });

@@ -326,6 +326,7 @@ describe('the JSON schema of the config file', () => {
     dryRunRole: 'arn:aws:iam::111122223333:role/DryRun',
     controllerPolicy: ['iam/controller.json'],
     permissionsBoundary: 'iam/boundary.json',
+    crd: ['crds/karpenter.k8s.aws_ec2nodeclasses.yaml'],
     annotationSuppression: ['imds-*'],
     ignore: [
       {

@@ -173,6 +173,89 @@ describe('scan --aws manifests --controller-policy', () => {
   });
 });
 
+describe('scan --aws manifests --controller-policy with a Spot NodePool', () => {
+  const CONTROLLER = `arn:aws:iam::${ACCOUNT}:role/KarpenterControllerRole-demo`;
+  const SPOT_POOL = [
+    'apiVersion: karpenter.sh/v1',
+    'kind: NodePool',
+    'metadata: { name: spot }',
+    'spec:',
+    '  template:',
+    '    spec:',
+    '      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: edge }',
+    '      requirements: [{ key: karpenter.sh/capacity-type, operator: In, values: [spot] }]',
+    '',
+  ].join('\n');
+
+  async function scanSpot() {
+    const dir = tree({ 'edge.yaml': `${EDGE_MANIFEST}---\n${SPOT_POOL}` });
+    const run = await runCliCaptured([
+      'scan',
+      '--aws',
+      '--region',
+      'us-east-1',
+      '--controller-role',
+      `demo=${CONTROLLER}`,
+      ...policyFlags(
+        referenceControllerPolicies('v1.14.1', {
+          partition: 'aws',
+          region: 'us-east-1',
+          accountId: ACCOUNT,
+          clusterName: 'demo',
+        })
+      ),
+      '--only',
+      'nodepool-spot-service-linked-role',
+      '--format',
+      'json',
+      join(dir, 'edge.yaml'),
+    ]);
+    return JSON.parse(run.stdout) as ScanReport;
+  }
+
+  it('reads whether the account has AWSServiceRoleForEC2Spot from IAM, as the documents cannot say', async () => {
+    // Arrange
+    iam.on(GetRoleCommand, { RoleName: 'AWSServiceRoleForEC2Spot' }).resolves({
+      Role: {
+        RoleName: 'AWSServiceRoleForEC2Spot',
+        Arn: `arn:aws:iam::${ACCOUNT}:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot`,
+        Path: '/aws-service-role/spot.amazonaws.com/',
+        RoleId: 'AROASPOT',
+        CreateDate: new Date('2025-01-01T00:00:00Z'),
+      },
+    });
+
+    // Act
+    const report = await scanSpot();
+
+    // Assess
+    expect(finding(report, 'nodepool-spot-service-linked-role')).toMatchObject({
+      status: 'pass',
+      evidence: { reason: 'role-exists' },
+    });
+    expect(iam.commandCalls(GetRoleCommand, { RoleName: 'AWSServiceRoleForEC2Spot' })).toHaveLength(
+      1
+    );
+  });
+
+  it('fails when the role is absent and the documents do not let the controller create it', async () => {
+    // Arrange
+    iam
+      .on(GetRoleCommand, { RoleName: 'AWSServiceRoleForEC2Spot' })
+      .rejects(Object.assign(new Error('no such role'), { name: 'NoSuchEntity' }));
+
+    // Act
+    const report = await scanSpot();
+
+    // Assess
+    expect(finding(report, 'nodepool-spot-service-linked-role')).toMatchObject({
+      status: 'fail',
+      evidence: { reason: 'not-creatable' },
+    });
+    expect(iam.commandCalls(SimulatePrincipalPolicyCommand)).toEqual([]);
+  });
+});
+
 describe('scan --cluster --controller-policy', () => {
   const IRSA_ROLE = `arn:aws:iam::${ACCOUNT}:role/KarpenterControllerRole-prod`;
 

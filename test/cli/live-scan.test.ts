@@ -51,6 +51,9 @@ beforeEach(() => {
           }),
         ],
       });
+    } else if (url.pathname.startsWith('/apis/apiextensions.k8s.io/')) {
+      // No CRD objects served: admission falls back to the built-in rules, without a notice.
+      sendJson(res, 404, statusBody(404, 'NotFound', 'no'));
     } else if (url.pathname.startsWith('/apis/')) sendJson(res, 200, { items: [] });
     else sendJson(res, 404, statusBody(404, 'NotFound', 'no'));
   });

@@ -3,8 +3,10 @@ import {
   IMDS_IPV6_UNSUPPORTED_REGIONS,
   isIsoRegion,
   isRegionName,
+  KNOWN_REGIONS,
   partitionDnsSuffix,
   partitionOf,
+  regionProblem,
 } from '../../lambda/core/region.js';
 
 describe('partitionOf', () => {
@@ -91,4 +93,29 @@ describe('isRegionName', () => {
       expect(isRegionName(value)).toBe(false);
     }
   );
+});
+
+describe('regionProblem (every place that takes a region)', () => {
+  it('accepts every known region, of every partition, and a new one of the same shape', () => {
+    for (const region of [...KNOWN_REGIONS, 'ap-southeast-9', 'eusc-de-east-2']) {
+      expect(regionProblem(region), region).toBeUndefined();
+    }
+  });
+
+  it('refuses a geography that is no AWS one', () => {
+    expect(regionProblem('mars-east-1')).toMatch(/^"mars-east-1" is not an AWS region name/);
+  });
+
+  it.each([
+    ['us-iso-east1', 'us-iso-east-1'],
+    ['eu-west', 'eu-west-1'],
+    ['eusc-de-east1', 'eusc-de-east-1'],
+    ['mars-1', undefined],
+    ['', undefined],
+  ])('refuses %s, suggesting %s', (value, suggestion) => {
+    const problem = regionProblem(value);
+    expect(problem).toContain(`"${value}" is not an AWS region name`);
+    if (suggestion === undefined) expect(problem).not.toContain('did you mean');
+    else expect(problem).toContain(`(did you mean "${suggestion}"?)`);
+  });
 });

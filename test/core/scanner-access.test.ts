@@ -22,6 +22,12 @@ describe('scanner-access', () => {
       { apiGroups: ['karpenter.sh'], resources: ['nodepools'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['ec2nodeclasses.karpenter.k8s.aws', 'nodepools.karpenter.sh'],
+        verbs: ['get'],
+      },
     ]);
     expect(binding).toMatchObject({
       kind: 'ClusterRoleBinding',

@@ -135,6 +135,11 @@ export class TemplateAuthorizer {
     this.resourcePolicies = template.resourcePolicies();
   }
 
+  /** A resource's own policy from outside the template: a KMS key of the scanned account's world. */
+  setResourcePolicy(resource: string, statements: readonly PolicyStatement[]): void {
+    this.resourcePolicies.set(resource, [...statements]);
+  }
+
   private identityStatements(principal: Principal): PolicyStatement[] {
     if (principal.kind === 'service') return [];
     let statements = this.identityCache.get(principal.roleLogicalId);

@@ -64,7 +64,8 @@ export interface InvokeOptions {
   readonly timeoutMs?: number;
 }
 
-function environmentVariables(options: InvokeOptions): Record<string, string> {
+/** The environment Lambda gives the function's process (also the cold-start bench's). */
+export function environmentVariables(options: InvokeOptions): Record<string, string> {
   const { fn } = options;
   return {
     ...fn.environment,

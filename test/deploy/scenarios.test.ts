@@ -24,6 +24,7 @@ import {
   redeliverScans,
 } from './scenario-support.js';
 import {
+  EBS_KEYS,
   SAME_NAME_CLUSTER,
   SECOND_REGION,
   SECOND_REGION_CLUSTER,
@@ -311,6 +312,50 @@ describe('NodePools that cannot launch a node', () => {
         oracle.open.has(entry)
     );
     expect(healthy).toEqual([]);
+  });
+});
+
+describe('KMS keys for EBS', () => {
+  it('alerts the NodeClass whose data volume uses a disabled key, none of the classes on the usable default key, and reads each key once', async () => {
+    // Prepare
+    await sim.resetState();
+    const oracle = await oracleOf(sim.world);
+    const callsBefore = sim.aws.calls.length;
+
+    // Act
+    await scheduledScan();
+
+    // Assess: the alert, by NodeClass, is the offline scan's.
+    const kmsAlerts = alertsOf(sim.aws.published).flatMap((alert) => {
+      const [, cluster, id] = alert.split(' ');
+      const about = oracle.about.get(`${cluster} ${id}`);
+      return about?.checkId === 'ebs-kms-key-usable' ? [`${cluster} ${about.name}`] : [];
+    });
+    expect(kmsAlerts).toEqual([`prod-use1 analytics`]);
+    // The controls: every class's root volume on the account's default key passes.
+    const open = [...oracle.about.entries()]
+      .filter(([entry, about]) => about.checkId === 'ebs-kms-key-usable' && oracle.open.has(entry))
+      .map(([, about]) => about.name);
+    expect(open).toEqual(['analytics']);
+    // Read with the scanning function's own role: each key, its policy and grants.
+    const kmsCalls = sim.aws.calls
+      .slice(callsBefore)
+      .filter(
+        (call) =>
+          ['kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'].includes(call.action) &&
+          call.principal === sim.fn('ScanCluster').roleLogicalId
+      );
+    expect(kmsCalls.every((call) => call.allowed)).toBe(true);
+    const keyArn = (id: string) => `arn:aws:kms:${sim.world.region}:${sim.world.account}:key/${id}`;
+    expect([...new Set(kmsCalls.map((call) => `${call.action} ${call.resource}`))].sort()).toEqual(
+      [EBS_KEYS.defaultKeyId, EBS_KEYS.retiredKeyId]
+        .flatMap((id) =>
+          ['kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'].map(
+            (action) => `${action} ${keyArn(id)}`
+          )
+        )
+        .sort()
+    );
   });
 });
 
@@ -1086,6 +1131,52 @@ describe('ignore-check annotations (this deployment: annotationSuppression imds-
     expect(item?.message).toContain(
       `The annotation ${ENCRYPTION} ("the SCP encrypts volumes anyway") tried to suppress this finding; refused: the deployment's annotationSuppression setting does not let annotations suppress root-volume-encrypted, so it stays open.`
     );
+  });
+});
+
+describe('concurrent scans share the account-wide IAM budget', () => {
+  it('four clusters scanned at once stay within iamCallsPerSecond over every window', async () => {
+    // Prepare: two clusters per region, fresh state (no cached verdicts: every scan simulates)
+    await sim.resetState();
+    const west = copyWorld(sim.secondRegionWorld);
+    west.eks.clusters = [sim.secondRegionCluster, sim.sameNameCluster];
+    sim.setSecondRegionWorld(west);
+    const dispatched = await sim.invoke('Dispatch', event('scheduled-event'));
+    expect(dispatched.error).toBeUndefined();
+    const messages = sim.aws.queued.splice(0);
+    expect(messages).toHaveLength(4);
+    const rate = Number(sim.fn('ScanCluster').environment.IAM_CALLS_PER_SECOND);
+    expect(rate).toBeGreaterThan(0);
+    const firstCall = sim.aws.calls.length;
+
+    // Act: the event source mapping hands each message to its own execution environment at once
+    const invocations = await Promise.all(
+      messages.map((message) => sim.invoke('ScanCluster', sim.sqsEvent(message)))
+    );
+
+    // Assess: every scan succeeded, and IAM saw at most a second's burst plus the rate in any
+    // window. The emulator stamps a call when it handles it, so a busy emulator can bunch two
+    // calls paced apart: windows get half a second of slack.
+    for (const invocation of invocations) {
+      expect(invocation.error).toBeUndefined();
+      expect(invocation.result).toEqual({ batchItemFailures: [] });
+    }
+    const iamTimes = sim.aws.calls
+      .slice(firstCall)
+      .filter((call) => call.service === 'iam')
+      .map((call) => call.at)
+      .sort((a, b) => a - b);
+    // Enough calls that four environments pacing on their own would have exceeded the budget.
+    expect(iamTimes.length).toBeGreaterThan(4 * rate);
+    const excess: string[] = [];
+    for (let start = 0; start < iamTimes.length; start++) {
+      for (let end = start; end < iamTimes.length; end++) {
+        const seconds = ((iamTimes[end] ?? 0) - (iamTimes[start] ?? 0)) / 1000;
+        const allowed = rate + rate * (seconds + 0.5);
+        if (end - start + 1 > allowed) excess.push(`${end - start + 1} calls in ${seconds} s`);
+      }
+    }
+    expect(excess).toEqual([]);
   });
 });
 

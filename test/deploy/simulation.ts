@@ -86,8 +86,99 @@ const SIMULATED_NODECLASSES: Readonly<Record<string, readonly string[]>> = {
   'staging-use1': ['default'],
 };
 
+/** The simulation's KMS keys for EBS: the account's default (usable) and a retired one. */
+export const EBS_KEYS = {
+  defaultKeyId: '0b1e6f3a-9c7d-4253-8000-00000000e850',
+  retiredAlias: 'alias/analytics-data-2025',
+  retiredKeyId: '0b1e6f3a-9c7d-4253-8000-00000000e851',
+} as const;
+
+/**
+ * Every volume encrypted without a key uses the account's default EBS key, here a customer key
+ * whose policy allows use through EC2 (Karpenter's troubleshooting guide); `analytics` also has a
+ * data volume on a disabled key.
+ */
+function withEbsKeys(world: World): void {
+  const arnOf = (id: string) => `arn:aws:kms:${world.region}:${world.account}:key/${id}`;
+  const viaEc2 = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'Allow access through EBS for all principals in the account',
+        Effect: 'Allow',
+        Principal: { AWS: '*' },
+        Action: [
+          'kms:Encrypt',
+          'kms:Decrypt',
+          'kms:ReEncrypt*',
+          'kms:GenerateDataKey*',
+          'kms:CreateGrant',
+          'kms:DescribeKey',
+        ],
+        Resource: '*',
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': `ec2.${world.region}.amazonaws.com`,
+            'kms:CallerAccount': world.account,
+          },
+        },
+      },
+      {
+        Sid: 'Enable IAM policies',
+        Effect: 'Allow',
+        Principal: { AWS: `arn:aws:iam::${world.account}:root` },
+        Action: 'kms:*',
+        Resource: '*',
+      },
+    ],
+  };
+  const key = (id: string, state: string, aliases: string[]) => ({
+    KeyMetadata: {
+      AWSAccountId: world.account,
+      KeyId: id,
+      Arn: arnOf(id),
+      KeyState: state,
+      KeyManager: 'CUSTOMER',
+      KeyUsage: 'ENCRYPT_DECRYPT',
+      KeySpec: 'SYMMETRIC_DEFAULT',
+    },
+    Aliases: aliases,
+    Policy: JSON.stringify(viaEc2),
+    Grants: [],
+  });
+  world.kms = {
+    ...world.kms,
+    keys: [
+      key(EBS_KEYS.defaultKeyId, 'Enabled', ['alias/ebs-default']),
+      key(EBS_KEYS.retiredKeyId, 'Disabled', [EBS_KEYS.retiredAlias]),
+    ],
+    ebsEncryptionDefaults: {
+      [world.region]: { EbsEncryptionByDefault: false, KmsKeyId: arnOf(EBS_KEYS.defaultKeyId) },
+    },
+  };
+  for (const cluster of world.eks.clusters) {
+    for (const object of cluster.kubernetes?.ec2NodeClasses ?? []) {
+      const nodeClass = object as {
+        metadata?: { name?: string };
+        spec?: { blockDeviceMappings?: unknown[] };
+      };
+      if (cluster.name !== 'prod-use1' || nodeClass.metadata?.name !== 'analytics') continue;
+      nodeClass.spec?.blockDeviceMappings?.push({
+        deviceName: '/dev/xvdb',
+        ebs: {
+          volumeSize: '200Gi',
+          volumeType: 'gp3',
+          encrypted: true,
+          kmsKeyID: EBS_KEYS.retiredAlias,
+        },
+      });
+    }
+  }
+}
+
 function simulationWorld(): World {
   const world = parseWorld(readFileSync(WORLD_FILE, 'utf8'), WORLD_FILE);
+  withEbsKeys(world);
   for (const cluster of world.eks.clusters) {
     const kept = SIMULATED_NODECLASSES[cluster.name] ?? [];
     const kube = cluster.kubernetes;
@@ -141,7 +232,8 @@ export class Simulation {
     public world: World,
     readonly aws: AwsEmulator,
     readonly kube: KubeEmulator,
-    private readonly caFile: string,
+    /** The emulators' CA, trusted by the functions' processes. */
+    readonly caFile: string,
     private readonly dynamo: { close(): void; endpoint: string },
     regional: {
       readonly world: World;

@@ -46,9 +46,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** A scan worker writing per-cluster series (`metricsDetail` `cluster`). */
 function scanCluster(failing: string[] = []) {
   return createScanClusterHandler({
-    env: SERVICE_ENV,
+    env: { ...SERVICE_ENV, METRICS_DETAIL: 'cluster' },
     planFor: objectsPlan(world, new Set(failing)),
     clock: () => new Date('2026-11-01T10:15:05Z'),
   });

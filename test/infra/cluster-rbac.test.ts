@@ -8,7 +8,7 @@ import { REPO_ROOT } from './support.js';
 interface RbacObject {
   kind: string;
   metadata: { name: string };
-  rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  rules?: { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
   roleRef?: { kind: string; name: string };
   subjects?: { kind: string; name: string }[];
 }
@@ -26,6 +26,25 @@ describe('infra/cluster-rbac.yaml', () => {
     // Assess
     expect(role?.rules?.length).toBeGreaterThan(0);
     expect([...verbs].sort()).toEqual(['get', 'list', 'watch']);
+  });
+
+  it("reads CRDs only by name, only Karpenter's two, and only with get", () => {
+    // Act
+    const role = objects.find((object) => object.kind === 'ClusterRole');
+    const crdRules = (role?.rules ?? []).filter((rule) =>
+      rule.apiGroups.includes('apiextensions.k8s.io')
+    );
+
+    // Assess: list/watch would ignore resourceNames and expose every CRD in the cluster.
+    expect(crdRules).toEqual([
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['ec2nodeclasses.karpenter.k8s.aws', 'nodepools.karpenter.sh'],
+        verbs: ['get'],
+      },
+    ]);
+    expect(role?.rules?.filter((rule) => rule.resourceNames !== undefined)).toEqual(crdRules);
   });
 
   it('is the same RBAC the scanner-can-read-cluster finding tells users to apply', () => {

@@ -1,36 +1,35 @@
-// The README's "Configuration" table lists exactly the context keys the app's schema reads.
+// README's "Configuration" table is the settings table, rendered: every key, its prop, its
+// variable, its default and range, and nothing else.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS } from '../../infra/config.js';
+import { SETTING_NAMES } from '../../lambda/shared/settings.js';
+import { configurationTable, readmeConfigurationTable } from '../../scripts/readme-config-table.js';
 import { REPO_ROOT } from './support.js';
-
-/** The keys in the first column of the table under `## Configuration` (a cell may name several). */
-function documentedKeys(readme: string): string[] {
-  const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n')) ?? '';
-  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
-  return rows.flatMap((row) => {
-    const cell = row.split('|')[1] ?? '';
-    return [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
-  });
-}
 
 describe('README configuration table', () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
-  it('documents every context key once, and no key the app does not read', () => {
-    const documented = documentedKeys(readme);
-    expect(documented.length).toBeGreaterThan(20);
-    expect(new Set(documented).size).toBe(documented.length);
-    expect([...documented].sort()).toEqual([...CONFIG_KEYS].sort());
+  it('is the settings table, rendered (npx tsx scripts/readme-config-table.ts rewrites it)', () => {
+    expect(readmeConfigurationTable(readme).lines).toEqual(configurationTable());
   });
 
-  it('gives every key a default and a meaning', () => {
-    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n')) ?? '';
-    for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
-      const [, defaultCell = '', meaning = ''] = row.split(' | ');
-      expect(defaultCell.trim(), row).not.toBe('');
-      expect(meaning.replace(/\|$/, '').trim().length, row).toBeGreaterThan(10);
-    }
+  it('lists each context key the app reads once, in its first column', () => {
+    const keys = configurationTable()
+      .slice(2)
+      .map((row) => /^\| `([^`]+)`/.exec(row)?.[1]);
+    expect(keys).toEqual([...SETTING_NAMES]);
+    expect([...CONFIG_KEYS].sort()).toEqual([...SETTING_NAMES].sort());
+  });
+
+  it('states ranges and defaults as the table has them (one number, one place)', () => {
+    const row = (key: string) =>
+      configurationTable().find((line) => line.startsWith(`| \`${key}\` |`)) ?? '';
+    expect(row('scanConcurrency')).toContain('| `4` |');
+    expect(row('scanConcurrency')).toContain('Range: 2–100.');
+    expect(row('alertBatchThreshold')).toContain('| `ALERT_BATCH_THRESHOLD` | `5` |');
+    expect(row('scheduleMinutes')).toContain('| `schedule` (Duration) | — | `15` |');
+    expect(row('clusters')).toContain('none: set it');
   });
 });

@@ -102,9 +102,27 @@ describe('two deployments in one account and region', () => {
     const prodNames = physicalNames(prod.templates);
     const devNames = physicalNames(dev.templates);
 
-    // Assess: the Slack channel configuration is the one explicitly named resource.
-    expect(prodNames).toEqual(['"NodeClassScanner-findings"']);
-    expect(devNames).toEqual(['"NodeClassScanner-dev-findings"']);
+    // Assess: the Slack channel configuration, the dashboard and the alarms are named, each
+    // after its stack (scripts and runbooks name them); nothing else is.
+    expect(prodNames.sort()).toEqual(
+      [
+        'NodeClassScanner',
+        'NodeClassScanner-findings',
+        'NodeClassScanner-ScanErrors',
+        'NodeClassScanner-SourceErrors',
+        'NodeClassScanner-NoSuccessfulScan',
+        'NodeClassScanner-ScanFailures',
+        'NodeClassScanner-ScanDeadLettersNotEmpty',
+        'NodeClassScanner-EventDeadLettersNotEmpty',
+        'NodeClassScanner-EmailDeliveryDeadLettersNotEmpty',
+        'NodeClassScanner-CriticalFinding',
+      ]
+        .map((name) => JSON.stringify(name))
+        .sort()
+    );
+    expect(devNames).toContain('"NodeClassScanner-dev"');
+    expect(devNames).toContain('"NodeClassScanner-dev-findings"');
+    for (const name of devNames) expect(name).toMatch(/^"NodeClassScanner-dev(-|")/);
     expect(prodNames.filter((name) => devNames.includes(name))).toEqual([]);
   });
 

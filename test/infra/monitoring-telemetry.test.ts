@@ -94,9 +94,14 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function scanBoth(world: Map<string, Record<string, unknown>[]>, at: string) {
+async function scanBoth(
+  world: Map<string, Record<string, unknown>[]>,
+  at: string,
+  metricsDetail?: 'account' | 'cluster'
+) {
   const handler = createScanClusterHandler({
-    env: SERVICE_ENV,
+    env:
+      metricsDetail === undefined ? SERVICE_ENV : { ...SERVICE_ENV, METRICS_DETAIL: metricsDetail },
     planFor: objectsPlan(world),
     clock: () => new Date(at),
   });
@@ -145,7 +150,7 @@ describe('the failing-resources table over the handler’s log lines', () => {
       body: JSON.stringify({ ...JSON.parse(record.body), region: 'us-west-2' }),
     };
     const handler = createScanClusterHandler({
-      env: SERVICE_ENV,
+      env: { ...SERVICE_ENV, METRICS_DETAIL: 'cluster' },
       planFor: objectsPlan(new Map([['prod', [broken('default')]]])),
       clock: () => new Date('2026-11-01T10:15:05Z'),
     });
@@ -200,7 +205,7 @@ describe('the SEARCH schemas against the handler’s EMF documents', () => {
 
   it('OpenFindings per cluster and severity, AwsApiCalls per cluster and for the rest', async () => {
     // Act
-    await scanBoth(new Map([['prod', [broken('default')]]]), '2026-11-01T10:15:05Z');
+    await scanBoth(new Map([['prod', [broken('default')]]]), '2026-11-01T10:15:05Z', 'cluster');
     // Assess: the dashboard searches {NodeClassScanner,Cluster,Severity,service} and
     // {NodeClassScanner,Cluster,service}; the remainder has service alone.
     expect(new Set(schemasOf('OpenFindings'))).toEqual(new Set(['Cluster,Severity,service']));
@@ -213,5 +218,20 @@ describe('the SEARCH schemas against the handler’s EMF documents', () => {
       lines.filter((line) => 'AwsApiCalls' in line && 'Cluster' in line).map((l) => l.Cluster)
     ).toEqual(['prod', 'staging']);
     expect(new Set(schemasOf('ScanDuration'))).toEqual(new Set(['Cluster,service']));
+  });
+
+  it('metricsDetail account (the default): no Cluster dimension, one series per severity', async () => {
+    // Act
+    await scanBoth(new Map([['prod', [broken('default')]]]), '2026-11-01T10:15:05Z');
+    // Assess: the account-wide dashboard searches {NodeClassScanner,Severity,service}.
+    expect(new Set(schemasOf('OpenFindings'))).toEqual(new Set(['Severity,service']));
+    expect(new Set(schemasOf('AwsApiCalls'))).toEqual(new Set(['service']));
+    expect(new Set(schemasOf('ScanDuration'))).toEqual(new Set(['service']));
+    expect(new Set(schemasOf('NodeClassesScanned'))).toEqual(new Set(['service']));
+    expect(lines.filter((line) => '_aws' in line && 'Cluster' in line)).toEqual([]);
+    // Both clusters' scans still count: two datapoints of each severity's one series.
+    expect(
+      lines.filter((line) => 'OpenFindings' in line && line.Severity === 'critical')
+    ).toHaveLength(2);
   });
 });

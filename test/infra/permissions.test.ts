@@ -81,6 +81,8 @@ const sorted = (actions: Iterable<string>) => [...new Set(actions)].sort();
 // What CDK adds besides the generated policy, by handler: named, so nothing else can slip in.
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const KEY = ['kms:Decrypt', 'kms:GenerateDataKey*'];
+/** The EBS keys' metadata, policy and grants, read by ebs-kms-key-usable. */
+const EBS_KEY_READS = ['kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'];
 const EVENT_DLQ = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
 const SCAN_QUEUE_CONSUMER = [
   'sqs:ChangeMessageVisibility',
@@ -190,9 +192,12 @@ describe('least privilege between the functions', () => {
       'Fn::GetAtt': [logicalIdOf(template, 'AWS::KMS::Key', 'FindingsKey'), 'Arn'],
     };
 
-    // Act
+    // Act: the key-use actions (reading the metadata, policy and grants of the EBS keys a
+    // NodeClass names is no use of a key)
     const kms = everything(handler).filter((statement) =>
-      actionsIn(statement).some((action) => action.startsWith('kms:'))
+      actionsIn(statement).some(
+        (action) => action.startsWith('kms:') && !EBS_KEY_READS.includes(action)
+      )
     );
 
     // Assess
@@ -200,6 +205,23 @@ describe('least privilege between the functions', () => {
     expect(kms).toEqual([expect.objectContaining({ Effect: 'Allow', Resource: keyArn })]);
     expect(sorted(kms.flatMap(actionsIn))).toEqual(KEY);
   });
+
+  it.each(SCANNING_HANDLERS)(
+    '%s may read KMS keys, not use them, beyond the topic key',
+    (handler) => {
+      // Act
+      const reads = everything(handler).filter((statement) =>
+        actionsIn(statement).some((action) => EBS_KEY_READS.includes(action))
+      );
+
+      // Assess
+      expect(reads).toEqual([expect.objectContaining({ Effect: 'Allow' })]);
+      expect(sorted(reads.flatMap(actionsIn))).toEqual([...EBS_KEY_READS].sort());
+      expect(reads[0]?.Resource).toEqual({
+        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:*:*:key/*']],
+      });
+    }
+  );
 
   it('grants the topic key to exactly the roles that may publish', () => {
     for (const handler of HANDLER_NAMES) {

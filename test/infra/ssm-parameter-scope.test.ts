@@ -4,7 +4,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseScannerConfig } from '../../infra/config.js';
-import { ssmParameterPrefixesValue } from '../../infra/constructs/node-class-scanner.js';
+import { propSettingValues } from '../../infra/constructs/setting-props.js';
 import { handlerResources } from '../../infra/handler-roles.js';
 import { type PermissionScope, scannerPolicyStatements } from '../../infra/permissions.js';
 import { loadConfig } from '../../lambda/shared/config.js';
@@ -155,13 +155,17 @@ describe('SSM parameters the scanner may read', () => {
       expect(() => parseScannerConfig({ ...BASE, ssmParameterPrefixes: [prefix] })).toThrow(
         new RegExp(`context key "ssmParameterPrefixes\\.0": .*${problem}`)
       );
-      expect(() => ssmParameterPrefixesValue([prefix])).toThrow(problem);
+      expect(() =>
+        propSettingValues({ clusters: ['prod'], ssmParameterPrefixes: [prefix] }, undefined)
+      ).toThrow(new RegExp(`ssmParameterPrefixes\\[0\\]: .*${problem}`));
     }
     const many = Array.from({ length: 40 }, (_, index) => `/team-${index}/images/`);
     expect(() => parseScannerConfig({ ...BASE, ssmParameterPrefixes: many })).toThrow(
-      /context key "ssmParameterPrefixes": the prefixes take \d+ characters/
+      /context key "ssmParameterPrefixes": takes \d+ characters/
     );
-    expect(() => ssmParameterPrefixesValue(many)).toThrow(/keep them under 512/);
+    expect(() =>
+      propSettingValues({ clusters: ['prod'], ssmParameterPrefixes: many }, undefined)
+    ).toThrow(/ssmParameterPrefixes: takes \d+ characters .*keep it under 512/);
   });
 
   it('refuses a Lambda environment with a prefix the role could not match', () => {
@@ -172,7 +176,7 @@ describe('SSM parameters the scanner may read', () => {
     };
     expect(loadConfig(env, 'ami-event').ssmParameterPrefixes).toEqual([]);
     expect(() => loadConfig({ ...env, SSM_PARAMETER_PREFIXES: '/ok/,*' }, 'ami-event')).toThrow(
-      /SSM_PARAMETER_PREFIXES: "\*" must start with \//
+      /SSM_PARAMETER_PREFIXES\[1\]: "\*" must start with \//
     );
   });
 });

@@ -14,10 +14,16 @@ export const REPO_ROOT = join(import.meta.dirname, '../..');
 /** `<handler>/index.mjs` for each handler, each a stub that throws. */
 export const STUB_LAMBDA_BUNDLES = join(import.meta.dirname, 'fixtures/lambda-bundles');
 
-/** The context `cdk.json` ships: what a clean clone synthesises. */
-export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = JSON.parse(
+/** The context `cdk.json` ships. It names no cluster: a deploy must (`-c clusters=…`). */
+export const SHIPPED_CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = JSON.parse(
   readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')
 ).context;
+
+/** cdk.json's context plus the one setting every deploy adds: what `-c clusters=prod` synthesises. */
+export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = {
+  ...SHIPPED_CDK_JSON_CONTEXT,
+  clusters: ['prod'],
+};
 
 export const FULL_CONTEXT: Readonly<Record<string, unknown>> = {
   ...CDK_JSON_CONTEXT,

@@ -63,8 +63,9 @@ function serveCalm(server: TestApiServer): void {
           }),
         ],
       });
-    } else if (url.pathname.startsWith('/apis/')) sendJson(res, 200, { items: [] });
-    else sendJson(res, 404, statusBody(404, 'NotFound', `${url.pathname} not found`));
+    } else if (url.pathname.startsWith('/apis/') && !url.pathname.includes('/apiextensions.')) {
+      sendJson(res, 200, { items: [] });
+    } else sendJson(res, 404, statusBody(404, 'NotFound', `${url.pathname} not found`));
   });
 }
 

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       annotationSuppression: 'allow',
       ssmParameterPrefixes: [],
       securityHub: false,
+      settings: expect.objectContaining({ alertBatchThreshold: 5, reminderHours: 24 }),
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -65,7 +66,7 @@ describe('loadConfig', () => {
       loadConfig({ ...env, SIMULATION_CACHE_HOURS: '6' }, 'ami-event').simulationCacheHours
     ).toBe(6);
     expect(() => loadConfig({ ...env, SIMULATION_CACHE_HOURS: '-1' }, 'scan-cluster')).toThrow(
-      /SIMULATION_CACHE_HOURS: must be a number of 0 or more/
+      /SIMULATION_CACHE_HOURS: must be an integer from 0 to 168, got -1/
     );
     expect(() => loadConfig({ ...env, SIMULATION_CACHE_HOURS: 'a day' }, 'scan-cluster')).toThrow(
       ConfigError
@@ -123,9 +124,9 @@ describe('loadConfig', () => {
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/STATE_TABLE_NAME: missing/);
     expect(attempt).toThrow(/FINDINGS_TOPIC_ARN: must be an SNS topic ARN/);
-    expect(attempt).toThrow(/REMINDER_INTERVAL_HOURS: must be a positive number/);
-    expect(attempt).toThrow(/DIGEST/);
-    expect(attempt).toThrow(/ALERT_BATCH_THRESHOLD: must be a positive integer/);
+    expect(attempt).toThrow(/REMINDER_INTERVAL_HOURS: must be an integer from 1 to 720, got -1/);
+    expect(attempt).toThrow(/DIGEST: must be one of on-change, always, never, got "daily"/);
+    expect(attempt).toThrow(/ALERT_BATCH_THRESHOLD: must be an integer from 1 to 1000, got "2.5"/);
   });
 
   it('declares, for each handler, keys that exist in the schema', () => {
@@ -149,10 +150,10 @@ describe('loadConfig', () => {
       );
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/SCAN_QUEUE_URL: must be an https URL/);
-    expect(attempt).toThrow(/CLUSTERS\[1\]: each entry must be an EKS cluster name/);
-    expect(attempt).toThrow(/CLUSTERS\[2\]: each entry/);
-    expect(attempt).toThrow(/DISCOVERY_REGIONS\[1\]: each entry must be a region name/);
-    expect(attempt).toThrow(/DISCOVER_CLUSTERS: "=b" is not key=value or key/);
+    expect(attempt).toThrow(/CLUSTERS\[1\]: "bad name" is not an EKS cluster name/);
+    expect(attempt).toThrow(/CLUSTERS\[2\]: "nowhere" is not an AWS region name/);
+    expect(attempt).toThrow(/DISCOVERY_REGIONS\[1\]: "EU" is not an AWS region name/);
+    expect(attempt).toThrow(/DISCOVER_CLUSTERS: "team=a,=b" is not \*, or tag filters/);
     expect(attempt).toThrow(/SCAN_ENVIRONMENT: must be one of production, non-production/);
   });
 
@@ -163,5 +164,46 @@ describe('loadConfig', () => {
         'ami-event'
       )
     ).toThrow(/IGNORE_RULES needs a parser/);
+  });
+});
+
+describe('the Lambdas read the settings table', () => {
+  const scanEnv = { STATE_TABLE_NAME: 'state', FINDINGS_TOPIC_ARN: TOPIC };
+
+  it('start in every partition, the European Sovereign Cloud included', () => {
+    for (const region of ['eusc-de-east-1', 'us-iso-east-1', 'cn-north-1', 'us-gov-west-1']) {
+      expect(loadConfig({ ...scanEnv, AWS_REGION: region }, 'scan-cluster').region).toBe(region);
+    }
+    const dispatch = parseConfig(
+      {
+        SCAN_QUEUE_URL: 'https://sqs.eusc-de-east-1.amazonaws.eu/111122223333/scan',
+        CLUSTERS: 'prod,dr@eusc-de-east-1',
+        AWS_REGION: 'eusc-de-east-1',
+      },
+      'dispatch'
+    );
+    expect(dispatch.clusters).toEqual([
+      { name: 'prod', region: 'eusc-de-east-1' },
+      { name: 'dr', region: 'eusc-de-east-1' },
+    ]);
+  });
+
+  it('refuse a region that is none, with the nearest one', () => {
+    expect(() => loadConfig({ ...scanEnv, AWS_REGION: 'us-iso-east1' }, 'scan-cluster')).toThrow(
+      /AWS_REGION: "us-iso-east1" is not an AWS region name .*did you mean "us-iso-east-1"/
+    );
+  });
+
+  it('hold the same ranges as the construct and cdk.json (one table)', () => {
+    const env = { ...scanEnv, AWS_REGION: 'eu-west-1' };
+    expect(() => loadConfig({ ...env, ALERT_BATCH_THRESHOLD: '1001' }, 'iam-event')).toThrow(
+      /ALERT_BATCH_THRESHOLD: must be an integer from 1 to 1000, got 1001/
+    );
+    expect(loadConfig({ ...env, ALERT_BATCH_THRESHOLD: '' }, 'iam-event').alertBatchThreshold).toBe(
+      5
+    );
+    expect(loadConfig({ ...env, SECURITY_HUB: 'true' }, 'iam-event').settings.securityHub).toBe(
+      true
+    );
   });
 });

@@ -5,11 +5,13 @@ import type {
   AwsClusterFacts,
   AwsNodeClassFacts,
   CapacityReservation,
+  EbsEncryptionDefaults,
   Image,
   ImageSelection,
   InstanceProfile,
   InstanceTypeInfo,
   InstanceTypeOffering,
+  KmsKeyLookup,
   Role,
   SecurityGroup,
   Subnet,
@@ -222,6 +224,10 @@ export interface AccountState {
   readonly parameters?: Readonly<Record<string, string>>;
   readonly instanceProfiles?: readonly InstanceProfile[];
   readonly roles?: readonly Role[];
+  /** The region's EBS encryption settings; absent: not recorded (the port answers undefined). */
+  readonly ebsEncryptionDefaults?: EbsEncryptionDefaults;
+  /** KMS keys by every reference that resolves to them (id, ARN, alias). */
+  readonly kmsKeys?: Readonly<Record<string, KmsKeyLookup>>;
 }
 
 export type PortMethod = keyof AwsFactsPort;
@@ -303,6 +309,22 @@ export class InMemoryAwsFacts implements AwsFactsPort {
 
   public getRole(name: string): Promise<Role | undefined> {
     return this.record('getRole', name, () => this.state.roles?.find((role) => role.name === name));
+  }
+
+  public getEbsEncryptionDefaults(): Promise<EbsEncryptionDefaults | undefined> {
+    return this.record(
+      'getEbsEncryptionDefaults',
+      undefined,
+      () => this.state.ebsEncryptionDefaults
+    );
+  }
+
+  public describeKmsKey(reference: string): Promise<KmsKeyLookup | undefined> {
+    return this.record('describeKmsKey', reference, () =>
+      this.state.kmsKeys !== undefined && Object.hasOwn(this.state.kmsKeys, reference)
+        ? this.state.kmsKeys[reference]
+        : undefined
+    );
   }
 }
 

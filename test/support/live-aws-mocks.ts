@@ -9,6 +9,7 @@ import {
   ListPodIdentityAssociationsCommand,
 } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import {
   GetCallerIdentityCommand,
@@ -57,7 +58,7 @@ export const ACCESS_DENIED = Object.assign(new Error('denied in tests'), {
 });
 
 /**
- * Mocks of every client a live CLI scan uses. `reset()` (before each test): EC2, IAM and SSM deny
+ * Mocks of every client a live CLI scan uses. `reset()` (before each test): EC2, IAM, SSM and KMS deny
  * every call (the AWS-facts and permission enrichers run but stay off the network), STS answers
  * the preflight's GetCallerIdentity with `identity`, and EKS lists no access entries or pod
  * identity associations (DescribeCluster is the test's to answer). `restore()` after all.
@@ -69,6 +70,7 @@ export function mockLiveAws(
   const ec2 = mockClient(EC2Client);
   const iam = mockClient(IAMClient);
   const ssm = mockClient(SSMClient);
+  const kms = mockClient(KMSClient);
   const sts = mockClient(STSClient);
   return {
     eks,
@@ -77,12 +79,13 @@ export function mockLiveAws(
       ec2.reset().onAnyCommand().rejects(ACCESS_DENIED);
       iam.reset().onAnyCommand().rejects(ACCESS_DENIED);
       ssm.reset().onAnyCommand().rejects(ACCESS_DENIED);
+      kms.reset().onAnyCommand().rejects(ACCESS_DENIED);
       sts.reset().on(GetCallerIdentityCommand).resolves(identity);
       eks.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
       eks.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
     },
     restore(): void {
-      for (const mock of [eks, ec2, iam, ssm, sts]) mock.restore();
+      for (const mock of [eks, ec2, iam, ssm, kms, sts]) mock.restore();
     },
   };
 }

@@ -44,6 +44,8 @@ const NOT_FOUND = new Set([
   'InvalidSubnetID.NotFound',
   'InvalidGroup.NotFound',
   'InvalidCapacityReservationId.NotFound',
+  // KMS: a kmsKeyID that is no key id, key ARN or alias (malformed, or an ARN of no key).
+  'InvalidArnException',
 ]);
 
 const TIMEOUT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);

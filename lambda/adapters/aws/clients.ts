@@ -4,6 +4,7 @@
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { STSClient } from '@aws-sdk/client-sts';
 import { fromIni } from '@aws-sdk/credential-providers';
@@ -45,6 +46,7 @@ export interface AwsClients {
   ec2(region?: string): EC2Client;
   iam(region?: string): IAMClient;
   ssm(region?: string): SSMClient;
+  kms(region?: string): KMSClient;
   eks(region?: string): EKSClient;
   sts(region?: string): STSClient;
 }
@@ -58,7 +60,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   const cache = new Map<string, unknown>();
   const limiter = options.limiter ?? realTimeRateLimiter();
 
-  function client<T extends EC2Client | IAMClient | SSMClient | EKSClient | STSClient>(
+  function client<T extends EC2Client | IAMClient | SSMClient | KMSClient | EKSClient | STSClient>(
     service: string,
     Ctor: ClientCtor<T>,
     region: string | undefined
@@ -87,6 +89,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
     ec2: (region) => client('ec2', EC2Client, region),
     iam: (region) => client('iam', IAMClient, region),
     ssm: (region) => client('ssm', SSMClient, region),
+    kms: (region) => client('kms', KMSClient, region),
     eks: (region) => client('eks', EKSClient, region),
     sts: (region) => client('sts', STSClient, region),
   };

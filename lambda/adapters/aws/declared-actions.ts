@@ -12,6 +12,7 @@ import { scanQueueActions } from './queue.js';
 import { securityHubActions } from './security-hub.js';
 import { simulationCacheActions } from './simulation-cache-store.js';
 import { snsPublisherActions } from './sns-publisher.js';
+import { tableRateBudgetActions } from './table-rate-budget.js';
 
 /** Actions by adapter name. */
 export type AdapterActions = Readonly<Record<string, readonly string[]>>;
@@ -36,6 +37,8 @@ const SCANNING: AdapterActions = {
   findingStore: findingStoreActions,
   // Simulation verdicts kept across scans, in the same table.
   simulationCache: simulationCacheActions,
+  // The account-wide IAM budget every scanning environment takes from, in the same table.
+  iamBudget: tableRateBudgetActions,
   snsPublisher: snsPublisherActions,
   // Granted only when DryRun mode is configured (infra/permissions.ts DRY_RUN_ONLY_ACTIONS).
   dryRun: dryRunActions,

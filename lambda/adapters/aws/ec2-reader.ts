@@ -2,6 +2,7 @@
 // The filtered lists and the region-wide offerings come from their descriptors (fact-descriptors.ts).
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { toSourceUnavailable } from './aws-errors.js';
+import { EBS_ENCRYPTION_DEFAULTS } from './ebs-encryption-defaults.js';
 import {
   type AnyEc2ListFact,
   type AnyRegionFact,
@@ -52,8 +53,10 @@ function readRegion(ec2: Ec2Sender, fact: AnyRegionFact) {
 }
 
 export function createEc2Reader(ec2: Ec2Sender) {
+  const send = (command: object) => (ec2.send as (command: object) => Promise<unknown>)(command);
   return {
     ...ec2ListMethods((fact) => readList(ec2, fact)),
     ...regionMethods((fact) => readRegion(ec2, fact)),
+    getEbsEncryptionDefaults: () => EBS_ENCRYPTION_DEFAULTS.read(send),
   };
 }

@@ -41,6 +41,7 @@ import {
 } from '../../core/selectors/instance-types.js';
 import { securityGroupMatchesQuery } from '../../core/selectors/security-groups.js';
 import { subnetMatchesQuery } from '../../core/selectors/subnets.js';
+import { EBS_ENCRYPTION_DEFAULTS } from './ebs-encryption-defaults.js';
 import {
   type AnyKeyedFact,
   type BatchMethodOf,
@@ -678,4 +679,5 @@ export const AWS_FACT_ACTIONS = {
     REGION_KEYS.map((key) => [REGION_FACTS[key].method, [REGION_FACTS[key].action]])
   ) as unknown as Record<RegionFacts[RegionKey]['method'], readonly string[]>),
   ...keyedActions,
+  [EBS_ENCRYPTION_DEFAULTS.method]: EBS_ENCRYPTION_DEFAULTS.actions,
 } as const satisfies Record<keyof AwsFactsPort, readonly string[]>;

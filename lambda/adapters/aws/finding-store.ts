@@ -4,7 +4,8 @@
 //   Finding state:   pk = CLUSTER#<account>/<region>/<name>  sk = FINDING#<finding id>
 //   Scan counter:    pk = CLUSTER#<account>/<region>/<name>  sk = SCAN#SEQ   (attribute `seq`)
 //   NodeClass index: pk = NODECLASS  sk = <account>/<region>/<name>#<nodeclass>
-//                    (EKS names cannot contain '#' or '/')
+//                    (EKS names cannot contain '#' or '/'); a full scan writes only the rows
+//                    whose content changed, so `updatedAt` is when a row last changed
 // Every notifying transition is a conditional Put on `revision` and on `scanSeq` (the sequence of
 // the scan that last wrote the item), so two deliveries of the same event, or a scan holding an
 // older view than the last writer, cannot both win and both alert. A claim carries its rendered
@@ -168,6 +169,28 @@ const IndexItemSchema = z.object({
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+/** JSON with object keys sorted: equal for equal DynamoDB items, whatever their key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
+        )
+      : item
+  );
+}
+
+/** Whether a stored index item already holds what `next` would write (its stamp aside). */
+function sameIndexItem(
+  stored: Record<string, unknown> | undefined,
+  next: Record<string, unknown>
+): boolean {
+  if (stored === undefined) return false;
+  const { updatedAt: _storedAt, ...storedFields } = stored;
+  const { updatedAt: _nextAt, ...nextFields } = next;
+  return canonicalJson(storedFields) === canonicalJson(nextFields);
 }
 
 function malformed(sk: unknown, detail: string): SourceUnavailableError {
@@ -339,10 +362,14 @@ export function createFindingStore(
     };
   }
 
-  /** Index items under `prefix` (all of them without one), with their keys. */
-  async function indexRows(
-    prefix?: string
-  ): Promise<{ readonly sk: string; readonly entry: NodeClassIndexEntry }[]> {
+  /** Index items under `prefix` (all of them without one), with their keys and stored items. */
+  async function indexRows(prefix?: string): Promise<
+    {
+      readonly sk: string;
+      readonly entry: NodeClassIndexEntry;
+      readonly item: Record<string, unknown>;
+    }[]
+  > {
     const items = await query('dynamodb:Query', {
       KeyConditionExpression:
         prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
@@ -360,7 +387,11 @@ export function createFindingStore(
           `Malformed index item ${String(item.sk)}: ${parsed.error.issues[0]?.message ?? ''}`
         );
       }
-      return { sk: String(item.sk), entry: withoutUndefined(parsed.data) as NodeClassIndexEntry };
+      return {
+        sk: String(item.sk),
+        entry: withoutUndefined(parsed.data) as NodeClassIndexEntry,
+        item,
+      };
     });
   }
 
@@ -777,8 +808,13 @@ export function createFindingStore(
         region: cluster.region,
       }));
       const keep = new Set(current.map(indexSk));
+      const stored = new Map(existing.map((row) => [row.sk, row.item]));
+      // Unchanged rows are not written again: most scans change none, and each Put is a write unit.
+      const changed = current
+        .map(indexItem)
+        .filter((item) => !sameIndexItem(stored.get(String(item.sk)), item));
       await batchWrite([
-        ...current.map((entry) => ({ PutRequest: { Item: indexItem(entry) } })),
+        ...changed.map((item) => ({ PutRequest: { Item: item } })),
         ...existing
           .filter((row) => !keep.has(row.sk))
           .map((row) => ({ DeleteRequest: { Key: { pk: INDEX_PK, sk: row.sk } } })),

@@ -22,6 +22,7 @@ import type {
   SimulationResult,
 } from '../../core/facts/permissions.js';
 import { bareIamName } from '../../core/iam/arns.js';
+import { RESULTS_PER_CALL } from '../../core/iam/simulation-batches.js';
 import type { RolePolicySet } from '../../core/iam/simulation-cache.js';
 import type { PolicySimulatorPort, RolePolicyPort } from '../../core/ports/permissions.js';
 import { chunks } from '../../shared/chunks.js';
@@ -39,15 +40,12 @@ export const iamSimulatorActions = [
   'iam:GetPolicyVersion',
 ] as const;
 
-/** PMapper chunks ResourceArns by 20 after hitting throttling with larger calls. */
-const RESOURCE_ARN_CHUNK_SIZE = 20;
-
 /**
- * Results come one per action, 100 to a page by default (MaxItems): at most that many actions per
- * call, so a batch never pages.
+ * Results come one per action and resource, 100 to a page by default (MaxItems). The scan packs
+ * its requests to fit one page (simulation-batches.ts); a larger request is cut here into calls
+ * that each fit, so no call pages. IAM documents no cap on ResourceArns themselves; PMapper's
+ * 20-ARN chunks were a response to throttling, which a call count bounded by results addresses.
  */
-const ACTION_CHUNK_SIZE = 100;
-
 export type IamSimulatorSender = Pick<IAMClient, 'send'>;
 
 function decisionOf(value: string | undefined): SimulationDecision {
@@ -121,9 +119,9 @@ function nonEmptyChunks<T>(items: readonly T[], size: number): T[][] {
 
 export function createIamSimulator(
   sender: IamSimulatorSender,
-  options: { readonly chunkSize?: number; readonly limiter?: ApiRateLimiter } = {}
+  options: { readonly resultsPerCall?: number; readonly limiter?: ApiRateLimiter } = {}
 ): PolicySimulatorPort {
-  const chunkSize = options.chunkSize ?? RESOURCE_ARN_CHUNK_SIZE;
+  const resultsPerCall = options.resultsPerCall ?? RESULTS_PER_CALL;
   const iam = options.limiter ? rateLimited(sender, 'iam', options.limiter) : sender;
   return {
     async simulate(request: SimulationRequest): Promise<readonly SimulationResult[]> {
@@ -133,8 +131,11 @@ export function createIamSimulator(
         ContextKeyType: entry.type,
       }));
       const results: SimulationResult[] = [];
-      const calls = nonEmptyChunks(request.actions, ACTION_CHUNK_SIZE).flatMap((actions) =>
-        nonEmptyChunks(request.resourceArns, chunkSize).map((resourceArns) => ({
+      const calls = nonEmptyChunks(request.actions, resultsPerCall).flatMap((actions) =>
+        nonEmptyChunks(
+          request.resourceArns,
+          Math.max(1, Math.floor(resultsPerCall / Math.max(1, actions.length)))
+        ).map((resourceArns) => ({
           actions,
           resourceArns,
         }))
@@ -261,4 +262,18 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
       }
     },
   };
+}
+
+/**
+ * Given documents stand in for the controller's policies (`--controller-policy`); which roles exist
+ * in the account (the Spot service-linked role) is still read from IAM by `iam`.
+ */
+export function withAccountRoles<T extends { readonly policies?: RolePolicyPort }>(
+  permissions: T,
+  iam: Pick<RolePolicyPort, 'roleExists'>
+): T {
+  const { policies } = permissions;
+  const { roleExists } = iam;
+  if (policies === undefined || roleExists === undefined) return permissions;
+  return { ...permissions, policies: { ...policies, roleExists } };
 }

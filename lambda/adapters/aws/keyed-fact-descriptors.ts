@@ -16,6 +16,17 @@ import {
   type ListAttachedRolePoliciesCommandOutput,
 } from '@aws-sdk/client-iam';
 import {
+  DescribeKeyCommand,
+  type DescribeKeyCommandInput,
+  type DescribeKeyCommandOutput,
+  GetKeyPolicyCommand,
+  type GetKeyPolicyCommandInput,
+  type GetKeyPolicyCommandOutput,
+  ListGrantsCommand,
+  type ListGrantsCommandInput,
+  type ListGrantsCommandOutput,
+} from '@aws-sdk/client-kms';
+import {
   GetParameterCommand,
   type GetParameterCommandInput,
   type GetParameterCommandOutput,
@@ -24,19 +35,28 @@ import {
   type GetParametersCommandOutput,
 } from '@aws-sdk/client-ssm';
 import { z } from 'zod';
-import type { InstanceProfile, Role } from '../../core/facts/aws.js';
+import type { InstanceProfile, KmsGrant, KmsKeyLookup, Role } from '../../core/facts/aws.js';
+import { ok, type Slice, unavailable } from '../../core/facts/slice.js';
 import { PARAMETERS_PER_REQUEST } from '../../core/ports/aws-facts.js';
 import { StringMapSchema, tagMapOf } from '../../core/selectors/tag-map.js';
 import { isAccessDenied, isNotFound, toSourceUnavailable } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { PolicyDocumentSchema } from './policy-document.js';
-import { instanceProfileFromSdk, roleFromSdk } from './sdk-shapes.js';
+import {
+  instanceProfileFromSdk,
+  kmsGrantFromSdk,
+  kmsKeyFromSdk,
+  roleFromSdk,
+} from './sdk-shapes.js';
 
 /** An SDK client's `send`, promise form (the SDK overloads it per command class). */
 export type Send = (command: object) => Promise<unknown>;
 
 /** World-file sections that hold keyed facts (`world.<section>.<table key>`). */
-export type KeyedSection = 'ssm' | 'iam';
+export type KeyedSection = 'ssm' | 'iam' | 'kms';
+
+/** The SDK clients keyed facts are read with. */
+export type KeyedService = 'ssm' | 'iam' | 'kms';
 
 /** Throws an error shaped like the SDK's (the bench's emulated AWS answers with it). */
 export type Fail = (code: string, httpStatusCode: number) => never;
@@ -84,7 +104,7 @@ export interface KeyedFact<
 > {
   /** The AwsFactsPort method answering one name (undefined: it does not exist). */
   readonly method: Method;
-  readonly service: 'ssm' | 'iam';
+  readonly service: KeyedService;
   /** The IAM actions one lookup calls (a batch adds its own `action`). */
   readonly actions: readonly string[];
   /** Kept under `world.<section>.<table key>`, parsed by `worldValue` (with its default). */
@@ -504,8 +524,238 @@ const roles = keyedFact({
   fromWorld: (role) => roleFromSdk(role, role.AttachedPolicies ?? []),
 });
 
+// --- KMS keys ------------------------------------------------------------------------------------
+
+/** The key policy every KMS key has; the only name GetKeyPolicy accepts. */
+const KEY_POLICY_NAME = 'default';
+
+const WorldGrantSchema = z.looseObject({
+  GrantId: z.string().optional(),
+  GranteePrincipal: z.string().optional(),
+  Operations: z.array(z.string()).optional(),
+  Constraints: z.looseObject({}).optional(),
+});
+
+/**
+ * A key as DescribeKey, GetKeyPolicy and ListGrants answered: an absent `Policy` or `Grants` is
+ * one the scanner was refused (replayed as AccessDeniedException), as a snapshot records it.
+ */
+const WorldKmsKeySchema = z.looseObject({
+  KeyMetadata: z.looseObject({
+    KeyId: z.string().min(1),
+    Arn: z.string().min(1),
+    KeyState: z.string().optional(),
+    KeyManager: z.string().optional(),
+    KeyUsage: z.string().optional(),
+    KeySpec: z.string().optional(),
+    DeletionDate: z.union([z.string(), z.date()]).optional(),
+    AWSAccountId: z.string().optional(),
+  }),
+  /** Alias names (`alias/ebs-nodes`) that resolve to the key. */
+  Aliases: z.array(z.string()).optional(),
+  Policy: PolicyDocumentSchema.optional(),
+  Grants: z.array(WorldGrantSchema).optional(),
+});
+
+type WorldKmsKey = z.output<typeof WorldKmsKeySchema>;
+
+/** `arn:aws:kms:us-east-1:111122223333:alias/ebs` → `alias/ebs`, with the ARN's region and account. */
+function aliasParts(
+  reference: string
+): { name: string; region?: string; account?: string } | undefined {
+  if (reference.startsWith('alias/')) return { name: reference };
+  const parts = reference.split(':');
+  const resource = parts.slice(5).join(':');
+  if (parts[0] !== 'arn' || parts[2] !== 'kms' || !resource.startsWith('alias/')) return undefined;
+  return { name: resource, region: parts[3] ?? '', account: parts[4] ?? '' };
+}
+
+/** Region and account of a key ARN. */
+function arnScope(arn: string): { region: string; account: string } {
+  const parts = arn.split(':');
+  return { region: parts[3] ?? '', account: parts[4] ?? '' };
+}
+
+/** GetKeyPolicy or ListGrants of a customer managed key: what it answers, or why it could not. */
+async function readOptional<T>(action: string, call: () => Promise<T>): Promise<Slice<T>> {
+  try {
+    return ok(await call());
+  } catch (error) {
+    const failure = toSourceUnavailable(action, error);
+    return unavailable(failure.reason, failure.message);
+  }
+}
+
+const kmsKeys = keyedFact({
+  method: 'describeKmsKey',
+  service: 'kms',
+  actions: ['kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'],
+  section: 'kms',
+  worldValue: z.array(WorldKmsKeySchema).default([]),
+  /**
+   * DescribeKey; then, for a customer managed key, its policy and grants by ARN (AWS managed keys
+   * need neither: every principal of the account may use them through the service).
+   */
+  read: async (send, reference): Promise<KmsKeyLookup | undefined> => {
+    const input: DescribeKeyCommandInput = { KeyId: reference };
+    const metadata = (
+      await lookup(
+        'kms:DescribeKey',
+        () => send(new DescribeKeyCommand(input)) as Promise<DescribeKeyCommandOutput>
+      )
+    )?.KeyMetadata;
+    if (metadata === undefined) return undefined;
+    const key = kmsKeyFromSdk(metadata);
+    if (key.manager !== 'CUSTOMER' || key.arn === '') return { key };
+    const [policy, grants] = await Promise.all([
+      readOptional('kms:GetKeyPolicy', async () => {
+        const request: GetKeyPolicyCommandInput = { KeyId: key.arn, PolicyName: KEY_POLICY_NAME };
+        const output = (await send(new GetKeyPolicyCommand(request))) as GetKeyPolicyCommandOutput;
+        if (output.Policy === undefined) throw new Error('GetKeyPolicy returned no policy');
+        return output.Policy;
+      }),
+      readOptional('kms:ListGrants', () =>
+        collectPages(
+          (marker) => {
+            const page: ListGrantsCommandInput = {
+              KeyId: key.arn,
+              ...(marker === undefined ? {} : { Marker: marker }),
+            };
+            return send(new ListGrantsCommand(page)) as Promise<ListGrantsCommandOutput>;
+          },
+          (page) => page.Grants,
+          (page) => (page.Truncated ? page.NextMarker : undefined)
+        ).then((list): KmsGrant[] => list.map(kmsGrantFromSdk))
+      ),
+    ]);
+    return { key, policy, grants };
+  },
+  commands: [
+    command({
+      action: 'kms:DescribeKey',
+      Command: DescribeKeyCommand,
+      answer: (
+        input: DescribeKeyCommandInput,
+        find: (name: string) => WorldKmsKey | undefined,
+        fail
+      ) => {
+        const key = find(input.KeyId ?? '');
+        return key ? { KeyMetadata: key.KeyMetadata } : fail('NotFoundException', 404);
+      },
+    }),
+    command({
+      action: 'kms:GetKeyPolicy',
+      Command: GetKeyPolicyCommand,
+      answer: (
+        input: GetKeyPolicyCommandInput,
+        find: (name: string) => WorldKmsKey | undefined,
+        fail
+      ) => {
+        const key = find(input.KeyId ?? '');
+        if (key === undefined) return fail('NotFoundException', 404);
+        if (key.Policy === undefined) return fail('AccessDeniedException', 400);
+        return { Policy: key.Policy, PolicyName: KEY_POLICY_NAME };
+      },
+    }),
+    command({
+      action: 'kms:ListGrants',
+      Command: ListGrantsCommand,
+      answer: (
+        input: ListGrantsCommandInput,
+        find: (name: string) => WorldKmsKey | undefined,
+        fail
+      ) => {
+        const key = find(input.KeyId ?? '');
+        if (key === undefined) return fail('NotFoundException', 404);
+        if (key.Grants === undefined) return fail('AccessDeniedException', 400);
+        return { Grants: key.Grants, Truncated: false };
+      },
+    }),
+  ],
+  recording() {
+    const keys = new Map<string, Json>();
+    const aliases = new Map<string, Set<string>>();
+    const policies = new Map<string, string>();
+    const grants = new Map<string, Json[]>();
+    return {
+      record(sent, output) {
+        if (sent instanceof DescribeKeyCommand) {
+          const metadata = (output as DescribeKeyCommandOutput).KeyMetadata;
+          if (metadata?.Arn === undefined) return;
+          keys.set(metadata.Arn, plain(metadata));
+          const alias = aliasParts(sent.input.KeyId ?? '');
+          if (alias !== undefined) {
+            aliases.set(metadata.Arn, (aliases.get(metadata.Arn) ?? new Set()).add(alias.name));
+          }
+        } else if (sent instanceof GetKeyPolicyCommand) {
+          const policy = (output as GetKeyPolicyCommandOutput).Policy;
+          if (policy !== undefined) policies.set(sent.input.KeyId ?? '', policy);
+        } else if (sent instanceof ListGrantsCommand) {
+          const keyArn = sent.input.KeyId ?? '';
+          const page = ((output as ListGrantsCommandOutput).Grants ?? []).map(plain);
+          grants.set(keyArn, [...(sent.input.Marker ? (grants.get(keyArn) ?? []) : []), ...page]);
+        }
+      },
+      recorded: () =>
+        byKey(keys).map((metadata) => {
+          const arn = String(metadata.Arn);
+          const names = [...(aliases.get(arn) ?? [])].sort();
+          const policy = policies.get(arn);
+          const list = grants.get(arn);
+          return {
+            KeyMetadata: metadata,
+            ...(names.length === 0 ? {} : { Aliases: names }),
+            ...(policy === undefined ? {} : { Policy: policy }),
+            ...(list === undefined ? {} : { Grants: list }),
+          };
+        }) as z.input<typeof WorldKmsKeySchema>[],
+    };
+  },
+  index: (world: {
+    readonly region: string;
+    readonly kms: { readonly keys: readonly WorldKmsKey[] };
+  }) => {
+    const keys = world.kms.keys;
+    return (reference) => {
+      const alias = aliasParts(reference);
+      return keys.find((key) => {
+        const { Arn, KeyId } = key.KeyMetadata;
+        const scope = arnScope(Arn);
+        if (alias !== undefined) {
+          // A bare alias or key id names a key of the world's region; an ARN names its own.
+          const region = alias.region ?? world.region;
+          return (
+            (key.Aliases ?? []).includes(alias.name) &&
+            scope.region === region &&
+            (alias.account === undefined || scope.account === alias.account)
+          );
+        }
+        if (reference === Arn) return true;
+        return reference === KeyId && scope.region === world.region;
+      });
+    };
+  },
+  fromWorld: (key): KmsKeyLookup => {
+    const value = kmsKeyFromSdk(key.KeyMetadata);
+    if (value.manager !== 'CUSTOMER') return { key: value };
+    const refused = (action: string): Slice<never> =>
+      unavailable(
+        'access-denied',
+        `${action} failed (AccessDeniedException): not recorded in the world file`
+      );
+    return {
+      key: value,
+      policy: key.Policy === undefined ? refused('kms:GetKeyPolicy') : ok(key.Policy),
+      grants:
+        key.Grants === undefined
+          ? refused('kms:ListGrants')
+          : ok(key.Grants.map((grant) => kmsGrantFromSdk(grant))),
+    };
+  },
+});
+
 /** The keyed facts, by their key under `world.<section>`. */
-export const KEYED_FACTS = { parameters, instanceProfiles, roles };
+export const KEYED_FACTS = { parameters, instanceProfiles, roles, keys: kmsKeys };
 
 export type KeyedFacts = typeof KEYED_FACTS;
 export type KeyedKey = keyof KeyedFacts;
@@ -646,7 +896,7 @@ export type RecordedKeyed = {
 
 /** Fresh recordings of every keyed fact; `record` takes any command of `service`. */
 export function keyedRecordings(): {
-  record(service: 'ssm' | 'iam', command: unknown, output: unknown): void;
+  record(service: KeyedService, command: unknown, output: unknown): void;
   recorded(): RecordedKeyed;
 } {
   const recordings = KEYED_KEYS.map((key) => ({
@@ -661,7 +911,7 @@ export function keyedRecordings(): {
       }
     },
     recorded() {
-      const sections: Record<string, Record<string, unknown>> = { ssm: {}, iam: {} };
+      const sections: Record<string, Record<string, unknown>> = { ssm: {}, iam: {}, kms: {} };
       for (const { key, fact, recording } of recordings) {
         const section = sections[fact.section] ?? {};
         section[key] = recording.recorded();

@@ -25,8 +25,18 @@ const DEFAULT_RATE_LIMITS: Readonly<Record<string, RateLimit>> = {
   eks: { ratePerSecond: 10, burst: 20, per: 'operation' },
 };
 
+/** Paces one service's calls, possibly together with other processes (table-rate-budget.ts). */
+export interface SharedRateLimit {
+  take(): Promise<void>;
+}
+
 export interface ApiRateLimiterOptions {
   readonly limits?: Readonly<Record<string, RateLimit>>;
+  /**
+   * Services paced by a limit other processes share (the Lambdas' account-wide IAM budget)
+   * instead of this process's bucket.
+   */
+  readonly shared?: Readonly<Record<string, SharedRateLimit>>;
   /** Milliseconds since any fixed origin. */
   readonly now: () => number;
   readonly sleep: (milliseconds: number) => Promise<void>;
@@ -42,6 +52,8 @@ export class ApiRateLimiter {
   }
 
   public take(service: string, operation: string): Promise<void> {
+    const shared = this.options.shared?.[service];
+    if (shared) return shared.take();
     const limit = this.limits[service];
     if (!limit) return Promise.resolve();
     const key = limit.per === 'service' ? service : `${service}:${operation}`;
@@ -59,9 +71,13 @@ export class ApiRateLimiter {
   }
 }
 
-export function realTimeRateLimiter(limits?: Readonly<Record<string, RateLimit>>): ApiRateLimiter {
+export function realTimeRateLimiter(
+  limits?: Readonly<Record<string, RateLimit>>,
+  shared?: Readonly<Record<string, SharedRateLimit>>
+): ApiRateLimiter {
   return new ApiRateLimiter({
     ...(limits === undefined ? {} : { limits }),
+    ...(shared === undefined ? {} : { shared }),
     now: () => performance.now(),
     sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
   });

@@ -7,6 +7,8 @@ import type {
   InstanceProfile,
   InstanceTypeInfo,
   InstanceTypeOffering,
+  KmsGrant,
+  KmsKey,
   Role,
   SecurityGroup,
   Subnet,
@@ -359,5 +361,45 @@ export function instanceProfileFromSdk(profile: SdkInstanceProfile): InstancePro
     roleNames: (profile.Roles ?? [])
       .map((role) => role.RoleName)
       .filter((name): name is string => name !== undefined),
+  });
+}
+
+export interface SdkKeyMetadata {
+  readonly KeyId?: string | undefined;
+  readonly Arn?: string | undefined;
+  readonly KeyState?: string | undefined;
+  readonly KeyManager?: string | undefined;
+  readonly KeyUsage?: string | undefined;
+  readonly KeySpec?: string | undefined;
+  readonly DeletionDate?: string | Date | undefined;
+}
+
+export function kmsKeyFromSdk(metadata: SdkKeyMetadata): KmsKey {
+  return defined({
+    keyId: metadata.KeyId ?? '',
+    arn: metadata.Arn ?? '',
+    // DescribeKey always reports a state; a record without one says nothing usable.
+    state: metadata.KeyState ?? 'Unknown',
+    manager: metadata.KeyManager,
+    usage: metadata.KeyUsage,
+    spec: metadata.KeySpec,
+    deletionDate: isoOf(metadata.DeletionDate),
+  });
+}
+
+export interface SdkGrant {
+  readonly GrantId?: string | undefined;
+  readonly GranteePrincipal?: string | undefined;
+  readonly Operations?: readonly string[] | undefined;
+  readonly Constraints?: object | undefined;
+}
+
+export function kmsGrantFromSdk(grant: SdkGrant): KmsGrant {
+  const constraints = (grant.Constraints ?? {}) as Record<string, unknown>;
+  return defined({
+    grantId: grant.GrantId,
+    granteePrincipal: grant.GranteePrincipal,
+    operations: [...(grant.Operations ?? [])],
+    constrained: Object.values(constraints).some((value) => value !== undefined),
   });
 }

@@ -1,5 +1,6 @@
 // Sorting parsed Kubernetes objects into Karpenter entries. Kept apart from the YAML parser so the
 // Lambdas (which read JSON from the Kubernetes API) do not bundle it.
+import type { CrdDocument } from '../../core/admission/types.js';
 import type { NodeClassEntry, NodePoolEntry, SourceLocation } from '../../core/inventory.js';
 import type { InputError } from '../../core/report.js';
 import { parseEC2NodeClass, parseNodePool } from '../../core/schema.js';
@@ -8,6 +9,8 @@ export interface ParsedManifests {
   readonly nodeClasses: NodeClassEntry[];
   readonly nodePools: NodePoolEntry[];
   readonly errors: InputError[];
+  /** Karpenter's CRDs found among the documents (a GitOps copy of the karpenter-crd chart). */
+  readonly crds?: CrdDocument[];
 }
 
 export function isKarpenterObject(value: unknown): boolean {

@@ -25,7 +25,9 @@ export interface InputLimits {
 export const DEFAULT_INPUT_LIMITS: InputLimits = {
   maxInputBytes: 10 * 1024 * 1024,
   maxWorldBytes: 50 * 1024 * 1024,
-  maxWorldValues: 500_000,
+  // 200 × 50 fleet worlds (10,000 NodeClasses, 12 MB) hold 650,000 values; the worst case at this
+  // limit, 2 million empty objects, parses to about 135 MB of heap.
+  maxWorldValues: 2_000_000,
   maxDocuments: 10_000,
   maxDocumentTokens: 500_000,
   maxTotalTokens: 10_000_000,

@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { crdSlot } from '../../core/admission/crd-names.js';
+import type { ClusterCrds, CrdDocument } from '../../core/admission/types.js';
 import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/inventory.js';
 import type { ObjectOrigin } from '../../core/model.js';
 import type { LoadedObjects, ObjectSource } from '../../core/ports/objects.js';
@@ -36,6 +38,11 @@ export interface ManifestSourceOptions {
   readonly limits?: InputLimits;
   /** Directory listing (tests inject huge directories); default: the file system. */
   readonly listDirectory?: ListDirectory;
+  /**
+   * `--crd FILE…`: Karpenter's CRDs to admit the objects by, in place of any of the same name
+   * found among the scanned files. Other documents in these files are not scanned.
+   */
+  readonly crdFiles?: readonly string[];
 }
 
 interface Walk {
@@ -129,7 +136,7 @@ function withOrigins<T extends NodeClassEntry | NodePoolEntry>(
 /** Loads every manifest under the paths; one unreadable file never stops the others. */
 export async function loadManifests(options: ManifestSourceOptions): Promise<ParsedManifests> {
   const limits = options.limits ?? inputLimitsFromEnv();
-  const merged: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
+  const merged: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [], crds: [] };
   const walk: Walk = { limits, entries: { entriesLeft: limits.maxFiles }, errors: merged.errors };
   const files: string[] = [];
   for (const path of options.paths) {
@@ -168,6 +175,7 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
     for (const entry of parsed.nodeClasses) merged.nodeClasses.push(entry);
     for (const entry of parsed.nodePools) merged.nodePools.push(entry);
     for (const error of parsed.errors) merged.errors.push(error);
+    for (const crd of parsed.crds ?? []) merged.crds?.push(crd);
     if (file === '-' && parsed.errors.length === 0 && tally.documents === 0) {
       // A pipe whose producer failed (`kubectl get … | nodeclass-scan scan -`) must not pass as
       // "nothing found"; kubectl itself answers "no objects passed to apply".
@@ -178,7 +186,86 @@ export async function loadManifests(options: ManifestSourceOptions): Promise<Par
     nodeClasses: withOrigins(merged.nodeClasses, 'EC2NodeClass'),
     nodePools: withOrigins(merged.nodePools, 'NodePool'),
     errors: merged.errors,
+    crds: merged.crds ?? [],
   };
+}
+
+/** The CRDs of `--crd` files: each file must hold at least one of Karpenter's two. */
+async function loadCrdFiles(
+  files: readonly string[],
+  limits: InputLimits
+): Promise<{ crds: CrdDocument[]; errors: InputError[] }> {
+  const crds: CrdDocument[] = [];
+  const errors: InputError[] = [];
+  const budget: TokenBudget = { tokensLeft: limits.maxTotalTokens };
+  for (const file of files) {
+    let text: string;
+    try {
+      text = decodeManifestBytes(
+        await readRegularFileBytes(file, limits.maxInputBytes, 'maxInputBytes')
+      );
+    } catch (error) {
+      errors.push({ source: file, message: `--crd: ${describeFsError(error)}` });
+      continue;
+    }
+    const parsed = parseManifestText(text, file, '', limits, budget);
+    for (const error of parsed.errors) errors.push(error);
+    const found = parsed.crds ?? [];
+    if (found.length === 0 && parsed.errors.length === 0) {
+      errors.push({
+        source: file,
+        message:
+          '--crd: holds no CustomResourceDefinition ec2nodeclasses.karpenter.k8s.aws or nodepools.karpenter.sh (apiextensions.k8s.io/v1)',
+      });
+    }
+    for (const crd of found) crds.push({ ...crd, origin: { ...crd.origin, kind: 'file' } });
+  }
+  return { crds, errors };
+}
+
+/**
+ * One CRD per name: a given one (`--crd`) before any found among the manifests. Different
+ * documents of one name from the same kind of source are ambiguous: none is used, and the error
+ * says which to give.
+ */
+function chooseCrds(
+  given: readonly CrdDocument[],
+  found: readonly CrdDocument[],
+  errors: InputError[]
+): Partial<Record<'nodeClass' | 'nodePool', CrdDocument>> {
+  const chosen: Partial<Record<'nodeClass' | 'nodePool', CrdDocument>> = {};
+  for (const candidates of [found, given]) {
+    const byName = new Map<string, CrdDocument[]>();
+    for (const crd of candidates) byName.set(crd.name, [...(byName.get(crd.name) ?? []), crd]);
+    for (const [name, crds] of byName) {
+      const [first] = crds;
+      if (first === undefined) continue;
+      const distinct = new Set(crds.map((crd) => JSON.stringify(crd.document)));
+      if (distinct.size > 1) {
+        const where = crds.map((crd) => crd.origin.location).join(', ');
+        errors.push({
+          source: first.origin.location,
+          message: `${crds.length} different CustomResourceDefinitions ${name} (${where}): the objects are judged by the built-in rules; give the one the cluster runs with --crd`,
+        });
+        const slot = crdSlot(name);
+        if (slot !== undefined) delete chosen[slot];
+        continue;
+      }
+      const slot = crdSlot(name);
+      if (slot !== undefined) chosen[slot] = first;
+    }
+  }
+  return chosen;
+}
+
+/** The cluster's CRDs with the manifests' own (or `--crd`'s) in place of those of the same kind. */
+function withManifestCrds(
+  cluster: ClusterContext,
+  chosen: Partial<Record<'nodeClass' | 'nodePool', CrdDocument>>
+): ClusterContext {
+  if (chosen.nodeClass === undefined && chosen.nodePool === undefined) return cluster;
+  const crds: ClusterCrds = { ...cluster.crds, ...chosen };
+  return { ...cluster, crds };
 }
 
 /** Port implementation: NodeClasses from manifest files, evaluated for one (possibly unnamed) cluster. */
@@ -186,12 +273,19 @@ export function createManifestSource(options: ManifestSourceOptions): ObjectSour
   return {
     async load(): Promise<LoadedObjects> {
       const parsed = await loadManifests(options);
+      const errors = [...parsed.errors];
+      const given =
+        options.crdFiles === undefined || options.crdFiles.length === 0
+          ? { crds: [], errors: [] }
+          : await loadCrdFiles(options.crdFiles, options.limits ?? inputLimitsFromEnv());
+      errors.push(...given.errors);
+      const chosen = chooseCrds(given.crds, parsed.crds ?? [], errors);
       return {
-        clusters: [options.cluster],
+        clusters: [withManifestCrds(options.cluster, chosen)],
         nodeClasses: parsed.nodeClasses,
         nodePools: parsed.nodePools,
         inputs: ['spec'],
-        inputErrors: parsed.errors,
+        inputErrors: errors,
       };
     },
   };

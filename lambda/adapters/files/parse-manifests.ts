@@ -1,4 +1,5 @@
 import { Composer, CST, type Document, Lexer, LineCounter, Parser } from 'yaml';
+import { karpenterCrdNameOf } from '../../core/admission/crd-names.js';
 import { formatPath } from '../../core/schema.js';
 import { addObject, isKarpenterObject, kindOf, type ParsedManifests } from './kube-objects.js';
 import {
@@ -239,7 +240,7 @@ export function parseManifestText(
   budget: TokenBudget = { tokensLeft: limits.maxTotalTokens },
   tally: DocumentTally = { documents: 0 }
 ): ParsedManifests {
-  const result: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [] };
+  const result: ParsedManifests = { nodeClasses: [], nodePools: [], errors: [], crds: [] };
   const tooDeepAt = flowNestingTooDeep(text, MAX_FLOW_NESTING);
   if (tooDeepAt !== undefined) {
     result.errors.push({
@@ -282,7 +283,9 @@ export function parseManifestText(
       errors: [{ source: `${file}:${line}`, message: breach.message }],
     };
   }
-  return result;
+  if (result.crds?.length !== 0) return result;
+  const { crds: _none, ...withoutCrds } = result;
+  return withoutCrds;
 }
 
 interface DocumentContext {
@@ -396,10 +399,11 @@ function addDocument(
     if (!Array.isArray(items)) return undefined;
     const itemOffsets = origins.get(items);
     items.forEach((item, itemIndex) => {
-      if (!isKarpenterObject(item)) return;
       const itemOffset = Array.isArray(itemOffsets)
         ? (itemOffsets as readonly number[])[itemIndex]
         : undefined;
+      if (addCrd(result, item, file, lineCounter, itemOffset ?? document.range[0])) return;
+      if (!isKarpenterObject(item)) return;
       addObject(
         result,
         item,
@@ -415,9 +419,29 @@ function addDocument(
     });
     return undefined;
   }
-  if (!isKarpenterObject(value)) return undefined;
   const rootOffset = document.contents?.range?.[0];
+  if (addCrd(result, value, file, lineCounter, rootOffset ?? document.range[0])) return undefined;
+  if (!isKarpenterObject(value)) return undefined;
   const positions = positionsOf(value, rootOffset, origins, lineCounter);
   addObject(result, value, cluster, { file, document: index, positions }, `${file}#${index + 1}`);
   return undefined;
+}
+
+/** Keeps one of Karpenter's CRDs (the scan admits objects by it); true when `value` is one. */
+function addCrd(
+  result: ParsedManifests,
+  value: unknown,
+  file: string,
+  lineCounter: LineCounter,
+  offset: number
+): boolean {
+  const name = karpenterCrdNameOf(value);
+  if (name === undefined) return false;
+  const { line } = lineCounter.linePos(offset);
+  result.crds?.push({
+    name,
+    document: value,
+    origin: { kind: 'manifest', location: `${file}:${line}` },
+  });
+  return true;
 }

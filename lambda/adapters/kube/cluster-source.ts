@@ -1,6 +1,7 @@
-// The live ObjectSource: for each EKS cluster, DescribeCluster, then Karpenter's objects and
+// The live ObjectSource: for each EKS cluster, DescribeCluster, then Karpenter's objects, CRDs and
 // controller through the Kubernetes API. One unreachable cluster never stops the others; each
 // failure becomes data (an `unavailable` slice) that the cluster-state checks report.
+import type { ClusterCrds } from '../../core/admission/types.js';
 import type { AccessEntry, AwsClusterFacts } from '../../core/facts/aws.js';
 import type {
   ClusterState,
@@ -20,6 +21,7 @@ import { SourceUnavailableError } from '../../shared/errors.js';
 import type { ClusterTagFilter, EksCluster, EksReader } from '../aws/eks-reader.js';
 import type { EksTokenProvider } from '../aws/eks-token.js';
 import { addObject, type ParsedManifests } from '../files/kube-objects.js';
+import { readInstalledCrds } from './crds.js';
 import {
   findKarpenterDeployment,
   readIrsaRoleArn,
@@ -215,7 +217,8 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
       state: ClusterState,
       objects: ParsedManifests,
       controller: KarpenterController | undefined,
-      version: string | undefined
+      version: string | undefined,
+      crds?: ClusterCrds
     ): Promise<ClusterScan> => {
       const podIdentity = await readPodIdentity(name, controller);
       const karpenterVersion = parseKarpenterVersion(version) ?? options.fallbackKarpenterVersion;
@@ -225,6 +228,7 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
           ...(karpenterVersion ? { karpenterVersion } : {}),
           aws: awsFactsOf(cluster, await accessEntries),
           state: { ...state, podIdentityAssociations: podIdentity },
+          ...(crds === undefined ? {} : { crds }),
         },
         nodeClasses: objects.nodeClasses,
         nodePools: objects.nodePools,
@@ -268,7 +272,10 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
       } catch (error) {
         nodePools = sliceFromError(error);
       }
-      const { controller, version } = await readController(kube, name);
+      const [{ controller, version }, crds] = await Promise.all([
+        readController(kube, name),
+        readInstalledCrds(kube, name),
+      ]);
       return finish(
         {
           read: ok({ nodeClassCount: objects.nodeClasses.length }),
@@ -278,7 +285,8 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
         },
         objects,
         controller.status === 'ok' ? controller.value : undefined,
-        version
+        version,
+        crds
       );
     } finally {
       kube.close();

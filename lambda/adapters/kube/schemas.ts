@@ -50,3 +50,17 @@ export const ServiceAccountSchema = z.looseObject({
 
 export type Deployment = z.infer<typeof DeploymentSchema>;
 export type Container = z.infer<typeof ContainerSchema>;
+
+/**
+ * `apiextensions.k8s.io/v1` CustomResourceDefinition: what telling one CRD from another needs.
+ * The schema itself stays as read; the admission engine validates what it evaluates.
+ */
+export const CustomResourceDefinitionSchema = z.looseObject({
+  apiVersion: z.literal('apiextensions.k8s.io/v1'),
+  kind: z.literal('CustomResourceDefinition'),
+  metadata: z.looseObject({ name: z.string() }),
+  spec: z.looseObject({
+    group: z.string(),
+    versions: z.array(z.looseObject({ name: z.string(), served: z.boolean() })).min(1),
+  }),
+});

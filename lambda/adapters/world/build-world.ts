@@ -5,6 +5,7 @@ import type { ClusterContext, NodeClassEntry, NodePoolEntry } from '../../core/i
 import type { LoadedObjects } from '../../core/ports/objects.js';
 import type { Partition } from '../../core/region.js';
 import { REGION_KEYS } from '../aws/fact-descriptors.js';
+import { recordableCrd } from '../kube/crds.js';
 import type { RecordedAws } from './recorder.js';
 import { type World, type WorldPermission, WorldSchema } from './schema.js';
 
@@ -41,6 +42,20 @@ function readErrorOf(cluster: ClusterContext): string | undefined {
   if (state.read.reason === 'not-installed') return '404';
   if (state.read.reason === 'access-denied') return '403';
   return state.read.reason;
+}
+
+/** The CRDs the scan read (and why others could not be), so a replay admits by the same ones. */
+function crdsOf(cluster: ClusterContext): Record<string, unknown> {
+  const crds = cluster.crds;
+  if (crds === undefined) return {};
+  const documents = [crds.nodeClass, crds.nodePool].flatMap((crd) =>
+    crd === undefined ? [] : [recordableCrd(crd.document)]
+  );
+  return {
+    ...(documents.length === 0 ? {} : { crds: documents }),
+    ...(crds.unavailable === undefined ? {} : { crdsUnavailable: crds.unavailable }),
+    ...(crds.denied === true ? { crdsDenied: true } : {}),
+  };
 }
 
 function kubernetesOf(
@@ -80,6 +95,7 @@ function kubernetesOf(
         }
       : {}),
     ...(readError === undefined ? {} : { readError }),
+    ...crdsOf(cluster),
     ec2NodeClasses: nodeClasses.map((entry) => sanitizedObject(entry.raw)),
     nodePools: nodePools.flatMap((entry) => (entry.parsed.ok ? [entry.parsed.value] : [])),
   };
@@ -160,6 +176,12 @@ export function buildWorld(input: BuildWorldInput): World {
       })
     ),
     ssm: recorded.keyed.ssm,
+    kms: {
+      ...recorded.keyed.kms,
+      ...(recorded.ebsEncryptionDefaults === undefined
+        ? {}
+        : { ebsEncryptionDefaults: { [input.region]: recorded.ebsEncryptionDefaults } }),
+    },
     iam: {
       ...recorded.keyed.iam,
       permissions: input.permissions ?? [],

@@ -15,8 +15,10 @@ import {
   ListRolePoliciesCommand,
   type ListRolePoliciesCommandOutput,
 } from '@aws-sdk/client-iam';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsFactsClients } from '../aws/aws-facts-adapter.js';
+import { EBS_ENCRYPTION_DEFAULTS } from '../aws/ebs-encryption-defaults.js';
 import {
   EC2_LIST_FACTS,
   EC2_LIST_KEYS,
@@ -58,6 +60,10 @@ export interface RecordedAws {
    * managed documents.
    */
   readonly keyed: RecordedKeyed & { readonly iam: { readonly policies?: RecordedPolicy[] } };
+  /** The region's EBS encryption settings, when the scan read both. */
+  readonly ebsEncryptionDefaults?: ReturnType<
+    ReturnType<typeof EBS_ENCRYPTION_DEFAULTS.recording>['recorded']
+  >;
 }
 
 /** IAM returns documents URL-encoded; the world keeps them as JSON text. */
@@ -172,12 +178,17 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
   const regional = new Map<RegionKey, Map<string, Json>>();
   const keyed = keyedRecordings();
   const documents = policyDocumentRecording();
+  const ebsDefaults = EBS_ENCRYPTION_DEFAULTS.recording();
 
   function keep(target: Map<string, Json>, key: string | undefined, item: object): void {
     if (key !== undefined) target.set(key, plain(item));
   }
 
   function recordEc2(command: unknown, output: unknown): void {
+    if (EBS_ENCRYPTION_DEFAULTS.isCommand(command)) {
+      ebsDefaults.record(command, output);
+      return;
+    }
     for (const key of EC2_LIST_KEYS) {
       const fact = EC2_LIST_FACTS[key];
       if (!fact.isCommand(command)) continue;
@@ -215,11 +226,20 @@ export function createAwsRecorder(inner: AwsFactsClients): AwsRecorder {
         keyed.record('iam', command, output);
         documents.record(command, output);
       }),
+      ...(inner.kms === undefined
+        ? {}
+        : {
+            kms: wrap<KMSClient>(inner.kms, (command, output) =>
+              keyed.record('kms', command, output)
+            ),
+          }),
     },
     recorded(): RecordedAws {
       const recordedKeyed = keyed.recorded();
       const { roles, policies } = documents.apply(recordedKeyed.iam.roles as Json[]);
+      const ebsEncryptionDefaults = ebsDefaults.recorded();
       return {
+        ...(ebsEncryptionDefaults === undefined ? {} : { ebsEncryptionDefaults }),
         ec2: Object.fromEntries(EC2_LIST_KEYS.map((key) => [key, byKey(lists[key])])) as Record<
           Ec2ListKey,
           Json[]

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { KARPENTER_CRD_NAMES } from '../../core/admission/crd-names.js';
 import { StringMapSchema } from '../../core/selectors/tag-map.js';
+import { EBS_ENCRYPTION_DEFAULTS } from '../aws/ebs-encryption-defaults.js';
 import { ec2WorldSection, emptyEc2Section, regionWorldFields } from '../aws/fact-descriptors.js';
 import { keyedWorldFields } from '../aws/keyed-fact-descriptors.js';
 import { PolicyDocumentSchema } from '../aws/policy-document.js';
+import { CustomResourceDefinitionSchema } from '../kube/schemas.js';
 
 // World-state file, version 1: AWS facts in the AWS SDK's own response shapes (PascalCase, as the
 // SDK returns them), so a recorded account replays exactly. Only the fields the scanner reads are
@@ -65,6 +68,11 @@ const WorldServiceAccountSchema = z.looseObject({
   annotations: StringMapSchema.optional(),
 });
 
+/** One of Karpenter's CRDs as the cluster serves it (its schema is kept as recorded). */
+const WorldCrdSchema = CustomResourceDefinitionSchema.extend({
+  metadata: z.looseObject({ name: z.enum(KARPENTER_CRD_NAMES) }),
+});
+
 const WorldKubernetesSchema = z.looseObject({
   /** Raw Kubernetes objects, validated later like any manifest (a bad one is a finding). */
   ec2NodeClasses: z.array(z.unknown()).default([]),
@@ -79,6 +87,18 @@ const WorldKubernetesSchema = z.looseObject({
     .optional(),
   /** Simulated read failure of the Kubernetes API (`401`, `403`, `404`, `timeout`…) for demos and tests. */
   readError: z.string().optional(),
+  /** Karpenter's installed CRDs, as `snapshot` read them: scans of this cluster admit by them. */
+  crds: z
+    .array(WorldCrdSchema)
+    .refine(
+      (crds) => new Set(crds.map((crd) => crd.metadata.name)).size === crds.length,
+      'holds the same CRD twice'
+    )
+    .optional(),
+  /** Why the CRDs could not be read when recorded (`403`…): the built-in rules decide. */
+  crdsUnavailable: z.string().optional(),
+  /** The recorded CRD read was forbidden (HTTP 403). */
+  crdsDenied: z.boolean().optional(),
 });
 
 export const WorldClusterSchema = z.looseObject({
@@ -120,6 +140,18 @@ export const WorldSchema = z.looseObject({
   ...regionWorldFields(),
   // Absent sections parse as empty ones (`prefault`: each field's own default applies).
   ssm: z.looseObject(keyedWorldFields('ssm')).prefault({}),
+  /**
+   * KMS keys (`keys`: DescribeKey's `KeyMetadata`, `Aliases`, `Policy`, `Grants`; an absent policy
+   * or grant list is one the scanner may not read) and the account's EBS encryption settings by
+   * region (`ebsEncryptionDefaults`; absent for a region: AWS's defaults, no encryption by default
+   * and the AWS managed key alias/aws/ebs).
+   */
+  kms: z
+    .looseObject({
+      ...keyedWorldFields('kms'),
+      ebsEncryptionDefaults: EBS_ENCRYPTION_DEFAULTS.worldField,
+    })
+    .prefault({}),
   iam: z
     .looseObject({
       ...keyedWorldFields('iam'),

@@ -4,6 +4,7 @@
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { UnsupportedFilterError } from '../../core/selectors/ec2-filter.js';
 import { SourceUnavailableError } from '../../shared/errors.js';
+import { EBS_ENCRYPTION_DEFAULTS } from '../aws/ebs-encryption-defaults.js';
 import { ec2ListMethods, regionMethods, selectRegionRecords } from '../aws/fact-descriptors.js';
 import { type KeyedWorldView, keyedMethods } from '../aws/keyed-fact-descriptors.js';
 import type { World } from './schema.js';
@@ -50,6 +51,17 @@ export function createWorldAwsFacts(options: WorldFactsOptions): AwsFactsPort {
         selectRegionRecords(fact, records, fact.query).map(({ item }) => item)
       );
     }),
+
+    // The region's EBS encryption settings; none recorded stands for AWS's account defaults,
+    // as the live API (and the bench's emulated one) answers for an account that never set them.
+    async getEbsEncryptionDefaults() {
+      const byRegion = world.kms.ebsEncryptionDefaults;
+      const recorded =
+        byRegion !== undefined && Object.hasOwn(byRegion, world.region)
+          ? byRegion[world.region]
+          : undefined;
+      return EBS_ENCRYPTION_DEFAULTS.fromWorld(recorded);
+    },
 
     // Each keyed fact: the recorded item its name stands for, translated; a batch answers each
     // name so.

@@ -1,5 +1,7 @@
 // ObjectSource over a world file: the clusters it records, with their Kubernetes objects parsed
 // exactly like manifests (a bad object is a finding, not a crash).
+import { crdSlot } from '../../core/admission/crd-names.js';
+import type { ClusterCrds, CrdDocument } from '../../core/admission/types.js';
 import type { AccessEntry, AwsAuthRoleMapping, AwsClusterFacts } from '../../core/facts/aws.js';
 import type {
   ClusterState,
@@ -165,6 +167,25 @@ function clusterState(
   };
 }
 
+/** The CRDs recorded for the cluster, as its scans admit by them; undefined when none were. */
+function clusterCrds(file: string, cluster: WorldCluster): ClusterCrds | undefined {
+  const kubernetes = cluster.kubernetes;
+  if (kubernetes?.crds === undefined && kubernetes?.crdsUnavailable === undefined) return undefined;
+  const origin = { kind: 'world' as const, location: `${file} (cluster ${cluster.name})` };
+  const crds: { nodeClass?: CrdDocument; nodePool?: CrdDocument } = {};
+  for (const document of kubernetes.crds ?? []) {
+    const slot = crdSlot(document.metadata.name);
+    if (slot !== undefined) crds[slot] = { name: document.metadata.name, document, origin };
+  }
+  return {
+    ...crds,
+    ...(kubernetes.crdsUnavailable === undefined
+      ? {}
+      : { unavailable: kubernetes.crdsUnavailable }),
+    ...(kubernetes.crdsDenied === true ? { denied: true } : {}),
+  };
+}
+
 export interface WorldClusterOptions {
   /** Overrides the recorded Karpenter version (`--karpenter-version`). */
   readonly karpenterVersion?: KarpenterVersion;
@@ -189,6 +210,7 @@ export function worldClusterContext(
         nodePools: options.nodePoolCount ?? 0,
       })
     : undefined;
+  const crds = clusterCrds(file, cluster);
   return {
     name: cluster.name,
     region: world.region,
@@ -196,6 +218,7 @@ export function worldClusterContext(
     ...(karpenterVersion ? { karpenterVersion } : {}),
     aws: ok(clusterAwsFacts(world, cluster)),
     ...(state ? { state } : {}),
+    ...(crds ? { crds } : {}),
   };
 }
 

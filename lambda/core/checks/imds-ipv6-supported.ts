@@ -11,6 +11,23 @@ import { isAtLeast } from '../version.js';
 /** First release that omits `httpProtocolIPv6` in the regions that reject it (#8404). */
 const IMDS_IPV6_FIXED_IN = '1.7.0';
 
+/**
+ * `httpProtocolIPv6` as the API server stores the object: after the installed CRD's defaults when
+ * the scan has the CRD (the isolated-region workaround removes that default), else the released
+ * CRDs' default `disabled`.
+ */
+function storedIpv6(
+  target: NodeClassTarget,
+  explicit: string | undefined
+): { readonly value: string | undefined; readonly crd?: string } {
+  const admission = target.entry.admission;
+  if (admission === undefined) return { value: explicit ?? 'disabled' };
+  const spec = (admission.defaulted as { spec?: { metadataOptions?: unknown } } | undefined)?.spec;
+  const options = spec?.metadataOptions as { httpProtocolIPv6?: unknown } | undefined;
+  const value = options?.httpProtocolIPv6;
+  return { value: typeof value === 'string' ? value : explicit, crd: admission.crd };
+}
+
 /** `from annotation …` when the value came from the object's context annotation. */
 function origin(target: NodeClassTarget, annotation: string): string | undefined {
   return target.overrides.some((override) => override.annotation === annotation)
@@ -23,7 +40,9 @@ function origin(target: NodeClassTarget, annotation: string): string | undefined
  * v1.7.0 the field is always sent (the CRD default fills it in, and even `disabled` is refused);
  * from v1.7.0 Karpenter omits it there. An unknown Karpenter version is treated as affected.
  * Region and version come from the cluster, or from the object's `nodeclass-scanner/region` and
- * `nodeclass-scanner/karpenter-version` annotations.
+ * `nodeclass-scanner/karpenter-version` annotations. With the cluster's installed CRD, the field
+ * is read after that CRD's defaults: a CRD whose default was removed (the documented workaround)
+ * sends nothing.
  */
 export const imdsIpv6Supported = defineCheck({
   id: 'imds-ipv6-supported',
@@ -69,15 +88,33 @@ export const imdsIpv6Supported = defineCheck({
           },
         ];
       }
-      // The API server defaults the field, so it is present even when the manifest omits it.
-      const httpProtocolIPv6 = spec.metadataOptions?.httpProtocolIPv6 ?? 'disabled';
+      // The API server defaults the field, so it is present even when the manifest omits it,
+      // unless the installed CRD's default was removed.
+      const explicit = spec.metadataOptions?.httpProtocolIPv6;
+      const stored = storedIpv6(target, explicit);
       const version = cluster.karpenterVersion;
+      if (stored.value === undefined) {
+        return [
+          {
+            status: 'pass',
+            resource,
+            message: `The installed CRD (${stored.crd}) gives httpProtocolIPv6 no default and the object does not set it, so Karpenter does not send it in ${regionText}.`,
+            evidence: { region, httpProtocolIPv6: 'unset', crd: stored.crd },
+          },
+        ];
+      }
+      const httpProtocolIPv6 = stored.value;
       const evidence = {
         region,
         httpProtocolIPv6,
         karpenterVersion: version?.raw ?? 'unknown',
         fixedIn: `v${IMDS_IPV6_FIXED_IN}`,
+        ...(stored.crd === undefined ? {} : { crd: stored.crd }),
       };
+      const defaultedBy =
+        explicit === undefined && stored.crd !== undefined
+          ? ` (the default of the installed CRD ${stored.crd})`
+          : '';
       const versionOrigin = origin(target, KARPENTER_VERSION_ANNOTATION);
       if (version && isAtLeast(version, IMDS_IPV6_FIXED_IN)) {
         return [
@@ -96,7 +133,7 @@ export const imdsIpv6Supported = defineCheck({
         {
           status: 'fail',
           resource,
-          message: `${who} sends httpProtocolIPv6=${httpProtocolIPv6} in ${regionText}, where EC2 rejects it (UnsupportedOperation) and every launch fails.`,
+          message: `${who} sends httpProtocolIPv6=${httpProtocolIPv6}${defaultedBy} in ${regionText}, where EC2 rejects it (UnsupportedOperation) and every launch fails.`,
           ...(version
             ? {}
             : {
@@ -104,10 +141,7 @@ export const imdsIpv6Supported = defineCheck({
               }),
           evidence,
           location: {
-            path:
-              spec.metadataOptions?.httpProtocolIPv6 === undefined
-                ? 'spec'
-                : 'spec.metadataOptions.httpProtocolIPv6',
+            path: explicit === undefined ? 'spec' : 'spec.metadataOptions.httpProtocolIPv6',
           },
         },
       ];

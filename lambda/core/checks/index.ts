@@ -13,6 +13,7 @@ import { controllerCanLaunch } from './controller-can-launch.js';
 import { controllerCanManageInstanceProfile } from './controller-can-manage-instance-profile.js';
 import { controllerCanPassNodeRole } from './controller-can-pass-node-role.js';
 import { controllerRoleFound } from './controller-role-found.js';
+import { ebsKmsKeyUsable } from './ebs-kms-key-usable.js';
 import { imdsHopLimit } from './imds-hop-limit.js';
 import { imdsIpv6Supported } from './imds-ipv6-supported.js';
 import { imdsV2Required } from './imds-v2-required.js';
@@ -89,6 +90,7 @@ export const CHECKS: readonly Check[] = [
   controllerCanPassNodeRole,
   controllerCanManageInstanceProfile,
   controllerCanDiscover,
+  ebsKmsKeyUsable,
   // NodePool ⇄ EC2NodeClass compatibility.
   nodePoolArchHasImage,
   nodePoolZonesHaveSubnets,

@@ -1,14 +1,22 @@
 import { effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
+import { UNKNOWN_FIELD_OUTCOME } from '../crd-fields.js';
+import { type CrdRuleRelease, crdRuleRelease } from '../crd-releases.js';
+import { KUBELET_CRD_FIELDS, kubeletCrdViolations } from '../crd-rules.js';
 import type { ResourceRef } from '../model.js';
 import { type EC2NodeClass, formatPath } from '../schema.js';
+import { didYouMean } from '../suggest.js';
 
-// `spec.kubelet` is an open map: the API server stores any object there. Karpenter's nodeclass
-// controller validates it and sets ValidationSucceeded=False (the class is not Ready, nothing
-// launches) when it breaks a rule. These are those rules, from
+// Who validates `spec.kubelet` depends on the release. Every Karpenter release up to v1.14.1 types
+// it in the EC2NodeClass CRD: the API server refuses a breaking object at apply
+// (crd-rules.ts `kubeletCrdViolations`). Karpenter's main branch after v1.14.1 (#9461) makes it an
+// open map and validates it in the nodeclass controller, which sets ValidationSucceeded=False (the
+// class is not Ready, nothing launches); the rules below are those, from
 // https://github.com/aws/karpenter-provider-aws/blob/main/pkg/apis/v1/kubeletconfiguration_validation.go
 // and pkg/controllers/nodeclass/validation.go. Unknown upstream kubelet field names are not
-// reported: that needs the upstream KubeletConfiguration field list of the Karpenter build.
+// reported there: that needs the upstream KubeletConfiguration field list of the Karpenter build.
+// With the installed CRD at hand its schema decides: nodeclass-schema-valid reports its verdict
+// unless the CRD leaves spec.kubelet open.
 
 const EVICTION_SIGNALS = [
   'memory.available',
@@ -256,20 +264,89 @@ function familyViolations(
   return out;
 }
 
-function draft(resource: ResourceRef, violation: Violation): FindingDraft {
-  return {
-    status: 'fail',
+const CONTROLLER_OUTCOME =
+  "Karpenter's controller rejects this kubelet configuration (ValidationSucceeded=False): the EC2NodeClass is not Ready and launches no nodes.";
+
+/** Who decides: the release's CRD at apply, or the controller after admission. */
+type Mechanism =
+  | { readonly kind: 'api-server'; readonly release: CrdRuleRelease }
+  | { readonly kind: 'controller'; readonly why: string };
+
+function mechanismEvidence(mechanism: Mechanism): Record<string, unknown> {
+  return mechanism.kind === 'api-server'
+    ? { mechanism: 'api-server', rules: mechanism.release.note }
+    : { mechanism: 'controller', rules: mechanism.why };
+}
+
+function draft(resource: ResourceRef, violation: Violation, mechanism: Mechanism): FindingDraft {
+  const located = {
     resource,
-    message: `${violation.path}: ${violation.message}. Karpenter's controller rejects this kubelet configuration (ValidationSucceeded=False): the EC2NodeClass is not Ready and launches no nodes.`,
-    evidence: { path: violation.path, rule: violation.rule },
+    discriminator: `${violation.path}#${violation.rule}`,
+    location: { path: violation.path },
+    evidence: { path: violation.path, rule: violation.rule, ...mechanismEvidence(mechanism) },
+  };
+  if (mechanism.kind === 'controller') {
+    return {
+      ...located,
+      status: 'fail',
+      message: `${violation.path}: ${violation.message}. ${CONTROLLER_OUTCOME}`,
+    };
+  }
+  const { label } = mechanism.release;
+  if (violation.rule === 'unknown-field') {
+    const key = violation.path.slice('spec.kubelet.'.length);
+    const near = didYouMean(key, KUBELET_CRD_FIELDS);
+    return {
+      ...located,
+      status: 'fail',
+      severity: 'high',
+      message: `${violation.path}: unknown field: ${label}'s CRD types spec.kubelet and has no field "${key}"${near}. ${UNKNOWN_FIELD_OUTCOME}`,
+      remediation: `Remove ${violation.path}${near === '' ? '' : `, or correct its name${near}`}; ${label} sets only ${KUBELET_CRD_FIELDS.join(', ')}.`,
+    };
+  }
+  return {
+    ...located,
+    status: 'fail',
+    severity: 'high',
+    message: `${violation.path}: ${violation.message}. The API server refuses this EC2NodeClass at apply: ${label}'s CRD validates spec.kubelet.`,
+    remediation: `Fix ${violation.path} as the message says; until then kubectl apply (or the GitOps sync) fails and Karpenter keeps the EC2NodeClass it had.`,
+  };
+}
+
+/** A setting the release admits but the AMI family's bootstrap does not apply. */
+function ignoredDraft(resource: ResourceRef, violation: Violation, release: CrdRuleRelease) {
+  return {
+    status: 'notice' as const,
+    resource,
+    message: `${violation.path}: ${violation.message}. ${release.label} admits it and launches the nodes without the setting (it does not validate this).`,
+    evidence: {
+      path: violation.path,
+      rule: violation.rule,
+      ...mechanismEvidence({ kind: 'api-server', release }),
+    },
     discriminator: `${violation.path}#${violation.rule}`,
     location: { path: violation.path },
   };
 }
 
+/** Karpenter's main-branch controller rules (spec.kubelet open in the CRD). */
+function controllerViolations(
+  nodeClass: EC2NodeClass,
+  kubelet: Kubelet,
+  at: (...p: PropertyKey[]) => string
+): Violation[] {
+  // Wrong-typed fields are reported once, as type errors; the other rules skip them.
+  return [
+    ...typeViolations(kubelet, at),
+    ...semanticViolations(kubelet, at),
+    ...familyViolations(nodeClass, kubelet, at),
+  ];
+}
+
 /**
- * `spec.kubelet` passes the validation Karpenter's controller runs after admission. The API server
- * admits any object there, so these problems surface only as a NodeClass that is not Ready.
+ * `spec.kubelet` passes the validation of the cluster's Karpenter release: the EC2NodeClass CRD's
+ * schema up to v1.14.1 (the API server refuses the object), the controller's after it (the class
+ * is not Ready). With the installed CRD at hand, its schema decides (nodeclass-schema-valid).
  */
 export const kubeletConfigValid = defineCheck({
   id: 'kubelet-config-valid',
@@ -278,34 +355,63 @@ export const kubeletConfigValid = defineCheck({
   severity: 'critical',
   inputs: ['spec'],
   rationale:
-    "The API server stores any object under spec.kubelet; Karpenter's controller validates it later and sets ValidationSucceeded=False, so the EC2NodeClass never becomes Ready and no node launches from it.",
+    "Every Karpenter release up to v1.14.1 validates spec.kubelet in the EC2NodeClass CRD, so the API server refuses a bad object and kubectl apply or the GitOps sync fails; where the CRD leaves spec.kubelet open (Karpenter's main branch after v1.14.1), the controller rejects it later with ValidationSucceeded=False, the EC2NodeClass never becomes Ready and no node launches from it.",
   remediation:
-    'Fix each reported spec.kubelet field as the message says; until then Karpenter reports ValidationSucceeded=False and launches nothing from this EC2NodeClass.',
+    'Fix each reported spec.kubelet field as the message says; the finding names who rejects it for your release: the API server at apply, or the controller (the EC2NodeClass is not Ready).',
   references: [
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml',
     'https://github.com/aws/karpenter-provider-aws/blob/main/pkg/apis/v1/kubeletconfiguration_validation.go',
     'https://karpenter.sh/docs/concepts/nodeclasses/#speckubelet',
+    'docs/admission-by-release.md',
   ],
   material: ['path', 'rule'],
   evaluate: (inventory) =>
-    forEachNodeClass(inventory, (nodeClass, { resource }) => {
+    forEachNodeClass(inventory, (nodeClass, { resource, cluster, entry }) => {
       const kubelet = nodeClass.spec.kubelet;
       if (kubelet === undefined || Object.keys(kubelet).length === 0) return [];
       const at = (...path: PropertyKey[]) => formatPath(['spec', 'kubelet', ...path]);
-      // Wrong-typed fields are reported once, as type errors; the other rules skip them.
-      const violations = [
-        ...typeViolations(kubelet, at),
-        ...semanticViolations(kubelet, at),
-        ...familyViolations(nodeClass, kubelet, at),
-      ];
-      if (violations.length === 0) {
-        return [
-          {
-            status: 'pass',
-            resource,
-            message: 'spec.kubelet passes Karpenter’s kubelet validation.',
-          },
-        ];
+      const admission = entry.admission;
+      const release = crdRuleRelease(cluster.karpenterVersion);
+      let mechanism: Mechanism;
+      if (admission !== undefined) {
+        // The installed CRD validated spec.kubelet: nodeclass-schema-valid reports its verdict.
+        if (!admission.openPaths.includes('spec.kubelet')) return [];
+        mechanism = {
+          kind: 'controller',
+          why: `the installed CRD (${admission.crd}) leaves spec.kubelet open: Karpenter's controller validates it`,
+        };
+      } else if (release.kubeletInCrd) {
+        mechanism = { kind: 'api-server', release };
+      } else {
+        mechanism = { kind: 'controller', why: release.note };
       }
-      return violations.map((violation) => draft(resource, violation));
+      const drafts: FindingDraft[] = [];
+      if (mechanism.kind === 'api-server') {
+        drafts.push(...kubeletCrdViolations(kubelet).map((v) => draft(resource, v, mechanism)));
+        // Admitted, but the AMI family's bootstrap drops the setting (no validation rejects it).
+        const known: readonly string[] = KUBELET_CRD_FIELDS;
+        const typed = Object.fromEntries(
+          Object.entries(kubelet).filter(([k]) => known.includes(k))
+        );
+        for (const ignored of familyViolations(nodeClass, typed, at)) {
+          drafts.push(ignoredDraft(resource, ignored, release));
+        }
+      } else {
+        for (const violation of controllerViolations(nodeClass, kubelet, at)) {
+          drafts.push(draft(resource, violation, mechanism));
+        }
+      }
+      if (drafts.length > 0) return drafts;
+      return [
+        {
+          status: 'pass',
+          resource,
+          message:
+            mechanism.kind === 'api-server'
+              ? `spec.kubelet passes the kubelet rules of ${release.label}'s CRD.`
+              : 'spec.kubelet passes Karpenter’s kubelet validation.',
+          evidence: mechanismEvidence(mechanism),
+        },
+      ];
     }),
 });

@@ -1,11 +1,27 @@
-import { defineCheck, type FindingDraft, nodePoolRef } from '../check.js';
+import type { AdmissionVerdict } from '../admission/types.js';
+import {
+  defineCheck,
+  type FindingDraft,
+  KARPENTER_VERSION_ANNOTATION,
+  nodePoolRef,
+} from '../check.js';
 import { type FieldScanOptions, unknownNodePoolFields } from '../crd-fields.js';
-import { nodePoolCrdViolations } from '../crd-rules.js';
-import { clusterOf } from '../inventory.js';
+import { type CrdRuleRelease, crdRuleRelease } from '../crd-releases.js';
+import { nodePoolCrdViolations, objectNameViolations } from '../crd-rules.js';
+import { clusterOf, type NodePoolEntry } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
 import { type NodeSelectorRequirement, nodePoolRequirements } from '../nodepool-requirements.js';
 import { NODEPOOL_API_VERSION, type NodePool } from '../schema.js';
-import { structuralDrafts, unknownFieldDraft, violationDraft } from './support/schema-findings.js';
+import { type KarpenterVersion, parseKarpenterVersion } from '../version.js';
+import {
+  admissionDrafts,
+  admissionEvidence,
+  releaseEvidence,
+  structuralDrafts,
+  unknownFieldDraft,
+  violationDraft,
+  withRules,
+} from './support/schema-findings.js';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
 
@@ -54,23 +70,70 @@ function ignoredValues(
 function evaluateParsed(
   resource: ResourceRef,
   nodePool: NodePool,
-  fields: FieldScanOptions
+  raw: unknown,
+  fields: FieldScanOptions,
+  release: CrdRuleRelease
 ): FindingDraft[] {
-  const drafts: FindingDraft[] = nodePoolCrdViolations(nodePool).map((violation) =>
-    violationDraft(resource, violation.path, violation.rule, violation.message)
+  const evidence = releaseEvidence(release);
+  const drafts: FindingDraft[] = [
+    ...objectNameViolations(nodePool.metadata.name),
+    ...nodePoolCrdViolations(nodePool, release),
+  ].map((violation) =>
+    violationDraft(resource, violation.path, violation.rule, violation.message, evidence)
   );
   const nodeClass = nodePool.spec.template.spec.nodeClassRef.name;
-  for (const field of unknownNodePoolFields(nodePool, { ...fields, nodeClass })) {
-    drafts.push(unknownFieldDraft(resource, field, NODEPOOL_API_VERSION, 'NodePool'));
+  // The object as written: a field the release lacks is unknown even when set to null.
+  for (const field of unknownNodePoolFields(raw ?? nodePool, { ...fields, nodeClass })) {
+    const draft = unknownFieldDraft(resource, field, NODEPOOL_API_VERSION, 'NodePool');
+    drafts.push(withRules(draft, evidence));
   }
   drafts.push(...ignoredValues(resource, nodePoolRequirements(nodePool)));
   return drafts;
 }
 
+/** The NodePool's own nodeclass-scanner/karpenter-version annotation, else the cluster's version. */
+function versionOf(
+  cluster: KarpenterVersion | undefined,
+  nodePool: NodePool
+): KarpenterVersion | undefined {
+  const annotated = nodePool.metadata.annotations?.[KARPENTER_VERSION_ANNOTATION];
+  return parseKarpenterVersion(annotated) ?? cluster;
+}
+
+/** The installed CRD decided: its verdict (the object's structure as the scanner reads it aside). */
+function byAdmission(
+  entry: NodePoolEntry,
+  resource: ResourceRef,
+  admission: AdmissionVerdict
+): FindingDraft[] {
+  const drafts = admissionDrafts(resource, admission, NODEPOOL_API_VERSION, 'NodePool');
+  if (!entry.parsed.ok) {
+    // The other NodePool checks skip an object that does not parse and point here: never pass it.
+    if (drafts.length === 0) drafts.push(...structuralDrafts(resource, entry.parsed.issues));
+    return drafts;
+  }
+  drafts.push(...ignoredValues(resource, nodePoolRequirements(entry.parsed.value)));
+  if (drafts.length > 0) return drafts;
+  const skipped =
+    admission.skippedTransitionRules > 0
+      ? ` (${admission.skippedTransitionRules} transition rules on oldSelf skipped: they apply to updates only)`
+      : '';
+  return [
+    {
+      status: 'pass',
+      resource,
+      message: `Valid ${NODEPOOL_API_VERSION} NodePool: the installed CRD admits it${skipped}.`,
+      evidence: admissionEvidence(admission),
+    },
+  ];
+}
+
 /**
  * The object is a valid `karpenter.sh/v1` NodePool: it parses structurally and meets the rules of
  * Karpenter's NodePool CRD (requirement operators and restricted label keys, minValues, disruption
- * budgets, durations, nodeClassRef). The API server rejects an object breaking any of them.
+ * budgets, durations, nodeClassRef). The API server rejects an object breaking any of them. With
+ * the installed CRD at hand (`entry.admission`), the CRD's verdict; otherwise the built-in rules of
+ * the Karpenter release (release table in `crd-releases.ts`).
  */
 export const nodePoolSchemaValid = defineCheck({
   id: 'nodepool-schema-valid',
@@ -84,7 +147,9 @@ export const nodePoolSchemaValid = defineCheck({
   remediation:
     'Fix each reported field as the message says; the API server rejects the NodePool (or it was stored without validation) and Karpenter launches nothing from it.',
   references: [
-    'https://github.com/aws/karpenter-provider-aws/blob/main/pkg/apis/crds/karpenter.sh_nodepools.yaml',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.14.1/pkg/apis/crds/karpenter.sh_nodepools.yaml',
+    'https://github.com/aws/karpenter-provider-aws/blob/v1.0.0/pkg/apis/crds/karpenter.sh_nodepools.yaml',
+    'docs/admission-by-release.md',
     'https://karpenter.sh/docs/concepts/nodepools/',
     MIGRATION_GUIDE,
     'https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation',
@@ -93,20 +158,24 @@ export const nodePoolSchemaValid = defineCheck({
   evaluate: (inventory) =>
     inventory.nodePools.flatMap((entry): readonly FindingDraft[] => {
       const resource = nodePoolRef(entry);
+      const apiVersion = entry.parsed.ok ? entry.parsed.value.apiVersion : undefined;
+      if (apiVersion !== undefined && apiVersion !== NODEPOOL_API_VERSION) {
+        return [unservedApiVersion(resource, apiVersion)];
+      }
+      if (entry.admission !== undefined) return byAdmission(entry, resource, entry.admission);
       if (!entry.parsed.ok) return structuralDrafts(resource, entry.parsed.issues);
       const nodePool = entry.parsed.value;
-      if (nodePool.apiVersion !== NODEPOOL_API_VERSION) {
-        return [unservedApiVersion(resource, nodePool.apiVersion)];
-      }
-      const version = clusterOf(inventory, entry.cluster)?.karpenterVersion;
+      const version = versionOf(clusterOf(inventory, entry.cluster)?.karpenterVersion, nodePool);
+      const release = crdRuleRelease(version);
       const stored = entry.source === undefined;
-      const drafts = evaluateParsed(resource, nodePool, { version, stored });
+      const drafts = evaluateParsed(resource, nodePool, entry.raw, { version, stored }, release);
       if (drafts.length > 0) return drafts;
       return [
         {
           status: 'pass',
           resource,
           message: `Valid ${NODEPOOL_API_VERSION} NodePool: types and every CRD rule hold.`,
+          evidence: releaseEvidence(release),
         },
       ];
     }),

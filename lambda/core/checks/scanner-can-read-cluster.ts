@@ -144,7 +144,29 @@ function partialFinding(
   ];
 }
 
-/** The scanner could list EC2NodeClasses (and NodePools, the controller) in every live cluster. */
+/**
+ * Karpenter's CRDs that could not be read: admission falls back to the built-in rules, so this
+ * informs (a `notice`), with the RBAC that lets the scanner read them when RBAC was the cause.
+ */
+function crdsFinding(cluster: ClusterContext): FindingDraft[] {
+  const crds = cluster.crds;
+  // A 404 alone is no advice: the API server does not serve the CRD object itself.
+  if (crds?.unavailable === undefined || (!crds.denied && /HTTP 404/.test(crds.unavailable))) {
+    return [];
+  }
+  return [
+    {
+      status: 'notice',
+      resource: clusterRef(cluster),
+      discriminator: 'crds',
+      message: `Admission in ${cluster.name} is checked with the scanner's built-in rules, not the installed CRDs: ${crds.unavailable}.`,
+      ...(crds.denied ? { remediation: rbacFix() } : {}),
+      evidence: { crds: crds.denied ? 'access-denied' : 'unavailable', detail: crds.unavailable },
+    },
+  ];
+}
+
+/** The scanner could list EC2NodeClasses (and NodePools, the controller, the CRDs) in every live cluster. */
 export const scannerCanReadCluster = defineCheck({
   id: 'scanner-can-read-cluster',
   title: 'The scanner can read Karpenter objects in the cluster',
@@ -155,12 +177,12 @@ export const scannerCanReadCluster = defineCheck({
   rationale:
     "Without read access to EC2NodeClasses, NodePools and Karpenter's controller, the scanner cannot see the cluster's real objects, status conditions, Karpenter version or controller role. The cluster-state and permission checks then cannot run, and their problems go unreported.",
   remediation:
-    'Give the scanner an EKS access entry mapped to a group bound to a read-only ClusterRole (get/list/watch on ec2nodeclasses, nodepools, deployments, serviceaccounts), and network reach to the cluster endpoint.',
+    'Give the scanner an EKS access entry mapped to a group bound to a read-only ClusterRole (get/list/watch on ec2nodeclasses, nodepools, deployments, serviceaccounts; get on the two Karpenter CRDs), and network reach to the cluster endpoint.',
   references: [
     'https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html',
     'https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html',
   ],
-  material: ['reason', 'failure'],
+  material: ['reason', 'failure', 'crds'],
   evaluate: (inventory) =>
     inventory.clusters
       .filter((cluster) => cluster.name !== '')
@@ -181,6 +203,7 @@ export const scannerCanReadCluster = defineCheck({
           read,
           ...partialFinding(cluster, 'nodepools', state.nodePools),
           ...partialFinding(cluster, 'controller', state.controller),
+          ...crdsFinding(cluster),
         ];
       }),
 });

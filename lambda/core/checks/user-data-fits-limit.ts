@@ -20,18 +20,31 @@ const LIMIT = USER_DATA_LIMIT_BYTES.toLocaleString('en-US');
 const CONSEQUENCE =
   'ec2:CreateLaunchTemplate rejects it ("User data is limited to 16384 bytes"): Karpenter v1.14.1 reports ValidationSucceeded=False with reason UserDataSizeLimitExceeded, earlier releases leave validation Unknown, and no node launches from this EC2NodeClass.';
 
+/** NodePools by cluster and the EC2NodeClass they launch through, indexed once per inventory. */
+const poolsByClass = new WeakMap<
+  NodeClassTarget['inventory']['nodePools'],
+  Map<string, NodePool[]>
+>();
+
 /** The NodePools launching through the class: their labels and taints are in the userData. */
 function nodePoolsOf(target: NodeClassTarget): NodePool[] {
-  return target.inventory.nodePools.flatMap((entry) => {
-    if (entry.cluster !== target.entry.cluster || !entry.parsed.ok) return [];
-    const pool = entry.parsed.value;
-    const ref = pool.spec.template.spec.nodeClassRef;
-    const ours =
-      pool.apiVersion === NODEPOOL_API_VERSION &&
-      ref.kind === 'EC2NodeClass' &&
-      ref.name === target.entry.name;
-    return ours ? [pool] : [];
-  });
+  const all = target.inventory.nodePools;
+  let index = poolsByClass.get(all);
+  if (index === undefined) {
+    index = new Map();
+    for (const entry of all) {
+      if (!entry.parsed.ok) continue;
+      const pool = entry.parsed.value;
+      const ref = pool.spec.template.spec.nodeClassRef;
+      if (pool.apiVersion !== NODEPOOL_API_VERSION || ref.kind !== 'EC2NodeClass') continue;
+      const key = `${entry.cluster}\u0000${ref.name}`;
+      const pools = index.get(key);
+      if (pools === undefined) index.set(key, [pool]);
+      else pools.push(pool);
+    }
+    poolsByClass.set(all, index);
+  }
+  return index.get(`${target.entry.cluster}\u0000${target.entry.name}`) ?? [];
 }
 
 /**

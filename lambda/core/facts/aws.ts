@@ -303,6 +303,66 @@ export interface NodeRoleFacts {
   readonly role?: Role;
 }
 
+/** `KeyMetadata` of KMS DescribeKey: what decides whether EC2 can use the key at launch. */
+export interface KmsKey {
+  readonly keyId: string;
+  readonly arn: string;
+  /** `Enabled | Disabled | PendingDeletion | PendingImport | PendingReplicaDeletion | Unavailable | Creating | Updating` */
+  readonly state: string;
+  /** `AWS` (AWS managed, such as alias/aws/ebs) or `CUSTOMER`. */
+  readonly manager?: string;
+  /** `ENCRYPT_DECRYPT`, `SIGN_VERIFY`, … (EBS needs ENCRYPT_DECRYPT). */
+  readonly usage?: string;
+  /** `SYMMETRIC_DEFAULT`, `RSA_2048`, … (EBS needs a symmetric key). */
+  readonly spec?: string;
+  readonly deletionDate?: string;
+}
+
+/** One KMS grant (ListGrants): it lets its grantee use the key whatever the key policy says. */
+export interface KmsGrant {
+  readonly grantId?: string;
+  readonly granteePrincipal?: string;
+  /** `Decrypt`, `CreateGrant`, `GenerateDataKeyWithoutPlaintext`, … */
+  readonly operations: readonly string[];
+  /** The grant applies only to requests with this encryption context (never EC2's launch in general). */
+  readonly constrained: boolean;
+}
+
+/**
+ * A key as one reference (key id, key ARN, alias name or alias ARN) resolves: its metadata, and
+ * for customer managed keys its policy (`default`) and grants, each unavailable when the scanner
+ * may not read them.
+ */
+export interface KmsKeyLookup {
+  readonly key: KmsKey;
+  /** The key policy JSON. Absent for AWS managed keys (never needed: every account principal may use them through EC2). */
+  readonly policy?: Slice<string>;
+  readonly grants?: Slice<readonly KmsGrant[]>;
+}
+
+/** The account's EBS encryption settings in the region (GetEbsEncryptionByDefault, GetEbsDefaultKmsKeyId). */
+export interface EbsEncryptionDefaults {
+  readonly encryptedByDefault: boolean;
+  /** The key EC2 uses when a volume is encrypted without a key: an ARN (alias/aws/ebs unless changed). */
+  readonly defaultKmsKeyId: string;
+}
+
+/** One KMS key reference a NodeClass's volumes use, as read. */
+export interface EbsKeyReadout {
+  /** As written in `kmsKeyID`, or the account default's id. */
+  readonly reference: string;
+  /** Undefined: no such key (NotFoundException). */
+  readonly lookup: Slice<KmsKeyLookup | undefined>;
+}
+
+/** What a NodeClass's EBS encryption depends on in the account. */
+export interface EbsKeyFacts {
+  /** Absent when the source does not record them (a world file without `kms.ebsEncryptionDefaults`). */
+  readonly defaults?: Slice<EbsEncryptionDefaults>;
+  /** Every key reference the class's volumes may use, each read once per scan. */
+  readonly keys: readonly EbsKeyReadout[];
+}
+
 /**
  * Facts resolved for one NodeClass. Each field is a Slice: `unavailable` with the reason when the
  * source could not be read. Absent fields were not collected.
@@ -328,4 +388,6 @@ export interface AwsNodeClassFacts {
   /** Absent in role mode (Karpenter manages the profile). */
   readonly instanceProfile?: Slice<InstanceProfileFacts>;
   readonly nodeRole?: Slice<NodeRoleFacts>;
+  /** The KMS keys its EBS volumes are encrypted with; absent when the source reads none. */
+  readonly ebsKeys?: Slice<EbsKeyFacts>;
 }

@@ -45,7 +45,8 @@ export type PermissionGroup =
   | 'pass-node-role'
   | 'manage-instance-profile'
   | 'discover'
-  | 'spot-service-linked-role';
+  | 'spot-service-linked-role'
+  | 'ebs-kms-key';
 
 /** Which Karpenter request a simulation stands for; selects the remediation statement. */
 export type SimulationKind =
@@ -60,12 +61,13 @@ export type SimulationKind =
   | 'describe-ec2'
   | 'read-ssm-parameters'
   | 'describe-cluster'
-  | 'create-spot-service-linked-role';
+  | 'create-spot-service-linked-role'
+  | 'use-ebs-kms-key';
 
 /** A `ContextEntries` item of SimulatePrincipalPolicy. */
 export interface ContextEntry {
   readonly key: string;
-  readonly type: 'string' | 'stringList';
+  readonly type: 'string' | 'stringList' | 'boolean';
   readonly values: readonly string[];
 }
 

@@ -261,21 +261,25 @@ function nodePoolsOf(inventory: Inventory, entry: NodeClassEntry): Slice<string[
       `the NodePools of cluster "${entry.cluster}" could not be read (${read.reason}): ${read.message}`
     );
   }
-  return ok(
-    inventory.nodePools
-      .filter((pool) => pool.cluster === entry.cluster && pool.parsed.ok)
-      .filter((pool) => {
-        if (!pool.parsed.ok) return false;
-        const ref = pool.parsed.value.spec.template?.spec?.nodeClassRef;
-        return (
-          ref !== undefined &&
-          ref.name === entry.name &&
-          (ref.kind ?? 'EC2NodeClass') === 'EC2NodeClass'
-        );
-      })
-      .map((pool) => pool.name)
-  );
+  let index = poolNamesByClass.get(inventory.nodePools);
+  if (index === undefined) {
+    index = new Map();
+    for (const pool of inventory.nodePools) {
+      if (!pool.parsed.ok) continue;
+      const ref = pool.parsed.value.spec.template?.spec?.nodeClassRef;
+      if (ref === undefined || (ref.kind ?? 'EC2NodeClass') !== 'EC2NodeClass') continue;
+      const key = `${pool.cluster}\u0000${ref.name}`;
+      const names = index.get(key);
+      if (names === undefined) index.set(key, [pool.name]);
+      else names.push(pool.name);
+    }
+    poolNamesByClass.set(inventory.nodePools, index);
+  }
+  return ok([...(index.get(`${entry.cluster}\u0000${entry.name}`) ?? [])]);
 }
+
+/** NodePool names by cluster and the EC2NodeClass they reference, indexed once per inventory. */
+const poolNamesByClass = new WeakMap<Inventory['nodePools'], Map<string, string[]>>();
 
 /** Account, region and Karpenter's cluster name for the simulations of one cluster. */
 export function permissionScopeOf(

@@ -1,9 +1,11 @@
 import type {
   CapacityReservation,
+  EbsEncryptionDefaults,
   Image,
   InstanceProfile,
   InstanceTypeInfo,
   InstanceTypeOffering,
+  KmsKeyLookup,
   Role,
   SecurityGroup,
   Subnet,
@@ -48,4 +50,16 @@ export interface AwsFactsPort {
   getInstanceProfile(name: string): Promise<InstanceProfile | undefined>;
   /** IAM GetRole + ListAttachedRolePolicies; undefined for NoSuchEntity. */
   getRole(name: string): Promise<Role | undefined>;
+  /**
+   * EC2 GetEbsEncryptionByDefault + GetEbsDefaultKmsKeyId of the port's region. Undefined when the
+   * source does not record them (world files only). Optional: a port without it reads no EBS
+   * encryption facts.
+   */
+  getEbsEncryptionDefaults?(): Promise<EbsEncryptionDefaults | undefined>;
+  /**
+   * KMS DescribeKey of a key id, key ARN, alias name or alias ARN, then GetKeyPolicy and ListGrants
+   * of a customer managed key (each unavailable on its own when it cannot be read). Undefined for
+   * NotFoundException. Optional, like `getEbsEncryptionDefaults`.
+   */
+  describeKmsKey?(reference: string): Promise<KmsKeyLookup | undefined>;
 }

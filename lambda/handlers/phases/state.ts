@@ -5,7 +5,35 @@ import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
 import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
 import { createFindingStore } from '../../adapters/aws/finding-store.js';
 import { createSimulationCacheStore } from '../../adapters/aws/simulation-cache-store.js';
+import { TableRateBudget } from '../../adapters/aws/table-rate-budget.js';
 import type { Config } from '../../shared/config.js';
+import { logger } from '../../shared/logger.js';
+import { SETTINGS } from '../../shared/settings.js';
+
+/**
+ * The deployment's IAM budget, shared by every environment of the scanning functions (IAM's rate
+ * is the account's), in bursts of at most one second's worth; with the table failing, this
+ * environment's share of it.
+ */
+function iamBudget(config: Config, documents: DynamoDBDocumentClient): TableRateBudget {
+  const ratePerSecond = config.settings.iamCallsPerSecond ?? SETTINGS.iamCallsPerSecond.default;
+  const concurrency = config.settings.scanConcurrency ?? SETTINGS.scanConcurrency.default;
+  const fallback = { ratePerSecond: ratePerSecond / concurrency, burst: 1 };
+  return new TableRateBudget(documents, {
+    tableName: config.stateTableName,
+    name: 'iam',
+    ratePerSecond,
+    burst: ratePerSecond,
+    now: () => Date.now(),
+    sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
+    fallback,
+    onFallback: (error) =>
+      logger.warn(
+        'IAM budget table unavailable; pacing IAM calls locally at iamCallsPerSecond / scanConcurrency',
+        { error, iamCallsPerSecond: ratePerSecond, localCallsPerSecond: fallback.ratePerSecond }
+      ),
+  });
+}
 
 export function createStateStores(config: Config, counter: ApiCallCounter, clock: () => Date) {
   const client = instrumentClient(
@@ -27,6 +55,7 @@ export function createStateStores(config: Config, counter: ApiCallCounter, clock
       tableName: config.stateTableName,
       now: clock,
     }),
+    iamBudget: iamBudget(config, documents),
   };
 }
 

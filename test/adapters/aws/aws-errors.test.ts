@@ -39,3 +39,14 @@ describe('codes of plain Node errors', () => {
     expect(awsErrorCode(new Error('plain'))).toBe('Error');
   });
 });
+
+describe('KMS errors', () => {
+  it.each<[string, Error, string]>([
+    ['no such key', named('NotFoundException', 400), 'not-found'],
+    ['a kmsKeyID that names no key', named('InvalidArnException', 400), 'not-found'],
+    ['a key policy the scanner may not read', named('AccessDeniedException', 400), 'access-denied'],
+    ['KMS throttling', named('ThrottlingException', 400), 'throttled'],
+  ])('%s → %s', (_case, error, reason) => {
+    expect(classifyAwsError(error)).toBe(reason);
+  });
+});

@@ -450,6 +450,11 @@ describe('declared actions', () => {
       'iam:GetInstanceProfile',
       'iam:GetRole',
       'iam:ListAttachedRolePolicies',
+      'kms:DescribeKey',
+      'kms:GetKeyPolicy',
+      'kms:ListGrants',
+      'ec2:GetEbsEncryptionByDefault',
+      'ec2:GetEbsDefaultKmsKeyId',
     ]);
   });
 });

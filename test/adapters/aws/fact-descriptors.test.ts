@@ -185,10 +185,24 @@ describe('the IAM actions of every port method', () => {
     const sender = (service: string) => ({
       send: async (command: object) => {
         called.push(`${service}:${command.constructor.name.replace(/Command$/, '')}`);
-        return { Role: { RoleName: 'node', Arn: `arn:aws:iam::${ACCOUNT}:role/node` } };
+        return {
+          Role: { RoleName: 'node', Arn: `arn:aws:iam::${ACCOUNT}:role/node` },
+          KeyMetadata: {
+            KeyId: 'k-1',
+            Arn: `arn:aws:kms:us-east-1:${ACCOUNT}:key/k-1`,
+            KeyManager: 'CUSTOMER',
+            KeyState: 'Enabled',
+          },
+          Policy: '{"Statement":[]}',
+        };
       },
     });
-    const clients = { ec2: sender('ec2'), ssm: sender('ssm'), iam: sender('iam') } as never;
+    const clients = {
+      ec2: sender('ec2'),
+      ssm: sender('ssm'),
+      iam: sender('iam'),
+      kms: sender('kms'),
+    } as never;
     return { clients, called };
   }
 
@@ -204,6 +218,8 @@ describe('the IAM actions of every port method', () => {
       getParameters: async (port) => port.getParameters?.(['/aws/service/x']),
       getInstanceProfile: (port) => port.getInstanceProfile('node'),
       getRole: (port) => port.getRole('node'),
+      getEbsEncryptionDefaults: async (port) => port.getEbsEncryptionDefaults?.(),
+      describeKmsKey: async (port) => port.describeKmsKey?.('alias/nodes'),
     };
 
   it.each(Object.keys(AWS_FACT_ACTIONS) as (keyof typeof AWS_FACT_ACTIONS)[])(

@@ -411,33 +411,48 @@ describe('iam-simulator adapter', () => {
     context: [{ key: 'aws:TagKeys', type: 'stringList', values: ['a', 'b'] }],
   };
 
-  it('chunks resource ARNs by 20 and follows Marker pages', async () => {
+  it('cuts a request into calls of at most 100 results (actions × resources) and follows Marker pages', async () => {
     iamMock
       .on(SimulatePrincipalPolicyCommand)
       .callsFake((input: SimulatePrincipalPolicyCommandInput) => ({
         EvaluationResults: [
           {
-            EvalActionName: 'ec2:RunInstances',
+            EvalActionName: input.ActionNames?.[0],
             EvalResourceName: input.ResourceArns?.[0],
             EvalDecision: 'allowed',
           },
         ],
-        IsTruncated: input.Marker === undefined && input.ResourceArns?.length === 20,
+        IsTruncated: input.Marker === undefined && input.ResourceArns?.length === 1,
         Marker: 'page-2',
       }));
 
-    const results = await createIamSimulator(new IAMClient({})).simulate(request);
+    // 45 resources × 1 action: one call. 3 actions × 45 resources: 33 per call (99 results).
+    await createIamSimulator(new IAMClient({})).simulate(request);
+    const threeActions = {
+      ...request,
+      actions: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateTags'],
+    };
+    await createIamSimulator(new IAMClient({})).simulate(threeActions);
+    // A page that says it is truncated is followed with its Marker.
+    const results = await createIamSimulator(new IAMClient({}), { resultsPerCall: 1 }).simulate({
+      ...request,
+      resourceArns: request.resourceArns.slice(0, 2),
+    });
 
     const sent = inputs();
-    expect(sent.map((input) => [input.ResourceArns?.length, input.Marker])).toEqual([
-      [20, undefined],
-      [20, 'page-2'],
-      [20, undefined],
-      [20, 'page-2'],
-      [5, undefined],
+    expect(
+      sent.map((input) => [input.ActionNames?.length, input.ResourceArns?.length, input.Marker])
+    ).toEqual([
+      [1, 45, undefined],
+      [3, 33, undefined],
+      [3, 12, undefined],
+      [1, 1, undefined],
+      [1, 1, 'page-2'],
+      [1, 1, undefined],
+      [1, 1, 'page-2'],
     ]);
     expect(sent[0]?.ContextEntries).toEqual([ctx('aws:TagKeys', ['a', 'b'], 'stringList')]);
-    expect(results).toHaveLength(5);
+    expect(results).toHaveLength(4);
   });
 
   it('turns throttling into a SourceUnavailableError with reason throttled', async () => {

@@ -8,6 +8,12 @@ import {
   IAMClient,
   ListAttachedRolePoliciesCommand,
 } from '@aws-sdk/client-iam';
+import {
+  DescribeKeyCommand,
+  GetKeyPolicyCommand,
+  KMSClient,
+  ListGrantsCommand,
+} from '@aws-sdk/client-kms';
 import { GetParameterCommand, GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,10 +38,12 @@ import { RECORDED_ACCOUNT, recordedWorld } from '../../support/recorded-world.js
 const ACCOUNT = RECORDED_ACCOUNT;
 const ssm = mockClient(SSMClient);
 const iam = mockClient(IAMClient);
+const kms = mockClient(KMSClient);
 
 afterEach(() => {
   ssm.reset();
   iam.reset();
+  kms.reset();
 });
 
 const error = (name: string) => Object.assign(new Error(name), { name });
@@ -62,6 +70,20 @@ const ROLE = {
 const POLICY = (name: string) => ({
   PolicyName: name,
   PolicyArn: `arn:aws:iam::aws:policy/${name}`,
+});
+
+const KEY_ARN = `arn:aws:kms:us-east-1:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
+const KEY_POLICY = JSON.stringify({
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Sid: 'Enable IAM User Permissions',
+      Effect: 'Allow',
+      Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` },
+      Action: 'kms:*',
+      Resource: '*',
+    },
+  ],
 });
 
 const SAMPLES: Record<KeyedKey, Sample> = {
@@ -130,10 +152,90 @@ const SAMPLES: Record<KeyedKey, Sample> = {
       attachedPolicyArns: ['arn:aws:iam::aws:policy/A', 'arn:aws:iam::aws:policy/B'],
     },
   },
+  keys: {
+    name: 'alias/nodes',
+    arrange: () => {
+      kms.on(DescribeKeyCommand).resolves({
+        KeyMetadata: {
+          KeyId: '1234abcd-12ab-34cd-56ef-1234567890ab',
+          Arn: KEY_ARN,
+          AWSAccountId: ACCOUNT,
+          KeyState: 'Enabled',
+          KeyManager: 'CUSTOMER',
+          KeyUsage: 'ENCRYPT_DECRYPT',
+          KeySpec: 'SYMMETRIC_DEFAULT',
+        },
+      });
+      kms.on(GetKeyPolicyCommand).resolves({ Policy: KEY_POLICY, PolicyName: 'default' });
+      // Two pages of grants: the first page's marker is sent for the second.
+      kms
+        .on(ListGrantsCommand, { KeyId: KEY_ARN })
+        .resolves({
+          Grants: [
+            {
+              GrantId: 'g-1',
+              GranteePrincipal: 'arn:aws:iam::111122223333:role/a',
+              Operations: ['Decrypt'],
+            },
+          ],
+          Truncated: true,
+          NextMarker: 'm-2',
+        })
+        .on(ListGrantsCommand, { KeyId: KEY_ARN, Marker: 'm-2' })
+        .resolves({
+          Grants: [
+            {
+              GrantId: 'g-2',
+              GranteePrincipal: 'arn:aws:iam::111122223333:role/b',
+              Operations: ['Decrypt'],
+              Constraints: { EncryptionContextSubset: { 'aws:ebs:id': 'vol-1' } },
+            },
+          ],
+          Truncated: false,
+        });
+    },
+    fail: (failure) => {
+      kms.on(DescribeKeyCommand).rejects(failure);
+    },
+    sent: [
+      ['DescribeKeyCommand', { KeyId: 'alias/nodes' }],
+      ['GetKeyPolicyCommand', { KeyId: KEY_ARN, PolicyName: 'default' }],
+      ['ListGrantsCommand', { KeyId: KEY_ARN }],
+      ['ListGrantsCommand', { KeyId: KEY_ARN, Marker: 'm-2' }],
+    ],
+    value: {
+      key: {
+        keyId: '1234abcd-12ab-34cd-56ef-1234567890ab',
+        arn: KEY_ARN,
+        state: 'Enabled',
+        manager: 'CUSTOMER',
+        usage: 'ENCRYPT_DECRYPT',
+        spec: 'SYMMETRIC_DEFAULT',
+      },
+      policy: { status: 'ok', value: KEY_POLICY },
+      grants: {
+        status: 'ok',
+        value: [
+          {
+            grantId: 'g-1',
+            granteePrincipal: 'arn:aws:iam::111122223333:role/a',
+            operations: ['Decrypt'],
+            constrained: false,
+          },
+          {
+            grantId: 'g-2',
+            granteePrincipal: 'arn:aws:iam::111122223333:role/b',
+            operations: ['Decrypt'],
+            constrained: true,
+          },
+        ],
+      },
+    },
+  },
 };
 
 function sentCommands(): [string, object][] {
-  return [...ssm.calls(), ...iam.calls()].map((call) => {
+  return [...ssm.calls(), ...iam.calls(), ...kms.calls()].map((call) => {
     const sent = call.args[0] as unknown as { constructor: { name: string }; input: object };
     return [sent.constructor.name, sent.input];
   });
@@ -148,7 +250,12 @@ function lookup(port: AwsFactsPort, method: string, name: string): Promise<unkno
 }
 
 const live = () =>
-  createLiveAwsFacts({ ec2: {} as never, ssm: new SSMClient({}), iam: new IAMClient({}) });
+  createLiveAwsFacts({
+    ec2: {} as never,
+    ssm: new SSMClient({}),
+    iam: new IAMClient({}),
+    kms: new KMSClient({}),
+  });
 
 describe.each(KEYED_KEYS)('keyed fact %s', (key) => {
   const fact = KEYED_FACTS[key];
@@ -209,6 +316,7 @@ describe.each(KEYED_KEYS)('keyed fact %s', (key) => {
       ec2: {} as never,
       ssm: new SSMClient({}),
       iam: new IAMClient({}),
+      kms: new KMSClient({}),
     });
 
     // Act

@@ -16,6 +16,7 @@ import {
 } from '../../../lambda/adapters/kube/cluster-source.js';
 import { collectInventory, evaluateInventory } from '../../../lambda/app/run-scan.js';
 import { scannerCanReadCluster } from '../../../lambda/core/checks/scanner-can-read-cluster.js';
+import { aNodeClassCrd, aNodePoolCrd, fakeAdmissionEngine } from '../../support/admission-crds.js';
 import { aKarpenterVersion, aNodeClassObject } from '../../support/builders.js';
 import {
   generatePki,
@@ -465,5 +466,104 @@ describe('cluster-source', () => {
     // Assess
     expect(loaded.clusters.map((cluster) => cluster.name)).toEqual(['good']);
     expect(eksMock.commandCalls(DescribeClusterCommand)).toHaveLength(2);
+  });
+
+  describe("Karpenter's installed CRDs", () => {
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+    it('reads both CRDs, keeps what admission needs, and admits the objects by them', async () => {
+      // Prepare
+      eksMock.on(DescribeClusterCommand).resolves(describeResponse('good', server.endpoint));
+      serveCluster({
+        [`${CRDS}/ec2nodeclasses.karpenter.k8s.aws`]: (_req, res) =>
+          sendJson(res, 200, aNodeClassCrd({ ipv6Default: false })),
+        [`${CRDS}/nodepools.karpenter.sh`]: (_req, res) => sendJson(res, 200, aNodePoolCrd()),
+      });
+      const { engine, loads } = fakeAdmissionEngine();
+
+      // Act
+      const { inventory } = await collectInventory(
+        { objects: source(['good']) },
+        { admission: engine }
+      );
+      const findings = evaluateInventory(inventory, {
+        now,
+        checks: [scannerCanReadCluster],
+      }).findings;
+
+      // Assess
+      const crds = inventory.clusters[0]?.crds;
+      expect(crds?.unavailable).toBeUndefined();
+      expect(crds?.nodeClass?.origin).toEqual({ kind: 'cluster', location: 'cluster good' });
+      expect(crds?.nodePool?.name).toBe('nodepools.karpenter.sh');
+      // Neither the server's bookkeeping nor a second copy of the document is kept.
+      expect(crds?.nodeClass?.document).toMatchObject({ metadata: { annotations: {} } });
+      expect(crds?.nodeClass?.document).not.toHaveProperty('status');
+      expect(crds?.nodeClass?.document).not.toHaveProperty('metadata.managedFields');
+      expect(loads).toEqual([
+        'ec2nodeclasses.karpenter.k8s.aws cluster good',
+        'nodepools.karpenter.sh cluster good',
+      ]);
+      expect(inventory.nodeClasses.map((entry) => entry.admission?.crd)).toEqual([
+        'ec2nodeclasses.karpenter.k8s.aws from cluster good',
+        'ec2nodeclasses.karpenter.k8s.aws from cluster good',
+      ]);
+      expect(inventory.nodePools[0]?.admission?.crd).toBe(
+        'nodepools.karpenter.sh from cluster good'
+      );
+      expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+      const paths = server.requests.map((request) => request.url.pathname);
+      expect(paths.filter((path) => path.startsWith(CRDS)).sort()).toEqual([
+        `${CRDS}/ec2nodeclasses.karpenter.k8s.aws`,
+        `${CRDS}/nodepools.karpenter.sh`,
+      ]);
+    });
+
+    it('falls back to the built-in rules when RBAC forbids the CRDs, and says so with the fix', async () => {
+      // Prepare
+      eksMock.on(DescribeClusterCommand).resolves(describeResponse('good', server.endpoint));
+      const forbidden: Route = (_req, res, url) =>
+        sendJson(res, 403, statusBody(403, 'Forbidden', `${url.pathname} is forbidden`));
+      serveCluster({
+        [`${CRDS}/ec2nodeclasses.karpenter.k8s.aws`]: forbidden,
+        [`${CRDS}/nodepools.karpenter.sh`]: forbidden,
+      });
+      let imported = false;
+
+      // Act
+      const { inventory } = await collectInventory(
+        { objects: source(['good']) },
+        {
+          admission: async () => {
+            imported = true;
+            throw new Error('no CRD was read: the engine must not load');
+          },
+        }
+      );
+      const findings = evaluateInventory(inventory, {
+        now,
+        checks: [scannerCanReadCluster],
+      }).findings;
+
+      // Assess
+      expect(imported).toBe(false);
+      expect(inventory.nodeClasses).toHaveLength(2);
+      expect(inventory.nodeClasses.every((entry) => entry.admission === undefined)).toBe(true);
+      const crds = inventory.clusters[0]?.crds;
+      expect(crds?.denied).toBe(true);
+      expect(crds?.unavailable).toBe(
+        'the CRD ec2nodeclasses.karpenter.k8s.aws may not be read (HTTP 403: RBAC lacks get on customresourcedefinitions "ec2nodeclasses.karpenter.k8s.aws"); the CRD nodepools.karpenter.sh may not be read (HTTP 403: RBAC lacks get on customresourcedefinitions "nodepools.karpenter.sh")'
+      );
+      const notice = findings.find((finding) => finding.status === 'notice');
+      expect(notice?.checkId).toBe('scanner-can-read-cluster');
+      expect(notice?.message).toMatch(
+        /^Admission in good is checked with the scanner's built-in rules, not the installed CRDs: the CRD ec2nodeclasses/
+      );
+      expect(notice?.remediation).toContain('resources: ["customresourcedefinitions"]');
+      expect(notice?.remediation).toContain(
+        'resourceNames: ["ec2nodeclasses.karpenter.k8s.aws", "nodepools.karpenter.sh"]'
+      );
+      expect(findings.filter((finding) => finding.status === 'pass')).toHaveLength(1);
+    });
   });
 });

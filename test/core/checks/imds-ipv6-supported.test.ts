@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import { imdsIpv6Supported } from '../../../lambda/core/checks/imds-ipv6-supported.js';
-import type { ClusterContext } from '../../../lambda/core/inventory.js';
+import type { ClusterContext, Inventory } from '../../../lambda/core/inventory.js';
 import { partitionOf } from '../../../lambda/core/region.js';
 import { parseKarpenterVersion } from '../../../lambda/core/version.js';
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
@@ -143,5 +144,87 @@ describe('imds-ipv6-supported', () => {
     });
     expect(finding?.status).toBe('pass');
     expect(finding?.message).toContain('Karpenter 1.8.0 omits');
+  });
+
+  describe("with the cluster's installed CRD", () => {
+    const CRD = 'ec2nodeclasses.karpenter.k8s.aws from cluster iso';
+
+    /** The object as the installed CRD stores it: `defaulted` is what its defaults made of it. */
+    function withVerdict(
+      raw: Record<string, unknown>,
+      defaultedMetadataOptions: Record<string, unknown> | undefined
+    ): Inventory {
+      const inventory = anInventory([raw], { cluster: cluster('us-iso-west-1', '1.6.2') });
+      const spec = (raw.spec ?? {}) as Record<string, unknown>;
+      const verdict: AdmissionVerdict = {
+        crd: CRD,
+        version: 'v1',
+        violations: [],
+        pruned: [],
+        defaulted: {
+          ...raw,
+          spec: {
+            ...spec,
+            ...(defaultedMetadataOptions === undefined
+              ? {}
+              : { metadataOptions: defaultedMetadataOptions }),
+          },
+        },
+        openPaths: [],
+        skippedTransitionRules: 0,
+      };
+      return {
+        ...inventory,
+        nodeClasses: inventory.nodeClasses.map((entry) => ({ ...entry, admission: verdict })),
+      };
+    }
+
+    it('resolves when the CRD default was removed (the isolated-region workaround) and the object sets nothing', () => {
+      // Prepare
+      const raw = aNodeClassObject({ spec: { metadataOptions: undefined } });
+
+      // Act
+      const [finding] = imdsIpv6Supported.evaluate(withVerdict(raw, undefined), { now });
+
+      // Assess
+      expect(finding?.status).toBe('pass');
+      expect(finding?.message).toBe(
+        `The installed CRD (${CRD}) gives httpProtocolIPv6 no default and the object does not set it, so Karpenter does not send it in us-iso-west-1.`
+      );
+      expect(finding?.evidence).toMatchObject({ httpProtocolIPv6: 'unset', crd: CRD });
+    });
+
+    it('stays flagged when the CRD still defaults the field, and names that default', () => {
+      // Prepare
+      const raw = aNodeClassObject({ spec: { metadataOptions: undefined } });
+      const defaulted = { httpEndpoint: 'enabled', httpProtocolIPv6: 'disabled' };
+
+      // Act
+      const [finding] = imdsIpv6Supported.evaluate(withVerdict(raw, defaulted), { now });
+
+      // Assess
+      expect(finding?.status).toBe('fail');
+      expect(finding?.message).toContain(
+        `sends httpProtocolIPv6=disabled (the default of the installed CRD ${CRD}) in us-iso-west-1`
+      );
+      expect(finding?.evidence).toMatchObject({ httpProtocolIPv6: 'disabled', crd: CRD });
+      expect(finding?.location).toEqual({ path: 'spec' });
+    });
+
+    it('stays flagged when the object sets the field itself, whatever the CRD defaults', () => {
+      // Prepare
+      const raw = aNodeClassObject({ spec: { metadataOptions: { httpProtocolIPv6: 'enabled' } } });
+
+      // Act
+      const [finding] = imdsIpv6Supported.evaluate(
+        withVerdict(raw, { httpProtocolIPv6: 'enabled' }),
+        { now }
+      );
+
+      // Assess
+      expect(finding?.status).toBe('fail');
+      expect(finding?.message).toContain('sends httpProtocolIPv6=enabled in us-iso-west-1');
+      expect(finding?.location).toEqual({ path: 'spec.metadataOptions.httpProtocolIPv6' });
+    });
   });
 });

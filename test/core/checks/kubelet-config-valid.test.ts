@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import type { FindingDraft } from '../../../lambda/core/check.js';
 import { kubeletConfigValid } from '../../../lambda/core/checks/kubelet-config-valid.js';
 import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
-import { aNodeClassObject, anInventory } from '../../support/builders.js';
+import { emptyInventory } from '../../../lambda/core/inventory.js';
+import { aNodeClassEntry, aNodeClassObject, anInventory } from '../../support/builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
+
+// The controller's rules apply where the CRD leaves spec.kubelet open: Karpenter's main branch,
+// which the scanner applies to a version newer than the newest release it knows (v1.14.1).
+const AFTER_NEWEST = { annotations: { 'nodeclass-scanner/karpenter-version': '1.15.0' } };
 
 function evaluate(
   kubelet: Record<string, unknown> | undefined,
   spec: Record<string, unknown> = {}
 ): readonly FindingDraft[] {
-  const raw = aNodeClassObject({ spec: { ...spec, ...(kubelet ? { kubelet } : {}) } });
+  const raw = aNodeClassObject({
+    metadata: AFTER_NEWEST,
+    spec: { ...spec, ...(kubelet ? { kubelet } : {}) },
+  });
   return kubeletConfigValid.evaluate(anInventory([raw]), { now });
 }
 
@@ -148,7 +157,7 @@ const REJECTED: readonly [string, Record<string, unknown>, string, string, strin
   ],
 ];
 
-describe('kubelet-config-valid', () => {
+describe('kubelet-config-valid: the controller validates an open spec.kubelet (after v1.14.1)', () => {
   it('passes a kubelet Karpenter accepts, including a CEL maxPods and expression reservations', () => {
     const findings = evaluate({
       maxPods: 'vcpus * 10',
@@ -183,6 +192,7 @@ describe('kubelet-config-valid', () => {
   it('is a separate finding from nodeclass-schema-valid, which admits the same object', () => {
     // Karpenter's own case: admitted by the API server, rejected by its kubelet validation.
     const raw = aNodeClassObject({
+      metadata: AFTER_NEWEST,
       spec: { kubelet: { notAKubeletField: true, podsPerCore: 'ten' } },
     });
     const schema = nodeClassSchemaValid.evaluate(anInventory([raw]), { now });
@@ -228,5 +238,199 @@ describe('kubelet-config-valid', () => {
     expect(findings.map((finding) => [finding.status, finding.causedBy?.checkId])).toEqual([
       ['error', 'nodeclass-schema-valid'],
     ]);
+  });
+});
+
+/** The class with `kubelet` at Karpenter `version` (annotation; unknown when undefined). */
+function evaluateAt(
+  version: string | undefined,
+  kubelet: Record<string, unknown>,
+  spec: Record<string, unknown> = {}
+): readonly FindingDraft[] {
+  const annotations = version ? { 'nodeclass-scanner/karpenter-version': version } : {};
+  const raw = aNodeClassObject({ metadata: { annotations }, spec: { ...spec, kubelet } });
+  return kubeletConfigValid.evaluate(anInventory([raw]), { now });
+}
+
+const pathRules = (findings: readonly FindingDraft[]) =>
+  findings.filter((f) => f.status === 'fail').map((f) => `${f.evidence?.path}#${f.evidence?.rule}`);
+
+// Every release up to v1.14.1 types spec.kubelet in the CRD: [label, kubelet, path#rule, message].
+const REFUSED: readonly [string, Record<string, unknown>, string, string][] = [
+  [
+    'an eviction threshold 5%3',
+    { evictionHard: { 'memory.available': '5%3' } },
+    'spec.kubelet.evictionHard.memory.available#pattern',
+    'should match',
+  ],
+  [
+    'an eviction threshold 110%',
+    {
+      evictionSoft: { 'memory.available': '110%' },
+      evictionSoftGracePeriod: { 'memory.available': '1m' },
+    },
+    'spec.kubelet.evictionSoft.memory.available#pattern',
+    'should match',
+  ],
+  [
+    'an unknown eviction signal',
+    { evictionHard: { 'memory.free': '5%' } },
+    'spec.kubelet.evictionHard#eviction-signal',
+    "valid keys for evictionHard are ['memory.available','nodefs.available','nodefs.inodesFree','imagefs.available','imagefs.inodesFree','pid.available']",
+  ],
+  [
+    'a soft threshold without a grace period',
+    { evictionSoft: { 'memory.available': '10%' } },
+    'spec.kubelet#eviction-soft-grace-period',
+    'evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod',
+  ],
+  [
+    'a grace period without a soft threshold',
+    { evictionSoftGracePeriod: { 'memory.available': '1m' } },
+    'spec.kubelet#eviction-grace-period-soft',
+    'evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft',
+  ],
+  [
+    'a reserved resource the kubelet does not reserve',
+    { kubeReserved: { gpu: '1' } },
+    'spec.kubelet.kubeReserved#reservable-resource',
+    "valid keys for kubeReserved are ['cpu','memory','ephemeral-storage','pid']",
+  ],
+  [
+    'a negative reservation',
+    { systemReserved: { cpu: '-100m' } },
+    'spec.kubelet.systemReserved#not-negative',
+    'systemReserved value cannot be a negative resource quantity',
+  ],
+  [
+    'imageGC high not above low',
+    { imageGCHighThresholdPercent: 80, imageGCLowThresholdPercent: 80 },
+    'spec.kubelet#image-gc-thresholds',
+    'imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent',
+  ],
+  [
+    'a maxPods expression',
+    { maxPods: 'vcpus * 10' },
+    'spec.kubelet.maxPods#type',
+    'must be of type integer',
+  ],
+  [
+    'a negative podsPerCore',
+    { podsPerCore: -1 },
+    'spec.kubelet.podsPerCore#minimum',
+    'greater than or equal to 0',
+  ],
+];
+
+describe('kubelet-config-valid: the CRD of every release up to v1.14.1 validates spec.kubelet', () => {
+  it.each(REFUSED)(
+    'refuses %s at apply, in v1.0.0 and v1.14.1 alike',
+    (_label, kubelet, pathRule, message) => {
+      for (const version of ['1.0.0', '1.14.1']) {
+        const findings = evaluateAt(version, kubelet);
+        expect(pathRules(findings), version).toEqual([pathRule]);
+        expect(findings[0]?.message).toContain(message);
+        expect(findings[0]?.message).toContain(
+          `The API server refuses this EC2NodeClass at apply: Karpenter v${version}'s CRD validates spec.kubelet.`
+        );
+        expect(findings[0]?.severity).toBe('high');
+        expect(findings[0]?.evidence).toMatchObject({ mechanism: 'api-server' });
+      }
+    }
+  );
+
+  it.each(REFUSED)('names the controller for %s after v1.14.1', (label, kubelet) => {
+    const findings = evaluateAt('1.15.0', kubelet).filter((f) => f.status === 'fail');
+    // The controller's rules differ in detail (it takes maxPods expressions), never in wording.
+    expect(findings.length > 0).toBe(label !== 'a maxPods expression');
+    for (const finding of findings) expect(finding.message).toContain('ValidationSucceeded=False');
+    expect(findings.every((finding) => finding.evidence?.mechanism === 'controller')).toBe(true);
+  });
+
+  it('uses the newest release (v1.14.1) when the version is unknown, and says so', () => {
+    const findings = evaluateAt(undefined, {
+      imageGCHighThresholdPercent: 50,
+      imageGCLowThresholdPercent: 60,
+    });
+    expect(pathRules(findings)).toEqual(['spec.kubelet#image-gc-thresholds']);
+    expect(findings[0]?.message).toContain("Karpenter v1.14.1's CRD validates spec.kubelet");
+    expect(String(findings[0]?.evidence?.rules)).toContain('newest release, v1.14.1');
+  });
+
+  it('reports fields the release CRD does not have as unknown fields, with a near miss', () => {
+    const findings = evaluateAt('1.14.1', { maxPod: 10, registerWithTaints: [] });
+    expect(pathRules(findings)).toEqual([
+      'spec.kubelet.maxPod#unknown-field',
+      'spec.kubelet.registerWithTaints#unknown-field',
+    ]);
+    expect(findings[0]?.message).toContain('did you mean "maxPods"?');
+    expect(findings[0]?.message).toContain('kubectl apply and create reject the whole object');
+  });
+
+  it('passes a kubelet the release CRD admits, values the controller would refuse included', () => {
+    // A negative eviction quantity and a malformed grace period: the CRD has no rule for them.
+    const findings = evaluateAt('1.14.1', {
+      maxPods: 110,
+      evictionHard: { 'memory.available': '-1Gi', 'nodefs.available': '' },
+      evictionSoft: { 'memory.available': '10%' },
+      evictionSoftGracePeriod: { 'memory.available': 'soon' },
+      clusterDNS: ['10.100.0.10'],
+    });
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+    expect(findings[0]?.message).toBe(
+      "spec.kubelet passes the kubelet rules of Karpenter v1.14.1's CRD."
+    );
+  });
+
+  it('tells of settings the AMI family ignores as a notice: the release admits them', () => {
+    const findings = evaluateAt(
+      '1.14.1',
+      { podsPerCore: 4 },
+      { amiSelectorTerms: [{ alias: 'bottlerocket@latest' }] }
+    );
+    expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+      ['notice', 'ami-family-fields'],
+    ]);
+    expect(findings[0]?.message).toContain('Karpenter v1.14.1 admits it');
+  });
+});
+
+describe('kubelet-config-valid: with the installed CRD at hand', () => {
+  const verdict = (openPaths: string[]): AdmissionVerdict => ({
+    crd: 'ec2nodeclasses.karpenter.k8s.aws from cluster prod',
+    version: 'v1',
+    violations: [],
+    pruned: [],
+    defaulted: {},
+    openPaths,
+    skippedTransitionRules: 0,
+  });
+  const withAdmission = (
+    kubelet: Record<string, unknown>,
+    admission: AdmissionVerdict,
+    version: string
+  ) => {
+    const raw = aNodeClassObject({
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': version } },
+      spec: { kubelet },
+    });
+    return kubeletConfigValid.evaluate(
+      emptyInventory({ nodeClasses: [{ ...aNodeClassEntry(raw), admission }] }),
+      { now }
+    );
+  };
+
+  it('defers to nodeclass-schema-valid when the CRD validated spec.kubelet', () => {
+    // Even for a version newer than v1.14.1: the installed CRD is what the API server runs.
+    expect(withAdmission({ podsPerCore: 'ten' }, verdict([]), '1.15.0')).toEqual([]);
+  });
+
+  it('names the controller where the installed CRD leaves spec.kubelet open, whatever the release', () => {
+    const findings = withAdmission({ podsPerCore: 'ten' }, verdict(['spec.kubelet']), '1.8.3');
+    expect(pathRules(findings)).toEqual(['spec.kubelet.podsPerCore#type']);
+    expect(findings[0]?.message).toContain('ValidationSucceeded=False');
+    expect(String(findings[0]?.evidence?.rules)).toContain(
+      'the installed CRD (ec2nodeclasses.karpenter.k8s.aws from cluster prod) leaves spec.kubelet open'
+    );
   });
 });

@@ -19,7 +19,11 @@ import { anAmiFacts, anAwsInventory, someAwsFacts } from '../../support/aws-buil
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
 import { catalog, offeringsIn } from '../../support/instance-types.js';
 import { aNodePoolObject, requirement, withNodePools } from '../../support/nodepool-builders.js';
-import { aPermissionsInventory, withSimulations } from '../../support/permission-builders.js';
+import {
+  aControllerRole,
+  aPermissionsInventory,
+  withSimulations,
+} from '../../support/permission-builders.js';
 import { aUserDataNodeClass, BROKEN_TOML } from '../../support/user-data-builders.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples');
@@ -203,7 +207,46 @@ function scenarios(): Inventory[] {
       undefined,
       { spotServiceLinkedRole: unavailable('access-denied', 'iam:GetRole denied') }
     ),
+    // A customer KMS key for EBS whose policy lets the controller role do nothing.
+    ebsKeyNobodyMayUse(),
   ];
+}
+
+function ebsKeyNobodyMayUse(): Inventory {
+  const keyArn = 'arn:aws:kms:us-east-1:111122223333:key/k-1';
+  const base = anAwsInventory(
+    [
+      aNodeClassObject({
+        spec: {
+          blockDeviceMappings: [
+            { deviceName: '/dev/xvda', ebs: { encrypted: true, kmsKeyID: 'alias/nodes' } },
+          ],
+        },
+      }),
+    ],
+    {
+      ebsKeys: ok({
+        keys: [
+          {
+            reference: 'alias/nodes',
+            lookup: ok({
+              key: { keyId: 'k-1', arn: keyArn, state: 'Enabled', manager: 'CUSTOMER' },
+              policy: ok('{"Version":"2012-10-17","Statement":[]}'),
+              grants: ok([]),
+            }),
+          },
+        ],
+      }),
+    }
+  );
+  const controllerRole = aControllerRole();
+  return {
+    ...base,
+    inputs: new Set([...base.inputs, 'permissions']),
+    permissions: new Map(
+      [...base.awsFacts.keys()].map((key) => [key, { controllerRole, simulations: [], gaps: [] }])
+    ),
+  };
 }
 
 async function sources(): Promise<Record<string, Inventory>> {

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import type { FindingDraft } from '../../../lambda/core/check.js';
 import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
 import { emptyInventory } from '../../../lambda/core/inventory.js';
-import { aNodeClassEntry, aNodeClassObject, anInventory } from '../../support/builders.js';
+import {
+  aKarpenterVersion,
+  aNodeClassEntry,
+  aNodeClassObject,
+  anInventory,
+} from '../../support/builders.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -162,7 +168,7 @@ const RULES: readonly [string, Record<string, unknown>, string, string, string][
     },
     'spec.subnetSelectorTerms[0].tags',
     'max-properties',
-    'must have at most 20 properties',
+    'must have at most 20 items (has 21)',
   ],
   // securityGroupSelectorTerms
   [
@@ -649,8 +655,8 @@ describe('nodeclass-schema-valid', () => {
     expect(findings.map((finding) => finding.status)).toEqual(['pass']);
   });
 
-  it('admits any kubelet object, as the API server does (Karpenter validates it later)', () => {
-    // Values a typed schema would reject; the CRD keeps spec.kubelet open.
+  it('leaves spec.kubelet to kubelet-config-valid, so no kubelet violation is reported twice', () => {
+    // Values the release CRDs reject: kubelet-config-valid reports them (see its tests).
     const findings = evaluate({
       kubelet: {
         maxPods: 'vcpus * 10',
@@ -812,9 +818,12 @@ describe('nodeclass-schema-valid', () => {
   });
 
   it.each([
-    ['nodeclass-scanner/region', 'iso-east', 'a region name'],
-    ['nodeclass-scanner/karpenter-version', 'latest', 'a version'],
-  ])('reports an unusable %s annotation at low severity', (annotation, value, expected) => {
+    // A region that is not one hides its partition's checks (ISO IMDS): an error, not advice.
+    // (An error keeps the check's own severity: the draft sets none.)
+    ['nodeclass-scanner/region', 'iso-east', 'a region name', 'error', undefined],
+    ['nodeclass-scanner/region', 'us-iso-east1', 'a region name', 'error', undefined],
+    ['nodeclass-scanner/karpenter-version', 'latest', 'a version', 'fail', 'low'],
+  ])('reports an unusable %s annotation (%s)', (annotation, value, expected, status, severity) => {
     // Act
     const findings = evaluateRaw(
       aNodeClassObject({ metadata: { annotations: { [annotation]: value } } })
@@ -822,8 +831,8 @@ describe('nodeclass-schema-valid', () => {
 
     // Assess
     expect(findings).toHaveLength(1);
-    expect(findings[0]?.status).toBe('fail');
-    expect(findings[0]?.severity).toBe('low');
+    expect(findings[0]?.status).toBe(status);
+    expect(findings[0]?.severity).toBe(severity);
     expect(findings[0]?.message).toContain(`"${value}" is not ${expected}`);
     expect(findings[0]?.location).toEqual({ path: `metadata.annotations.${annotation}` });
   });
@@ -938,5 +947,318 @@ describe('nodeclass-schema-valid: fields the karpenter.k8s.aws/v1 CRD does not h
     ]);
     expect(violations(current)).toEqual([]);
     expect(violations(unknownVersion)).toEqual([]);
+  });
+});
+
+/** The NodeClass with `spec` evaluated at Karpenter `version` (the object's annotation). */
+function evaluateAt(version: string | undefined, spec: Record<string, unknown>) {
+  const annotations = version ? { 'nodeclass-scanner/karpenter-version': version } : {};
+  return evaluateRaw(aNodeClassObject({ spec, metadata: { annotations } }));
+}
+
+const pathRules = (findings: readonly FindingDraft[]) =>
+  violations(findings).map(([path, rule]) => `${path}#${rule}`);
+
+// Each rule that changed between releases, probed on the last release without it and the first
+// with it: [label, spec, last release before, path#rule there, first release, path#rule there].
+const PROBES: readonly [string, Record<string, unknown>, string, string[], string, string[]][] = [
+  [
+    'amiFamily Windows2025',
+    { amiFamily: 'Windows2025', amiSelectorTerms: [{ id: 'ami-0123abcd' }] },
+    '1.8.8',
+    ['spec.amiFamily#enum'],
+    '1.9.0',
+    [],
+  ],
+  [
+    'a windows2025 alias',
+    { amiSelectorTerms: [{ alias: 'windows2025@latest' }] },
+    '1.8.8',
+    ['spec.amiSelectorTerms[0].alias#alias-family'],
+    '1.9.0',
+    [],
+  ],
+  [
+    'a windows2025 alias with amiFamily AL2023',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ alias: 'windows2025@latest' }] },
+    '1.8.8',
+    ['spec.amiSelectorTerms[0].alias#alias-family'],
+    '1.9.0',
+    ['spec.amiFamily#alias-compatible-windows2025'],
+  ],
+  [
+    'a capacity reservation term with only instanceMatchCriteria',
+    { capacityReservationSelectorTerms: [{ instanceMatchCriteria: 'open' }] },
+    '1.7.6',
+    [
+      'spec.capacityReservationSelectorTerms[0]#term-has-field',
+      'spec.capacityReservationSelectorTerms[0].instanceMatchCriteria#unknown-field',
+    ],
+    '1.8.0',
+    [],
+  ],
+  [
+    'a capacity reservation term mixing id and instanceMatchCriteria',
+    { capacityReservationSelectorTerms: [{ id: 'cr-0123abcd', instanceMatchCriteria: 'open' }] },
+    '1.7.6',
+    ['spec.capacityReservationSelectorTerms[0].instanceMatchCriteria#unknown-field'],
+    '1.8.0',
+    ['spec.capacityReservationSelectorTerms#id-exclusive'],
+  ],
+  [
+    'instanceMatchCriteria outside its enum',
+    { capacityReservationSelectorTerms: [{ tags: { a: 'b' }, instanceMatchCriteria: 'any' }] },
+    '1.7.6',
+    ['spec.capacityReservationSelectorTerms[0].instanceMatchCriteria#unknown-field'],
+    '1.8.0',
+    ['spec.capacityReservationSelectorTerms[0].instanceMatchCriteria#enum'],
+  ],
+  [
+    'capacityReservationSelectorTerms',
+    { capacityReservationSelectorTerms: [{ id: 'not-a-reservation' }] },
+    '1.2.8',
+    ['spec.capacityReservationSelectorTerms#unknown-field'],
+    '1.3.0',
+    ['spec.capacityReservationSelectorTerms[0].id#pattern'],
+  ],
+  [
+    'an AMI term with only ssmParameter',
+    { amiFamily: 'AL2023', amiSelectorTerms: [{ ssmParameter: '/my/ami' }] },
+    '1.3.8',
+    [
+      'spec.amiSelectorTerms[0]#term-has-field',
+      'spec.amiSelectorTerms[0].ssmParameter#unknown-field',
+    ],
+    '1.4.0',
+    [],
+  ],
+  [
+    'volumeInitializationRate without a snapshot',
+    { blockDeviceMappings: [{ ebs: { volumeSize: '20Gi', volumeInitializationRate: 150 } }] },
+    '1.4.4',
+    ['spec.blockDeviceMappings[0].ebs.volumeInitializationRate#unknown-field'],
+    '1.5.0',
+    ['spec.blockDeviceMappings[0].ebs#snapshot-for-initialization-rate'],
+  ],
+  [
+    'a negative ipPrefixCount',
+    { ipPrefixCount: -1 },
+    '1.7.6',
+    ['spec.ipPrefixCount#unknown-field'],
+    '1.8.0',
+    ['spec.ipPrefixCount#minimum'],
+  ],
+  [
+    'networkInterfaces without a primary interface',
+    { networkInterfaces: [{ networkCardIndex: 0, deviceIndex: 1, interfaceType: 'efa-only' }] },
+    '1.10.2',
+    ['spec.networkInterfaces#unknown-field'],
+    '1.11.0',
+    ['spec.networkInterfaces#primary-interface'],
+  ],
+  [
+    'placementGroupSelector with name and id',
+    { placementGroupSelector: { name: 'pg', id: 'pg-0123abcd' } },
+    '1.10.2',
+    ['spec.placementGroupSelector#unknown-field'],
+    '1.11.0',
+    ['spec.placementGroupSelector#name-id-exclusive'],
+  ],
+  [
+    'connectionTracking out of range',
+    { connectionTracking: { udpTimeout: 10 } },
+    '1.12.2',
+    ['spec.connectionTracking#unknown-field'],
+    '1.13.0',
+    ['spec.connectionTracking.udpTimeout#minimum'],
+  ],
+  [
+    'cpuOptions outside its enum',
+    { cpuOptions: { nestedVirtualization: 'on' } },
+    '1.12.2',
+    ['spec.cpuOptions#unknown-field'],
+    '1.13.0',
+    ['spec.cpuOptions.nestedVirtualization#enum'],
+  ],
+];
+
+describe('nodeclass-schema-valid: the built-in rules of each release', () => {
+  it.each(PROBES)(
+    '%s: before and from its release',
+    (_label, spec, before, atBefore, from, atFrom) => {
+      expect(pathRules(evaluateAt(before, spec))).toEqual(atBefore);
+      expect(pathRules(evaluateAt(from, spec))).toEqual(atFrom);
+    }
+  );
+
+  it('uses the newest release (v1.14.1) when the version is unknown, and says so', () => {
+    const findings = evaluateAt(undefined, {
+      amiFamily: 'Windows2025',
+      amiSelectorTerms: [{ id: 'ami-0123abcd' }],
+      connectionTracking: { udpTimeout: 10 },
+    });
+    expect(pathRules(findings)).toEqual(['spec.connectionTracking.udpTimeout#minimum']);
+    expect(findings[0]?.evidence).toMatchObject({
+      rules: expect.stringContaining(
+        'built-in rules of the newest release, v1.14.1 (no CRD at hand'
+      ),
+      rulesRelease: 'Karpenter v1.14.1',
+    });
+  });
+
+  it('names the release whose rules it used on every finding, pass included', () => {
+    const failing = evaluateAt('1.8.3', { networkInterfaces: [] });
+    expect(failing[0]?.evidence).toMatchObject({
+      rules: "built-in rules of Karpenter v1.8.3's CRDs (no CRD at hand)",
+    });
+    const passing = evaluateAt('v1.11.0', {});
+    expect(passing.map((finding) => finding.status)).toEqual(['pass']);
+    expect(passing[0]?.evidence).toMatchObject({ rulesRelease: 'Karpenter v1.11.0' });
+  });
+
+  it("applies the main branch's rules to a version newer than every known release, and says so", () => {
+    const findings = evaluateAt('1.15.0', { connectionTracking: { udpTimeout: 10 } });
+    expect(pathRules(findings)).toEqual(['spec.connectionTracking.udpTimeout#minimum']);
+    expect(String(findings[0]?.evidence?.rules)).toContain(
+      "Karpenter v1.15.0 is newer than the newest release the scanner knows (v1.14.1): built-in rules of Karpenter's main branch after v1.14.1"
+    );
+  });
+
+  it('words the selector exclusivity messages as each release does', () => {
+    const spec = { subnetSelectorTerms: [{ id: 'subnet-0abc', tags: { a: 'b' } }] };
+    expect(violations(evaluateAt('1.2.8', spec))).toEqual([
+      [
+        'spec.subnetSelectorTerms',
+        'id-exclusive',
+        "'id' is mutually exclusive, cannot be set with a combination of other fields in subnetSelectorTerms",
+      ],
+    ]);
+    expect(violations(evaluateAt('1.3.0', spec))[0]?.[2]).toContain('in a subnet selector term');
+    const reservations = {
+      capacityReservationSelectorTerms: [{ id: 'cr-0abc', ownerID: '123456789012' }],
+    };
+    expect(violations(evaluateAt('1.7.6', reservations))[0]?.[2]).toBe(
+      "'id' is mutually exclusive, cannot be set along with tags in a capacity reservation selector term"
+    );
+    expect(violations(evaluateAt('1.8.0', reservations))[0]?.[2]).toBe(
+      "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term"
+    );
+  });
+
+  it('takes the rules of v1.0.0 for a version before the v1 API', () => {
+    const findings = evaluateAt('0.37.0', {
+      amiFamily: 'AL2023',
+      amiSelectorTerms: [{ ssmParameter: '/x' }],
+    });
+    expect(pathRules(findings)).toContain('spec.amiSelectorTerms[0]#term-has-field');
+    expect(String(findings[0]?.evidence?.rules)).toContain(
+      'predates the v1 API: built-in rules of v1.0.0'
+    );
+  });
+});
+
+/** A verdict of the installed CRD, as the admission engine would hand it over. */
+function aVerdict(overrides: Partial<AdmissionVerdict> = {}): AdmissionVerdict {
+  return {
+    crd: 'ec2nodeclasses.karpenter.k8s.aws from cluster prod',
+    version: 'v1',
+    violations: [],
+    pruned: [],
+    defaulted: {},
+    openPaths: [],
+    skippedTransitionRules: 0,
+    ...overrides,
+  };
+}
+
+function evaluateWithAdmission(raw: unknown, admission: AdmissionVerdict, version?: string) {
+  return nodeClassSchemaValid.evaluate(
+    emptyInventory({
+      clusters: version
+        ? [{ name: '', partition: 'aws', karpenterVersion: aKarpenterVersion(version) }]
+        : [],
+      nodeClasses: [{ ...aNodeClassEntry(raw), admission }],
+    }),
+    { now }
+  );
+}
+
+describe('nodeclass-schema-valid: the installed CRD decides when the scan has it', () => {
+  it("reports the CRD's violations with its own messages instead of the built-in rules", () => {
+    // The built-in rules of v1.8.3 would reject Windows2025; this CRD says otherwise.
+    const raw = aNodeClassObject({
+      spec: { amiFamily: 'Windows2025', amiSelectorTerms: [{ id: 'ami-0123abcd' }] },
+    });
+    const admission = aVerdict({
+      violations: [{ path: 'spec.role', rule: 'cel', message: 'a message of the CRD' }],
+    });
+    const findings = evaluateWithAdmission(raw, admission, '1.8.3');
+    expect(violations(findings)).toEqual([['spec.role', 'cel', 'a message of the CRD']]);
+    expect(findings[0]?.evidence).toMatchObject({
+      crd: 'ec2nodeclasses.karpenter.k8s.aws from cluster prod',
+      rules:
+        'the installed CRD: ec2nodeclasses.karpenter.k8s.aws from cluster prod (served version v1)',
+    });
+  });
+
+  it('reports pruned fields as unknown fields instead of the built-in field lists', () => {
+    const raw = aNodeClassObject({ spec: { networkInterfaces: [], made: 'up' } });
+    const findings = evaluateWithAdmission(raw, aVerdict({ pruned: ['spec.made'] }), '1.8.3');
+    expect(pathRules(findings)).toEqual(['spec.made#unknown-field']);
+    expect(findings[0]?.severity).toBe('high');
+    expect(findings[0]?.message).toContain('not a field of the installed CRD');
+  });
+
+  it('passes what the CRD admits, saying so and counting skipped transition rules', () => {
+    const raw = aNodeClassObject({ spec: { networkInterfaces: [] } });
+    const findings = evaluateWithAdmission(raw, aVerdict({ skippedTransitionRules: 2 }), '1.8.3');
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+    expect(findings[0]?.message).toContain('the installed CRD admits it (2 transition rules');
+  });
+
+  it('leaves restricted spec.tags keys to tags-not-restricted', () => {
+    const message = 'tag contains a restricted tag matching karpenter.sh/nodepool';
+    const admission = aVerdict({ violations: [{ path: 'spec.tags', rule: 'cel', message }] });
+    const findings = evaluateWithAdmission(aNodeClassObject(), admission);
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it('still fails an object the scanner cannot read although the CRD admits it', () => {
+    const raw = aNodeClassObject({ spec: { subnetSelectorTerms: 'all' } });
+    const findings = evaluateWithAdmission(raw, aVerdict());
+    expect(findings.map((finding) => finding.status)).toEqual(['fail']);
+    expect(findings[0]?.evidence?.rule).toBe('type');
+  });
+});
+
+describe('nodeclass-schema-valid: built-in rules as the API server applies them', () => {
+  it('treats a declared field set to null as absent (Go clients send nil slices as null)', () => {
+    expect(pathRules(evaluateAt('1.14.1', { capacityReservationSelectorTerms: null }))).toEqual([]);
+  });
+
+  it('still reports a field the release lacks when it is set to null (pruning comes first)', () => {
+    expect(pathRules(evaluateAt('1.2.8', { capacityReservationSelectorTerms: null }))).toEqual([
+      'spec.capacityReservationSelectorTerms#unknown-field',
+    ]);
+  });
+
+  it('refuses an empty capacityReservationSelectorTerms list (the id rule is !self.all(…), true on [])', () => {
+    expect(pathRules(evaluateAt('1.14.1', { capacityReservationSelectorTerms: [] }))).toEqual([
+      'spec.capacityReservationSelectorTerms#id-exclusive',
+    ]);
+  });
+
+  it('refuses a metadata.name that is not a DNS subdomain, as for every custom resource', () => {
+    const findings = nodeClassSchemaValid.evaluate(
+      anInventory([aNodeClassObject({ name: 'a'.repeat(254) })]),
+      { now }
+    );
+    expect(violations(findings)).toEqual([
+      [
+        'metadata.name',
+        'metadata-name',
+        `Invalid value: "${'a'.repeat(254)}": must be no more than 253 characters`,
+      ],
+    ]);
   });
 });

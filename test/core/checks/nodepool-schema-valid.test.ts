@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import { type FindingDraft, forEachNodePool } from '../../../lambda/core/check.js';
 import { nodePoolSchemaValid } from '../../../lambda/core/checks/nodepool-schema-valid.js';
 import { emptyInventory, type NodePoolEntry } from '../../../lambda/core/inventory.js';
@@ -172,13 +173,6 @@ const RULES: readonly [string, Parameters<typeof aNodePool>[0], string, string, 
     `${R0}.minValues`,
     'maximum',
     'should be less than or equal to 50',
-  ],
-  [
-    'value longer than 63',
-    { template: { requirements: [req('team', 'In', ['a'.repeat(64)])] } },
-    `${R0}.values[0]`,
-    'max-length',
-    'may not be longer than 63',
   ],
   [
     'Exists with values (admitted, low)',
@@ -643,5 +637,347 @@ describe('nodepool-schema-valid: fields the karpenter.sh/v1 CRD does not have', 
     expect(old[0]?.evidence).toMatchObject({ since: '1.8.0' });
     expect(old[0]?.remediation).toContain('Upgrade Karpenter');
     expect(violations(current)).toEqual([]);
+  });
+});
+
+/** The NodePool evaluated with the cluster at Karpenter `version` (unknown when undefined). */
+function evaluateOn(version: string | undefined, raw: unknown): readonly FindingDraft[] {
+  return nodePoolSchemaValid.evaluate(
+    emptyInventory({
+      clusters: [
+        {
+          name: '',
+          partition: 'aws',
+          ...(version ? { karpenterVersion: aKarpenterVersion(version) } : {}),
+        },
+      ],
+      nodePools: [entryOf(raw)],
+    }),
+    { now }
+  );
+}
+
+const pathRules = (findings: readonly FindingDraft[]) =>
+  violations(findings).map(([path, rule]) => `${path}#${rule}`);
+const K0 = `${R0}.key`;
+const LABELS = 'spec.template.metadata.labels';
+const budget = (reasons: string[]) => ({
+  disruption: { consolidateAfter: '1m', budgets: [{ nodes: '10%', reasons }] },
+});
+
+// Each rule that changed between releases, probed on the last release without it and the first
+// with it: [label, NodePool, last release before, path#rule there, first release, path#rule there].
+const PROBES: readonly [string, Obj, string, string[], string, string[]][] = [
+  [
+    'an empty nodeClassRef name',
+    aNodePool({
+      template: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: '' } },
+    }),
+    '1.0.14',
+    [],
+    '1.1.0',
+    ['spec.template.spec.nodeClassRef.name#not-empty'],
+  ],
+  [
+    'the label karpenter.k8s.aws/ec2nodeclass',
+    aNodePool({ template: { requirements: [req('karpenter.k8s.aws/ec2nodeclass', 'Exists')] } }),
+    '1.0.14',
+    [`${K0}#restricted-domain`],
+    '1.1.0',
+    [],
+  ],
+  [
+    'consolidateAfter starting with a duration',
+    aNodePool({ spec: { disruption: { consolidateAfter: '10sfoo' } } }),
+    '1.3.8',
+    [],
+    '1.4.0',
+    ['spec.disruption.consolidateAfter#pattern'],
+  ],
+  [
+    'expireAfter ending with Never',
+    aNodePool({ template: { expireAfter: 'xNever' } }),
+    '1.3.8',
+    [],
+    '1.4.0',
+    ['spec.template.spec.expireAfter#pattern'],
+  ],
+  [
+    'weight on a static NodePool',
+    aNodePool({ spec: { replicas: 2, weight: 10 } }),
+    '1.7.6',
+    ['spec.replicas#unknown-field'],
+    '1.8.0',
+    ['spec#static-weight'],
+  ],
+  [
+    'a budget with 51 reasons',
+    aNodePool({ spec: budget(Array.from({ length: 51 }, () => 'Empty')) }),
+    '1.7.6',
+    [],
+    '1.8.0',
+    ['spec.disruption.budgets[0].reasons#max-items'],
+  ],
+  [
+    'the operator Gte',
+    aNodePool({
+      template: { requirements: [req('karpenter.k8s.aws/instance-cpu', 'Gte', ['4'])] },
+    }),
+    '1.8.8',
+    [`${R0}.operator#enum`],
+    '1.9.0',
+    [],
+  ],
+  [
+    'a kubernetes.io requirement key',
+    aNodePool({ template: { requirements: [req('kubernetes.io/custom', 'Exists')] } }),
+    '1.8.8',
+    [`${K0}#restricted-domain`],
+    '1.9.0',
+    [],
+  ],
+  [
+    'a k8s.io template label',
+    aNodePool({ labels: { 'example.k8s.io/team': 'a' } }),
+    '1.8.8',
+    [`${LABELS}.example.k8s.io/team#restricted-domain-k8s-io`],
+    '1.9.0',
+    [],
+  ],
+  [
+    'the label karpenter.k8s.aws/instance-tenancy',
+    aNodePool({ labels: { 'karpenter.k8s.aws/instance-tenancy': 'default' } }),
+    '1.8.8',
+    [`${LABELS}.karpenter.k8s.aws/instance-tenancy#restricted-domain`],
+    '1.9.0',
+    [],
+  ],
+  [
+    'the label karpenter.k8s.aws/placement-group-id',
+    aNodePool({
+      template: { requirements: [req('karpenter.k8s.aws/placement-group-id', 'Exists')] },
+    }),
+    '1.10.2',
+    [`${K0}#restricted-domain`],
+    '1.11.0',
+    [],
+  ],
+  [
+    'duplicate budget reasons',
+    aNodePool({ spec: budget(['Empty', 'Empty']) }),
+    '1.12.2',
+    [],
+    '1.13.0',
+    ['spec.disruption.budgets[0].reasons#unique'],
+  ],
+  [
+    'consolidationPolicy Balanced',
+    aNodePool({
+      spec: { disruption: { consolidateAfter: '1m', consolidationPolicy: 'Balanced' } },
+    }),
+    '1.13.1',
+    ['spec.disruption.consolidationPolicy#enum'],
+    '1.14.0',
+    [],
+  ],
+  [
+    // Only Karpenter's main branch allows it: a version newer than v1.14.1 takes those rules.
+    'the label karpenter.k8s.aws/nitro-sandbox',
+    aNodePool({ template: { requirements: [req('karpenter.k8s.aws/nitro-sandbox', 'Exists')] } }),
+    '1.14.1',
+    [`${K0}#restricted-domain`],
+    '1.15.0',
+    [],
+  ],
+];
+
+describe('nodepool-schema-valid: the built-in rules of each release', () => {
+  it.each(PROBES)(
+    '%s: before and from its release',
+    (_label, pool, before, atBefore, from, atFrom) => {
+      expect(pathRules(evaluateOn(before, pool))).toEqual(atBefore);
+      expect(pathRules(evaluateOn(from, pool))).toEqual(atFrom);
+    }
+  );
+
+  it.each([
+    'node.kubernetes.io/instance-type',
+    'topology.kubernetes.io/zone',
+    'kubernetes.io/arch',
+    'node-restriction.kubernetes.io/team',
+    'kops.k8s.io/instancegroup',
+    'example.com/team',
+  ])('allows %s before v1.9.0 too (the kubernetes.io and k8s.io exceptions)', (key) => {
+    const pool = aNodePool({
+      labels: { [key]: 'a' },
+      template: { requirements: [req(key, 'Exists')] },
+    });
+    expect(pathRules(evaluateOn('1.8.8', pool))).toEqual([]);
+  });
+
+  it('rejects kubernetes.io/hostname under both rules before v1.9.0', () => {
+    const pool = aNodePool({
+      template: { requirements: [req('kubernetes.io/hostname', 'Exists')] },
+    });
+    expect(violations(evaluateOn('1.8.8', pool))).toEqual([
+      [K0, 'restricted-domain', 'label domain "kubernetes.io" is restricted'],
+      [K0, 'restricted-label', 'label "kubernetes.io/hostname" is restricted'],
+    ]);
+  });
+
+  it("words the Gt/Lt rule as each release's CRD does", () => {
+    const pool = aNodePool({ template: { requirements: [req('example.com/size', 'Gt', ['a'])] } });
+    expect(violations(evaluateOn('1.8.8', pool))[0]?.[2]).toBe(
+      "requirements operator 'Gt' or 'Lt' must have a single positive integer value"
+    );
+    expect(violations(evaluateOn('1.9.0', pool))[0]?.[2]).toBe(
+      "requirements operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single positive integer value"
+    );
+  });
+
+  it('rejects nitro-sandbox with the version unknown: the default is the newest release, never main', () => {
+    const pool = aNodePool({ labels: { 'karpenter.k8s.aws/nitro-sandbox': 'true' } });
+    const findings = evaluateOn(undefined, pool);
+    expect(pathRules(findings)).toEqual([
+      `${LABELS}.karpenter.k8s.aws/nitro-sandbox#restricted-domain`,
+    ]);
+    expect(String(findings[0]?.evidence?.rules)).toContain('newest release, v1.14.1');
+  });
+
+  it("takes the NodePool's own nodeclass-scanner/karpenter-version annotation over the cluster's", () => {
+    const pool = aNodePool({
+      spec: { disruption: { consolidateAfter: '1m', consolidationPolicy: 'Balanced' } },
+    });
+    const annotated = {
+      ...pool,
+      metadata: {
+        name: 'general',
+        annotations: { 'nodeclass-scanner/karpenter-version': '1.13.1' },
+      },
+    };
+    expect(pathRules(evaluateOn('1.14.1', annotated))).toEqual([
+      'spec.disruption.consolidationPolicy#enum',
+    ]);
+    expect(evaluateOn('1.14.1', pool).map((finding) => finding.evidence?.rulesRelease)).toEqual([
+      'Karpenter v1.14.1',
+    ]);
+  });
+});
+
+describe('nodepool-schema-valid: the installed CRD decides when the scan has it', () => {
+  const verdict = (overrides: Partial<AdmissionVerdict>): AdmissionVerdict => ({
+    crd: 'nodepools.karpenter.sh from crds/nodepools.yaml',
+    version: 'v1',
+    violations: [],
+    pruned: [],
+    defaulted: {},
+    openPaths: [],
+    skippedTransitionRules: 3,
+    ...overrides,
+  });
+  const withAdmission = (raw: unknown, admission: AdmissionVerdict) =>
+    nodePoolSchemaValid.evaluate(emptyInventory({ nodePools: [{ ...entryOf(raw), admission }] }), {
+      now,
+    });
+
+  it("reports the CRD's violations and pruned fields instead of the built-in rules", () => {
+    // The built-in rules of the newest release would reject nitro-sandbox; this CRD allows it.
+    const pool = aNodePool({ labels: { 'karpenter.k8s.aws/nitro-sandbox': 'true' } });
+    const findings = withAdmission(
+      pool,
+      verdict({
+        violations: [
+          { path: 'spec.weight', rule: 'maximum', message: 'should be less than or equal to 100' },
+        ],
+        pruned: ['spec.template.spec.kubelet'],
+      })
+    );
+    expect(pathRules(findings)).toEqual([
+      'spec.weight#maximum',
+      'spec.template.spec.kubelet#unknown-field',
+    ]);
+    expect(findings[0]?.evidence).toMatchObject({
+      crd: 'nodepools.karpenter.sh from crds/nodepools.yaml',
+    });
+  });
+
+  it('passes what the CRD admits and says which CRD decided', () => {
+    const findings = withAdmission(aNodePool(), verdict({}));
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+    expect(findings[0]?.message).toContain(
+      'the installed CRD admits it (3 transition rules on oldSelf skipped'
+    );
+    expect(findings[0]?.evidence?.rules).toContain(
+      'nodepools.karpenter.sh from crds/nodepools.yaml'
+    );
+  });
+});
+
+describe('nodepool-schema-valid: built-in rules as the API server applies them', () => {
+  it('admits any requirement value: the CRD puts maxLength and pattern on the values array, where they do not apply', () => {
+    const pool = aNodePool({
+      template: { requirements: [req('team', 'In', ['a b', 'v'.repeat(64), '+1'])] },
+    });
+    expect(pathRules(evaluateOn('1.14.1', pool))).toEqual([]);
+  });
+
+  it.each([
+    ['-0', []],
+    ['007', []],
+    ['9223372036854775807', []],
+    ['9223372036854775808', [`${R0}#single-integer-value`]],
+    ['1.5', [`${R0}#single-integer-value`]],
+  ])('reads a Gt value %s as CEL int() does (Go strconv.ParseInt)', (value, expected) => {
+    const pool = aNodePool({
+      template: { requirements: [req('example.com/size', 'Gt', [value])] },
+    });
+    expect(pathRules(evaluateOn('1.14.1', pool))).toEqual(expected);
+  });
+
+  it('refuses a taint timeAdded that is not a date-time, and admits one that is', () => {
+    const taint = (timeAdded: string) =>
+      aNodePool({ template: { taints: [{ key: 'a', effect: 'NoSchedule', timeAdded }] } });
+    expect(violations(evaluateOn('1.14.1', taint('yesterday')))).toEqual([
+      [
+        'spec.template.spec.taints[0].timeAdded',
+        'format',
+        'must be of type date-time: "yesterday"',
+      ],
+    ]);
+    expect(pathRules(evaluateOn('1.14.1', taint('2024-01-01T10:00:00Z')))).toEqual([]);
+  });
+
+  it('matches a budget schedule with RE2 semantics: \\s is ASCII whitespace only', () => {
+    const schedule = (value: string) =>
+      aNodePool({
+        spec: {
+          disruption: {
+            consolidateAfter: '0s',
+            budgets: [{ nodes: '1', schedule: value, duration: '10m' }],
+          },
+        },
+      });
+    expect(pathRules(evaluateOn('1.14.1', schedule('* * * *\t*')))).toEqual([]);
+    for (const space of ['\u00a0', '\u000b']) {
+      expect(pathRules(evaluateOn('1.14.1', schedule(`* * * *${space}*`)))).toEqual([
+        'spec.disruption.budgets[0].schedule#pattern',
+      ]);
+    }
+  });
+
+  it('refuses a metadata.name that is not a DNS subdomain, as for every custom resource', () => {
+    const pool = { ...aNodePool(), metadata: { name: 'General_Pool' } };
+    expect(violations(evaluateOn('1.14.1', pool))).toEqual([
+      [
+        'metadata.name',
+        'metadata-name',
+        expect.stringContaining('Invalid value: "General_Pool": a lowercase RFC 1123 subdomain'),
+      ],
+    ]);
+  });
+
+  it('treats a declared field set to null as absent, as the API server decodes it', () => {
+    const pool = aNodePool({ spec: { disruption: null, weight: null } });
+    expect(pathRules(evaluateOn('1.14.1', pool))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ClusterCrds } from '../../../lambda/core/admission/types.js';
 import { scannerCanReadCluster } from '../../../lambda/core/checks/scanner-can-read-cluster.js';
 import type { ClusterState } from '../../../lambda/core/facts/cluster.js';
 import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
@@ -8,9 +9,14 @@ const now = new Date('2026-11-01T12:00:00Z');
 const endpoint = 'https://ABC.gr7.eu-west-1.eks.amazonaws.com';
 const path = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
-function evaluate(state: ClusterState | undefined) {
+function evaluate(state: ClusterState | undefined, crds?: ClusterCrds) {
   const inventory = anInventory([], {
-    cluster: { name: 'prod', region: 'eu-west-1', ...(state ? { state } : {}) },
+    cluster: {
+      name: 'prod',
+      region: 'eu-west-1',
+      ...(state ? { state } : {}),
+      ...(crds ? { crds } : {}),
+    },
     inputs: ['spec', 'cluster'],
   });
   return scannerCanReadCluster.evaluate(inventory, { now });
@@ -159,5 +165,47 @@ describe('scanner-can-read-cluster', () => {
 
     // Assess
     expect(findings).toEqual([]);
+  });
+
+  describe("Karpenter's CRDs", () => {
+    const listed: ClusterState = { read: ok({ nodeClassCount: 1 }), endpoint };
+
+    it('adds a notice with the ClusterRole when RBAC forbade reading them', () => {
+      // Act
+      const [, notice, ...rest] = evaluate(listed, {
+        unavailable: 'the CRD nodepools.karpenter.sh may not be read (HTTP 403)',
+        denied: true,
+      });
+
+      // Assess
+      expect(rest).toEqual([]);
+      expect(notice).toMatchObject({
+        status: 'notice',
+        discriminator: 'crds',
+        message:
+          "Admission in prod is checked with the scanner's built-in rules, not the installed CRDs: the CRD nodepools.karpenter.sh may not be read (HTTP 403).",
+        evidence: { crds: 'access-denied' },
+      });
+      expect(notice?.remediation).toContain('verbs: ["get"]');
+    });
+
+    it('adds a notice without RBAC advice when a CRD could not be used for another reason', () => {
+      const [, notice] = evaluate(listed, {
+        unavailable:
+          'the CRD ec2nodeclasses.karpenter.k8s.aws from cluster prod cannot be evaluated: x',
+      });
+      expect(notice?.status).toBe('notice');
+      expect(notice?.evidence).toMatchObject({ crds: 'unavailable' });
+      expect(notice?.remediation).toBeUndefined();
+    });
+
+    it('says nothing when the CRDs were read, or the API server does not serve the CRD objects', () => {
+      expect(evaluate(listed, {}).map((finding) => finding.status)).toEqual(['pass']);
+      expect(
+        evaluate(listed, {
+          unavailable: 'the CRD nodepools.karpenter.sh is not served (HTTP 404)',
+        }).map((finding) => finding.status)
+      ).toEqual(['pass']);
+    });
   });
 });

@@ -2,8 +2,8 @@
 // AWS_ENDPOINT_URL) that routes each signed request by its SigV4 credential scope, identifies the
 // calling function by its access key, authorizes the call against that function's role from the
 // synthesized template (and the implied KMS grant of SSE topics), records it, injects faults, and
-// answers: EC2/IAM/SSM from a world file, EKS with the emulated Kubernetes endpoints, SNS and SQS
-// in memory, DynamoDB through a real implementation (dynalite). Regional services (EC2, SSM, EKS)
+// answers: EC2/IAM/SSM/KMS from a world file, EKS with the emulated Kubernetes endpoints, SNS and SQS
+// in memory, DynamoDB through a real implementation (dynalite). Regional services (EC2, SSM, KMS, EKS)
 // answer from the world of the request's region when other regions are emulated; IAM and STS are
 // global, SNS, SQS, DynamoDB and Security Hub live in the home region.
 import { createHash, randomUUID } from 'node:crypto';
@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as ec2 from '@aws-sdk/client-ec2';
 import * as iam from '@aws-sdk/client-iam';
+import * as kms from '@aws-sdk/client-kms';
 import * as ssm from '@aws-sdk/client-ssm';
 import { createWorldSdk, type WorldSdk } from '../../../bench/world-sdk.js';
 import type { World, WorldCluster } from '../../../lambda/adapters/world/schema.js';
@@ -38,6 +39,8 @@ export interface CallRecord {
   readonly reason: string;
   /** The region the call was answered in (the home region for global services). */
   readonly region: string;
+  /** When it was received (epoch milliseconds): rates across concurrent functions. */
+  readonly at: number;
 }
 
 export interface PublishedMessage {
@@ -131,7 +134,7 @@ function credentialScope(authorization: string | undefined) {
 }
 
 /** Services whose answers depend on the region asked (the others are global or home-region only). */
-const REGIONAL_SERVICES: ReadonlySet<string> = new Set(['ec2', 'ssm', 'eks']);
+const REGIONAL_SERVICES: ReadonlySet<string> = new Set(['ec2', 'ssm', 'kms', 'eks']);
 
 const IAM_ACTION_OF: Readonly<Record<string, string>> = {
   'sns:PublishBatch': 'sns:Publish',
@@ -165,7 +168,8 @@ export class AwsEmulator {
       readonly world: World;
       readonly now: Date;
       /** The template's authorizer (or any policy: the CLI benchmark allows everything). */
-      readonly authorizer: Pick<TemplateAuthorizer, 'authorize'>;
+      readonly authorizer: Pick<TemplateAuthorizer, 'authorize'> &
+        Partial<Pick<TemplateAuthorizer, 'setResourcePolicy'>>;
       readonly principalsByAccessKey: ReadonlyMap<string, Principal>;
       readonly topics: ReadonlySet<string>;
       readonly topicKeys: ReadonlyMap<string, string>;
@@ -282,6 +286,7 @@ export class AwsEmulator {
       allowed: decision.allowed,
       reason: decision.reason,
       region,
+      at: Date.now(),
     });
     if (!decision.allowed) throw denied(action, resource, decision.reason);
   }
@@ -396,6 +401,7 @@ export class AwsEmulator {
           );
         case 'ssm':
         case 'sqs':
+        case 'kms':
           return await this.json(service, principal, req, body, res, region);
         case 'eks':
           res
@@ -535,7 +541,7 @@ export class AwsEmulator {
   }
 
   private async json(
-    service: 'ssm' | 'sqs',
+    service: 'ssm' | 'sqs' | 'kms',
     principal: Principal,
     req: IncomingMessage,
     body: Buffer,
@@ -565,6 +571,30 @@ export class AwsEmulator {
       }
       const Command = commandOf(ssm, action);
       output = await sdk.ssm.send(new Command(input) as never);
+    } else if (service === 'kms') {
+      // KMS authorizes on the key an id, ARN or alias resolves to; an unknown one is NotFound.
+      const { sdk } = this.regionOf(requestRegion);
+      const keyArn = await sdk.kms
+        .send(new kms.DescribeKeyCommand({ KeyId: String(input.KeyId ?? '') }))
+        .then((described) => described.KeyMetadata?.Arn)
+        .catch(() => undefined);
+      if (keyArn !== undefined) {
+        // The world's key policy decides with the function's identity policy, as KMS does.
+        const policy = await sdk.kms
+          .send(new kms.GetKeyPolicyCommand({ KeyId: keyArn, PolicyName: 'default' }))
+          .then((answer) => answer.Policy)
+          .catch(() => undefined);
+        if (policy !== undefined) {
+          const statements = (JSON.parse(policy) as { Statement?: unknown }).Statement ?? [];
+          this.options.authorizer.setResourcePolicy?.(
+            keyArn,
+            (Array.isArray(statements) ? statements : [statements]) as never
+          );
+        }
+        this.authorize(principal, service, iamAction, keyArn, {}, requestRegion);
+      }
+      const Command = commandOf(kms, action);
+      output = await sdk.kms.send(new Command(input) as never);
     } else {
       const url = String(input.QueueUrl ?? '');
       const queueArn = `arn:${partition}:sqs:${region}:${id}:${url.split('/').pop() ?? ''}`;

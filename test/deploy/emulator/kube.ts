@@ -111,6 +111,15 @@ function answer(cluster: WorldCluster, url: URL, res: ServerResponse): number {
     return list(kube?.ec2NodeClasses ?? []);
   if (url.pathname === '/apis/karpenter.sh/v1/nodepools') return list(kube?.nodePools ?? []);
   if (url.pathname === '/apis/apps/v1/deployments') return list(kube ? [deployment] : []);
+  // Karpenter's CRDs, when the world records them (`kubernetes.crds`); 404 otherwise.
+  const crd = url.pathname.match(
+    /^\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions\/([^/]+)$/
+  );
+  const installed = kube?.crds?.find((document) => document.metadata.name === crd?.[1]);
+  if (installed) {
+    send(res, 200, installed);
+    return 200;
+  }
   const account = url.pathname.match(/^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)$/);
   if (account) {
     const [, namespace, name] = account;

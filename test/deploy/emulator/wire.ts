@@ -5,6 +5,7 @@
 import * as ec2 from '@aws-sdk/client-ec2';
 import * as eks from '@aws-sdk/client-eks';
 import * as iam from '@aws-sdk/client-iam';
+import * as kms from '@aws-sdk/client-kms';
 import * as sns from '@aws-sdk/client-sns';
 import * as sqs from '@aws-sdk/client-sqs';
 import * as ssm from '@aws-sdk/client-ssm';
@@ -12,13 +13,14 @@ import * as sts from '@aws-sdk/client-sts';
 import { NormalizedSchema } from '@smithy/core/schema';
 
 export type QueryService = 'ec2' | 'iam' | 'sns' | 'sts';
-export type JsonService = 'ssm' | 'sqs';
+export type JsonService = 'ssm' | 'sqs' | 'kms';
 type SchemaModule = Record<string, unknown>;
 
 const MODULES: Record<QueryService | JsonService | 'eks', SchemaModule> = {
   ec2,
   eks,
   iam,
+  kms,
   sns,
   sqs,
   ssm,

@@ -1,7 +1,10 @@
 // Shared by nodeclass-schema-valid and nodepool-schema-valid: one failing finding per violated
 // rule or per field that did not parse, located at the field's path.
+import type { AdmissionVerdict } from '../../admission/types.js';
 import type { FindingDraft } from '../../check.js';
 import { UNKNOWN_FIELD_OUTCOME, type UnknownField } from '../../crd-fields.js';
+import type { CrdRuleRelease } from '../../crd-releases.js';
+import type { CrdViolation } from '../../crd-rules.js';
 import type { ResourceRef } from '../../model.js';
 import type { SchemaIssue } from '../../schema.js';
 
@@ -64,4 +67,55 @@ export function unknownFieldDraft(
     field.since === undefined ? {} : { since: field.since }
   );
   return { ...draft, severity: 'high', remediation: field.remediation };
+}
+
+/** Finding detail: the built-in rules of which release decided, and that no CRD was at hand. */
+export function releaseEvidence(release: CrdRuleRelease): Readonly<Record<string, unknown>> {
+  return { rules: release.note, rulesRelease: release.label };
+}
+
+/** Finding detail: the installed CRD decided. */
+export function admissionEvidence(admission: AdmissionVerdict): Readonly<Record<string, unknown>> {
+  return {
+    rules: `the installed CRD: ${admission.crd} (served version ${admission.version})`,
+    crd: admission.crd,
+  };
+}
+
+/** Adds the rules detail to a finding's evidence. */
+export function withRules(
+  draft: FindingDraft,
+  evidence: Readonly<Record<string, unknown>>
+): FindingDraft {
+  return { ...draft, evidence: { ...draft.evidence, ...evidence } };
+}
+
+/**
+ * The installed CRD's verdict as findings: its violations with the CRD's own messages, and the
+ * fields its structural schema prunes as unknown fields. `skip` drops violations another check
+ * reports (restricted tags).
+ */
+export function admissionDrafts(
+  resource: ResourceRef,
+  admission: AdmissionVerdict,
+  apiVersion: string,
+  kind: string,
+  skip: (violation: CrdViolation) => boolean = () => false
+): FindingDraft[] {
+  const evidence = admissionEvidence(admission);
+  const drafts = admission.violations
+    .filter((violation) => !skip(violation))
+    .map((violation) =>
+      violationDraft(resource, violation.path, violation.rule, violation.message, evidence)
+    );
+  for (const path of admission.pruned) {
+    const field: UnknownField = {
+      path,
+      rule: 'unknown-field',
+      message: `not a field of the installed CRD (${admission.crd})`,
+      remediation: `Remove ${path}, or upgrade Karpenter's CRDs to a release that has the field.`,
+    };
+    drafts.push(withRules(unknownFieldDraft(resource, field, apiVersion, kind), evidence));
+  }
+  return drafts;
 }
