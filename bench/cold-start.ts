@@ -1,5 +1,5 @@
 // Cold start as deployed: the Lambda bundles `npm run build:lambdas` builds, synthesized into the
-// deployment simulation's stack (checked byte for byte against the build), each run the way the
+// deployment simulation's stack (cdk.json's app, as `cdk synth` runs it), each run the way the
 // Lambda runtime runs it: a fresh Node process with the function's environment (the template's
 // variables, NODE_OPTIONS included, and what Lambda sets) imports `index.mjs` and calls `handler`
 // with a real event against the simulation's emulated AWS and Kubernetes APIs on 127.0.0.1.
@@ -22,16 +22,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { build } from 'esbuild';
 import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
-import {
-  handlerEntryPoint,
-  LAMBDA_BUNDLES_DIRECTORY,
-  lambdaBuildOptions,
-} from '../scripts/build-lambdas.js';
+import { lambdaBuildOptions } from '../scripts/build-lambdas.js';
 import { SIMULATION_CONTEXT } from '../test/deploy/deployment-context.js';
+import type { QueuedMessage } from '../test/deploy/emulator/aws.js';
 import { environmentVariables } from '../test/deploy/lambda-runner.js';
 import { Simulation } from '../test/deploy/simulation.js';
 import type { DeployedFunction } from '../test/deploy/template.js';
@@ -168,6 +165,50 @@ export interface ColdStartMeasurement {
   readonly initPlusFirstInvocationRatioToFloor: number;
 }
 
+/** What one steady-state scheduled scan of a cluster did, as the emulators saw it. */
+export interface ScanFootprint {
+  readonly cluster: string;
+  readonly nodeClasses: number;
+  /** Every AWS request of the scan worker's role (DynamoDB, KMS and SNS included). */
+  readonly awsCalls: number;
+  readonly dynamodbWrites: number;
+  readonly dynamodbReads: number;
+  readonly kmsRequests: number;
+  readonly snsPublishes: number;
+  /** The metric series its EMF documents wrote: `Metric{Dimension=value,…}`. */
+  readonly emfSeries: readonly string[];
+  /** Bytes of the invocation's JSON log lines (what CloudWatch Logs ingests, roughly). */
+  readonly logBytes: number;
+}
+
+/** Each EMF document's series: metric name and its dimension values (a custom metric each). */
+function seriesOf(lines: readonly Record<string, unknown>[]): string[] {
+  const series = new Set<string>();
+  for (const line of lines) {
+    const directive = (
+      line._aws as
+        | { CloudWatchMetrics?: { Dimensions: string[][]; Metrics: { Name: string }[] }[] }
+        | undefined
+    )?.CloudWatchMetrics?.[0];
+    if (directive === undefined) continue;
+    const dimensions = [...(directive.Dimensions[0] ?? [])]
+      .sort()
+      .map((name) => `${name}=${String(line[name])}`)
+      .join(',');
+    for (const metric of directive.Metrics) series.add(`${metric.Name}{${dimensions}}`);
+  }
+  return [...series].sort();
+}
+
+const DYNAMODB_WRITES = [
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+] as const;
+const DYNAMODB_READS = ['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems'] as const;
+
 export interface ColdStartResult {
   readonly node: string;
   readonly runs: number;
@@ -175,6 +216,8 @@ export interface ColdStartResult {
   readonly nodeOptions: string;
   readonly floors: readonly ColdStartMeasurement[];
   readonly handlers: readonly ColdStartMeasurement[];
+  /** The steady-state scheduled scans of the simulation's clusters (the cost model's inputs). */
+  readonly scheduledScans: readonly ScanFootprint[];
 }
 
 function median(values: readonly number[]): number {
@@ -187,56 +230,21 @@ function median(values: readonly number[]): number {
 
 const round = (value: number) => Math.round(value * 10) / 10;
 
-interface BundleLayout {
-  /** Output path (relative to the bundle directory) → bytes, JavaScript only. */
-  readonly files: ReadonlyMap<string, Uint8Array>;
-  readonly initFiles: readonly string[];
-}
-
-/** The build of `entryPoint` without writing it: its files, and those parsed at init. */
-async function layoutOf(
-  root: string,
-  options: ReturnType<typeof lambdaBuildOptions>,
-  probeDirectory: string
-): Promise<BundleLayout> {
-  const result = await build({
-    ...options,
-    write: false,
-    metafile: true,
-    absWorkingDir: root,
-    logLevel: 'error',
-  });
-  const files = new Map<string, Uint8Array>();
-  for (const file of result.outputFiles ?? []) {
-    if (file.path.endsWith('.mjs')) files.set(relative(probeDirectory, file.path), file.contents);
-  }
-  const outputs: Metafile['outputs'] = result.metafile.outputs;
-  const entryKey = Object.keys(outputs).find(
-    (key) => outputs[key]?.entryPoint !== undefined && basename(key) === 'index.mjs'
-  );
-  const initFiles = new Set<string>();
-  const visit = (key: string) => {
-    if (initFiles.has(key)) return;
-    initFiles.add(key);
-    for (const imported of outputs[key]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+/** `index.mjs` and the chunks it imports statically, transitively: what init parses. */
+export function initFilesOf(directory: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    // Static imports only (`import"…"`, `from"…"`); `import("…")` is loaded on first use.
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /(?:\bfrom|\bimport)\s*"(\.{1,2}\/[^"]+\.mjs)"/g
+    )) {
+      visit(resolve(dirname(file), match[1] as string));
     }
   };
-  if (entryKey !== undefined) visit(entryKey);
-  return {
-    files,
-    initFiles: [...initFiles].map((key) => relative(probeDirectory, resolve(root, key))),
-  };
-}
-
-/** Throws unless `directory` holds exactly the JavaScript of `layout` (the asset is the build). */
-function assertSameBytes(directory: string, layout: BundleLayout, name: string): void {
-  for (const [file, contents] of layout.files) {
-    const path = join(directory, file);
-    if (!existsSync(path) || !Buffer.from(contents).equals(readFileSync(path))) {
-      throw new Error(`${name}: the synthesized asset's ${file} is not the bundle just built`);
-    }
-  }
+  visit(join(directory, 'index.mjs'));
+  return [...seen];
 }
 
 function jsFiles(directory: string): string[] {
@@ -273,58 +281,55 @@ interface Subject {
   readonly initBytes: number;
 }
 
-/**
- * The simulation's deployment synthesized (which builds the bundles) and started, with each
- * bundle's layout. Its assets must be the build of the sources as they are: a source edited
- * during the synth (a working tree in use) makes it start over, at most three times.
- */
-async function synthesizeAndStart(
-  root: string,
-  directory: string
-): Promise<{ simulation: Simulation; layouts: Map<HandlerName, BundleLayout> }> {
-  let mismatch: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const assembly = join(directory, `cdk.out-${attempt}`);
-    synthesizeApp(root, assembly, SIMULATION_CONTEXT);
-    const layouts = new Map<HandlerName, BundleLayout>();
-    for (const name of HANDLER_NAMES) {
-      // Where build-lambdas wrote it: chunk names hash the source maps, whose paths are relative.
-      const probe = join(LAMBDA_BUNDLES_DIRECTORY, name);
-      layouts.set(
-        name,
-        await layoutOf(root, lambdaBuildOptions(handlerEntryPoint(name), probe), probe)
-      );
-    }
-    const simulation = await Simulation.start(assembly);
-    try {
-      for (const fn of simulation.functions.values()) {
-        const name = handlerNameOf(fn);
-        assertSameBytes(fn.bundleDirectory, layouts.get(name) ?? { files: new Map(), initFiles: [] }, name);
-      }
-      return { simulation, layouts };
-    } catch (error) {
-      mismatch = error;
-      await simulation.close();
-    }
-  }
-  throw mismatch;
-}
-
 export async function measureColdStart(root: string, runs = 5): Promise<ColdStartResult> {
   const directory = mkdtempSync(join(tmpdir(), 'nodeclass-cold-start-'));
   let simulation: Simulation | undefined;
   try {
-    const started = await synthesizeAndStart(root, directory);
-    const sim = started.simulation;
+    // cdk.json's app builds the bundles (scripts/build-lambdas.ts), then synthesizes on them.
+    const assembly = join(directory, 'cdk.out');
+    synthesizeApp(root, assembly, SIMULATION_CONTEXT);
+    const sim = await Simulation.start(assembly);
     simulation = sim;
-    const { layouts } = started;
-    // The state a scheduled scan leaves: the table holds the clusters' findings and index.
-    const dispatched = await sim.invoke('Dispatch', exampleEvent(root, 'scheduled-event'));
-    if (dispatched.error) throw new Error(`dispatch failed: ${dispatched.error.message}`);
-    const queued = sim.aws.queued.splice(0);
-    const { failed } = await sim.deliverQueued(queued);
-    if (failed.length > 0) throw new Error('the warm-up scan failed');
-    const scanMessage = queued.find((message) => JSON.parse(message.body).cluster === 'prod-use1');
+    // The state a scheduled scan leaves: the table holds the clusters' findings and index. A
+    // second schedule is the steady state: its scans' footprint feeds the cost model.
+    const footprints: ScanFootprint[] = [];
+    let scanMessage: QueuedMessage | undefined;
+    for (const round of ['first', 'steady'] as const) {
+      const dispatched = await sim.invoke('Dispatch', exampleEvent(root, 'scheduled-event'));
+      if (dispatched.error) throw new Error(`dispatch failed: ${dispatched.error.message}`);
+      for (const message of sim.aws.queued.splice(0)) {
+        const cluster = JSON.parse(message.body).cluster as string;
+        const before = sim.aws.calls.length;
+        const published = sim.aws.published.length;
+        const { failed, invocations } = await sim.deliverQueued([message]);
+        if (failed.length > 0) throw new Error(`the scan of ${cluster} failed`);
+        if (cluster === 'prod-use1') scanMessage = message;
+        if (round === 'first') continue;
+        const calls = sim.aws.calls
+          .slice(before)
+          .filter((call) => call.principal === sim.fn('ScanCluster').roleLogicalId);
+        const count = (service: string, actions?: readonly string[]) =>
+          calls.filter(
+            (call) =>
+              call.service === service &&
+              (actions === undefined || actions.includes(call.action.split(':')[1] ?? ''))
+          ).length;
+        const lines = invocations.flatMap((invocation) => invocation.logLines);
+        footprints.push({
+          cluster,
+          nodeClasses:
+            sim.world.eks.clusters.find((entry) => entry.name === cluster)?.kubernetes
+              ?.ec2NodeClasses.length ?? 0,
+          awsCalls: calls.length,
+          dynamodbWrites: count('dynamodb', DYNAMODB_WRITES),
+          dynamodbReads: count('dynamodb', DYNAMODB_READS),
+          kmsRequests: count('kms'),
+          snsPublishes: sim.aws.published.length - published,
+          emfSeries: seriesOf(lines),
+          logBytes: lines.reduce((sum, line) => sum + JSON.stringify(line).length + 1, 0),
+        });
+      }
+    }
     if (scanMessage === undefined) throw new Error('no scan request for prod-use1');
 
     // An image a stored NodeClass pins, and a controller role a stored NodeClass depends on.
@@ -372,8 +377,6 @@ export async function measureColdStart(root: string, runs = 5): Promise<ColdStar
     }
     for (const fn of [...sim.functions.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       const name = handlerNameOf(fn);
-      const layout = layouts.get(name);
-      if (layout === undefined) throw new Error(`${name}: no layout`);
       subjects.push({
         name,
         fn,
@@ -381,7 +384,7 @@ export async function measureColdStart(root: string, runs = 5): Promise<ColdStar
         event: events[name].event,
         eventDescription: events[name].description,
         bytes: bytesOf(jsFiles(fn.bundleDirectory)),
-        initBytes: bytesOf(layout.initFiles.map((file) => join(fn.bundleDirectory, file))),
+        initBytes: bytesOf(initFilesOf(fn.bundleDirectory)),
       });
     }
 
@@ -447,6 +450,7 @@ export async function measureColdStart(root: string, runs = 5): Promise<ColdStar
       nodeOptions: scanCluster.environment.NODE_OPTIONS ?? '',
       floors: withRatios.filter((summary) => floorNames.has(summary.name)),
       handlers: withRatios.filter((summary) => !floorNames.has(summary.name)),
+      scheduledScans: footprints,
     };
   } finally {
     await simulation?.close();

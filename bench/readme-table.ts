@@ -1,3 +1,5 @@
+import type { ColdStartMeasurement, ColdStartResult } from './cold-start.js';
+
 // The README's Benchmarks section, rendered from the results and spliced between its markers.
 
 const BENCH_START = '<!-- bench:start -->';
@@ -76,23 +78,7 @@ export interface BenchResults {
     readonly ami: EventResult & { readonly imageId: string };
     readonly iam: EventResult & { readonly roleName: string };
   };
-  readonly coldStart: {
-    readonly runs: number;
-    readonly floor: { readonly name: string; readonly bytes: number; readonly importMs: number };
-    readonly handlers: readonly {
-      readonly name: string;
-      readonly bytes: number;
-      readonly initBytes?: number;
-      readonly importMs: number;
-      readonly ratioToFloor: number;
-      readonly sourceMapsEnabledMs?: number;
-      readonly firstInvocationImportMs?: number;
-      readonly initPlusFirstInvocationMs?: number;
-      readonly eagerImportMs?: number;
-      readonly phases?: readonly { readonly phase: string; readonly importMs: number }[];
-      readonly largestPackages?: readonly { readonly name: string; readonly bytes: number }[];
-    }[];
-  };
+  readonly coldStart: ColdStartResult;
 }
 
 function seconds(ms: number): string {
@@ -107,10 +93,6 @@ function ratio(value: number): string {
 
 function kib(bytes: number): string {
   return `${Math.round(bytes / 1024)} KiB`;
-}
-
-function optionalMs(value: number | undefined): string {
-  return value === undefined ? 'n/a' : `${value} ms`;
 }
 
 function row(cells: readonly (string | number)[]): string {
@@ -323,62 +305,43 @@ export function renderBenchTable(results: BenchResults): string {
       ])
     );
   }
-  lines.push(
+  lines.push('', ...renderColdStart(coldStart));
+  return lines.join('\n');
+}
+
+function renderColdStart(coldStart: ColdStartResult): string[] {
+  const measured = (entry: ColdStartMeasurement) =>
+    row([
+      entry.name,
+      entry.initBytes === entry.bytes
+        ? kib(entry.bytes)
+        : `${kib(entry.initBytes)} / ${kib(entry.bytes)}`,
+      `${Math.round(entry.initMs)} ms`,
+      ratio(entry.initRatioToFloor),
+      `${Math.round(entry.firstInvocationMs)} ms`,
+      `${Math.round(entry.initPlusFirstInvocationMs)} ms`,
+      ratio(entry.initPlusFirstInvocationRatioToFloor),
+      `${Math.round(entry.warmInvocationMs)} ms`,
+      entry.event,
+    ]);
+  return [
+    `**Cold start, as deployed** (\`bench/cold-start.ts\`): the deployment simulation's stack synthesized by cdk.json's app (which builds the bundles with \`scripts/build-lambdas.ts\`), each function's asset run as the Lambda runtime runs it: a fresh Node process with the function's environment (NODE_OPTIONS: ${coldStart.nodeOptions || 'none'}) imports \`index.mjs\` and calls \`handler\` with a real event, against the emulated AWS and Kubernetes APIs on 127.0.0.1 (the state table holding a previous scheduled scan). Timed inside the process from process start: *init* (bundle imported), *first invocation* (returned), then a second, *warm* invocation of the same event for reference (first − warm is what being cold costs the invocation). Median of ${coldStart.runs} runs, interleaved. The floors are built with the handlers' esbuild options, code splitting included, and run by the same harness in the scan worker's environment; ratios are to the one-EC2-call floor. Node ${coldStart.node} (the Lambdas run nodejs24.x); compare ratios, the machine's load moves milliseconds.`,
     '',
-    `**Cold start**: the bundles \`npm run build:lambdas\` builds, as synthesized (\`cdk synth\` assets, checked byte for byte against the build), imported with the template's NODE_OPTIONS (${(coldStart as { nodeOptions?: string }).nodeOptions || 'none'}); median of ${coldStart.runs} fresh Node processes, interleaved. *Init* is \`import()\` of the entry \`index.mjs\`: what the Lambda init phase parses. *First invocation* is the extra import of the chunks a handler loads with \`import()\` on first use, every phase included (a full scan, Security Hub on). *Eager* is the same code as one file importing every phase statically: everything parsed and run at init. A build from the repository ships the source maps in each asset; the last column is the init import with \`--enable-source-maps\`. Measured on Node ${(coldStart as { node?: string }).node ?? process.version} (the Lambdas run nodejs24.x). Compare ratios rather than milliseconds: the machine's load moves both.`,
-    ''
-  );
-  lines.push(
     row([
       'Bundle',
       'Size: at init / all',
       'Init',
-      'Ratio to floor',
+      'Init / floor',
       'First invocation',
       'Init + first invocation',
-      'Eager',
-      'Init with source maps',
+      'Init + first / floor',
+      'Warm invocation',
+      'Event',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:'])
-  );
-  lines.push(
-    row([
-      coldStart.floor.name,
-      kib(coldStart.floor.bytes),
-      `${coldStart.floor.importMs} ms`,
-      '1.00',
-      '–',
-      '–',
-      '–',
-      optionalMs((coldStart.floor as { sourceMapsEnabledMs?: number }).sourceMapsEnabledMs),
-    ])
-  );
-  for (const handler of coldStart.handlers) {
-    lines.push(
-      row([
-        handler.name,
-        handler.initBytes === undefined
-          ? kib(handler.bytes)
-          : `${kib(handler.initBytes)} / ${kib(handler.bytes)}`,
-        `${handler.importMs} ms`,
-        ratio(handler.ratioToFloor),
-        optionalMs(handler.firstInvocationImportMs),
-        optionalMs(handler.initPlusFirstInvocationMs),
-        optionalMs(handler.eagerImportMs),
-        optionalMs(handler.sourceMapsEnabledMs),
-      ])
-    );
-  }
-  const phaseLines = coldStart.handlers
-    .filter((handler) => (handler.phases?.length ?? 0) > 0)
-    .map(
-      (handler) =>
-        `${handler.name}: ${(handler.phases ?? []).map((p) => `${p.phase} ${Math.round(p.importMs)}`).join(', ')}`
-    );
-  if (phaseLines.length > 0) {
-    lines.push('', `First invocation by phase (ms, in load order): ${phaseLines.join('. ')}.`);
-  }
-  return lines.join('\n');
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
+    ...coldStart.floors.map(measured),
+    ...coldStart.handlers.map(measured),
+  ];
 }
 
 /** The README with the section between the markers replaced (appended when absent). */

@@ -22,7 +22,7 @@
 // cross-product cost is counted, so the floor may still be below what any packing reaches.
 import { aliasParameters } from './fleet.js';
 
-export const RESULTS_PER_CALL = 100;
+const RESULTS_PER_CALL = 100;
 
 type Json = Record<string, unknown>;
 

@@ -67,8 +67,9 @@ export interface Scanning {
   readonly functions: Readonly<Record<HandlerName, ScannerFunction>>;
 }
 
-// Permission simulations run at IAM's conservative 5/s (rate-limit.ts), about six per
-// NodeClass: 15 minutes covers clusters of over 1,000 NodeClasses.
+// IAM calls share the deployment's budget (iamCallsPerSecond, default 3/s, table-rate-budget.ts);
+// a scan needs well under one per NodeClass: 15 minutes covers clusters of over 1,000 NodeClasses
+// even with several scans sharing the budget.
 const SCAN_TIMEOUT = Duration.minutes(15);
 
 export function createScanQueue(scope: Construct, deadLetterQueue: Queue): Queue {

@@ -56,9 +56,31 @@ const byTitle = (widgets: Widget[], title: string) => {
   return found;
 };
 
-const built = buildApp({ ...FULL_CONTEXT, scheduleMinutes: 30 });
+// Per-cluster series (`metricsDetail` cluster); the account-wide default has its own tests below.
+const built = buildApp({ ...FULL_CONTEXT, scheduleMinutes: 30, metricsDetail: 'cluster' });
 const widgets = dashboardWidgets(built.template);
 const SCHEDULE_SECONDS = 1800;
+const accountWide = buildApp({ ...FULL_CONTEXT, scheduleMinutes: 30 });
+const accountWidgets = dashboardWidgets(accountWide.template);
+
+/** Each alarm's metric query or metric name, by alarm name: what it watches. */
+function alarmsWatching(template: Template): Record<string, string> {
+  return Object.fromEntries(
+    Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((alarm) => {
+      const props = alarm.Properties as {
+        AlarmName: string;
+        MetricName?: string;
+        Metrics?: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }[];
+      };
+      const watched =
+        props.MetricName ??
+        (props.Metrics ?? [])
+          .map((m) => m.Expression ?? m.MetricStat?.Metric.MetricName ?? '')
+          .join(' ');
+      return [props.AlarmName, watched];
+    })
+  );
+}
 
 describe('dashboard: open findings', () => {
   it('totals each severity across clusters: the latest gauge of each cluster, summed', () => {
@@ -167,6 +189,57 @@ describe('dashboard: every graph can be drawn', () => {
     for (const widget of widgets) {
       row = row + widget.width > 24 ? widget.width : row + widget.width;
       expect(widget.width).toBeLessThanOrEqual(24);
+    }
+    expect(row).toBe(24);
+  });
+});
+
+describe('metricsDetail account (the default): alarms and dashboard without a Cluster dimension', () => {
+  it('keeps every alarm, watching the same metrics as per-cluster series do', () => {
+    // Metrics Insights and service-level metrics span every dimension set: the same alarms hold.
+    expect(alarmsWatching(accountWide.template)).toEqual(alarmsWatching(built.template));
+    expect(
+      Object.values(alarmsWatching(accountWide.template)).filter((watched) =>
+        /\bCluster\b/.test(watched)
+      )
+    ).toEqual([]);
+  });
+
+  it('draws each severity’s one series (its MAX: the worst cluster), not a per-cluster search', () => {
+    // Act
+    const bySeverity = byTitle(accountWidgets, 'Open findings by severity (worst cluster)');
+    // Assess
+    expect(expressionsOf(bySeverity)).toEqual(
+      SEVERITIES.map(
+        (severity) =>
+          `SEARCH('{NodeClassScanner,Severity,service} MetricName="OpenFindings" ` +
+          `Severity="${severity}"', 'Maximum', ${SCHEDULE_SECONDS})`
+      )
+    );
+  });
+
+  it('groups nothing by Cluster and searches no Cluster dimension', () => {
+    // Prepare
+    const expressions = accountWidgets.flatMap(expressionsOf);
+    // Assess
+    expect(expressions.length).toBeGreaterThan(8);
+    expect(expressions.filter((expression) => /\bCluster\b/.test(expression))).toEqual([]);
+    expect(expressionsOf(byTitle(accountWidgets, 'Scan duration, slowest cluster (ms)'))).toEqual([
+      'SELECT MAX(ScanDuration) FROM NodeClassScanner',
+    ]);
+    expect(JSON.stringify(byTitle(accountWidgets, 'AWS API calls'))).toContain('"AwsApiCalls"');
+    // The failing-resources table (Logs Insights) still names each cluster.
+    expect(
+      byTitle(accountWidgets, 'Failing NodeClasses and NodePools (latest scan of each cluster)')
+    ).toMatchObject({ type: 'log' });
+  });
+
+  it('fits a 24-unit grid with at most one Metrics Insights query per graph', () => {
+    let row = 0;
+    for (const widget of accountWidgets) {
+      row = row + widget.width > 24 ? widget.width : row + widget.width;
+      const insights = expressionsOf(widget).filter((expression) => /^SELECT /.test(expression));
+      expect(insights.length, widget.properties.title).toBeLessThanOrEqual(1);
     }
     expect(row).toBe(24);
   });
