@@ -231,7 +231,7 @@ function median(values: readonly number[]): number {
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** `index.mjs` and the chunks it imports statically, transitively: what init parses. */
-export function initFilesOf(directory: string): string[] {
+function initFilesOf(directory: string): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;

@@ -111,14 +111,13 @@ export function monthlyCost(fleet: Fleet, inputs: Inputs) {
   const accountSeries = [
     ...new Set([...seriesKeys].map((key) => key.replace(/Cluster=[^,}]*,?/, ''))),
   ];
-  const series = accountSeries.reduce(
-    (sum, key) =>
-      sum +
-      (fleet.metricsDetail === 'cluster' && PER_CLUSTER_METRICS.has(key.split('{')[0] ?? '')
-        ? fleet.clusters
-        : 1),
-    0
-  );
+  // Per cluster, each per-cluster metric once a cluster; AwsApiCalls keeps its account-wide
+  // remainder (calls no cluster made) besides.
+  const series = accountSeries.reduce((sum, key) => {
+    const metric = key.split('{')[0] ?? '';
+    if (fleet.metricsDetail !== 'cluster' || !PER_CLUSTER_METRICS.has(metric)) return sum + 1;
+    return sum + fleet.clusters + (metric === 'AwsApiCalls' ? 1 : 0);
+  }, 0);
   // Metrics Insights alarms are billed per metric they analyse: critical findings, source errors
   // and failures, over a series per cluster or one.
   const insightsAlarmMetrics = fleet.metricsDetail === 'cluster' ? 3 * fleet.clusters : 3;
@@ -138,7 +137,7 @@ export function monthlyCost(fleet: Fleet, inputs: Inputs) {
     },
     {
       item: 'SQS requests',
-      quantity: `${Math.round(scans * 3)} (send, receive, delete)`,
+      quantity: `${Math.round(scans * 3)} requests: send, receive, delete`,
       usd: scans * 3 * PRICES.sqsPerRequest,
     },
     {
@@ -154,7 +153,9 @@ export function monthlyCost(fleet: Fleet, inputs: Inputs) {
     {
       item: 'DynamoDB storage',
       quantity: `≈ ${fleet.clusters * fleet.nodeClassesPerCluster * 2} items × 1 KB`,
-      usd: ((fleet.clusters * fleet.nodeClassesPerCluster * 2 * 1024) / 1e9) * 0.25,
+      usd:
+        ((fleet.clusters * fleet.nodeClassesPerCluster * 2 * 1024) / 1e9) *
+        PRICES.dynamodbPerGbMonth,
     },
     {
       item: 'SNS publishes and emails',
@@ -191,7 +192,7 @@ export function monthlyCost(fleet: Fleet, inputs: Inputs) {
 }
 
 /** The cost model's inputs from the stored bench results. */
-export function storedInputs(root: string): Inputs {
+function storedInputs(root: string): Inputs {
   const read = (name: string) =>
     JSON.parse(readFileSync(join(root, 'bench/results', name), 'utf8')) as unknown;
   const coldStart = read('cold-start.json') as ColdStartResult;
@@ -208,7 +209,9 @@ export function storedInputs(root: string): Inputs {
   });
   const dispatch = coldStart.handlers.find((handler) => handler.name === 'dispatch');
   if (!coldStart.scheduledScans?.length || dispatch === undefined) {
-    throw new Error('bench/results/cold-start.json has no scheduled scans: run bench/cold-start.ts');
+    throw new Error(
+      'bench/results/cold-start.json has no scheduled scans: run bench/cold-start.ts'
+    );
   }
   return {
     footprints: coldStart.scheduledScans,
@@ -220,7 +223,7 @@ export function storedInputs(root: string): Inputs {
 const COST_START = '<!-- cost:start -->';
 const COST_END = '<!-- cost:end -->';
 
-export function renderCostTable(models: readonly ReturnType<typeof monthlyCost>[]): string {
+function renderCostTable(models: readonly ReturnType<typeof monthlyCost>[]): string {
   const usd = (value: number) => `$${value < 0.01 && value > 0 ? '<0.01' : value.toFixed(2)}`;
   const [first] = models;
   if (first === undefined) return '';

@@ -26,9 +26,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { isDeepStrictEqual } from 'node:util';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { handlerEntryPoint, lambdaBuildOptions } from '../scripts/build-lambdas.js';
 import { buildManifestFleet } from './manifest-fleet.js';
@@ -161,7 +161,10 @@ function reach(meta: Metafile, entry: string, dynamic: (target: string) => boole
     seen.add(file);
     for (const edge of meta.outputs[file]?.imports ?? []) {
       if (edge.external) continue;
-      if (edge.kind === 'import-statement' || (edge.kind === 'dynamic-import' && dynamic(edge.path)))
+      if (
+        edge.kind === 'import-statement' ||
+        (edge.kind === 'dynamic-import' && dynamic(edge.path))
+      )
         pending.push(edge.path);
     }
   }
@@ -191,8 +194,15 @@ const holds = (meta: Metafile, file: string, module: RegExp) =>
 function engineReach(meta: Metafile, entry: string, startupModule?: RegExp) {
   const loadsEngine = (target: string) => holds(meta, target, ENGINE_IMPORT);
   const engineChunks = Object.entries(meta.outputs)
-    .filter(([file, output]) => file.endsWith('.js') || file.endsWith('.mjs') ? Object.keys(output.inputs).some((input) => ENGINE.some((re) => re.test(input))) : false)
-    .map(([file, output]) => ({ file: file.replace(/^.*\/(chunks\/)/, '$1'), bytes: output.bytes }));
+    .filter(([file, output]) =>
+      file.endsWith('.js') || file.endsWith('.mjs')
+        ? Object.keys(output.inputs).some((input) => ENGINE.some((re) => re.test(input)))
+        : false
+    )
+    .map(([file, output]) => ({
+      file: file.replace(/^.*\/(chunks\/)/, '$1'),
+      bytes: output.bytes,
+    }));
   return {
     startup: reach(
       meta,
@@ -309,7 +319,10 @@ async function main(): Promise<void> {
     const crdArgs = [...scanArgs, '--crd', ...CRDS];
 
     // One run of each kept, for the verdicts: the same objects refused either way is the check.
-    const reports = { withoutCrd: join(directory, 'without.json'), withCrd: join(directory, 'with.json') };
+    const reports = {
+      withoutCrd: join(directory, 'without.json'),
+      withCrd: join(directory, 'with.json'),
+    };
     const withoutCrd: Run[] = [runCli(timer, current.cli, scanArgs, reports.withoutCrd)];
     const withCrd: Run[] = [runCli(timer, current.cli, crdArgs, reports.withCrd)];
     for (let index = 1; index < repeat; index++) {

@@ -80,7 +80,11 @@ function nodePool(index: number, random: () => number): Json {
     template: {
       metadata: { labels: { team: `team-${index % 9}` } },
       spec: {
-        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: `nodeclass-${index}` },
+        nodeClassRef: {
+          group: 'karpenter.k8s.aws',
+          kind: 'EC2NodeClass',
+          name: `nodeclass-${index}`,
+        },
         requirements,
         expireAfter: `${720 + (index % 48)}h`,
         ...(random() < 0.3
@@ -97,7 +101,8 @@ function nodePool(index: number, random: () => number): Json {
     weight: 1 + (index % 100),
   };
   const broken = random();
-  if (broken < 0.02) requirements.push({ key: 'kubernetes.io/hostname', operator: 'In', values: ['a'] });
+  if (broken < 0.02)
+    requirements.push({ key: 'kubernetes.io/hostname', operator: 'In', values: ['a'] });
   else if (broken < 0.035) (spec.template as { spec: Json }).spec.expireAfter = '30d';
   else if (broken < 0.05) (spec.disruption as Json).budgets = [{ nodes: '1', schedule: '@daily' }];
   return {

@@ -20,6 +20,12 @@ type Since = string;
 
 /** The release each rule that did not exist in v1.0.0 arrived in (or stopped applying at). */
 export const SINCE = {
+  // Both kinds
+  /**
+   * `v1beta1` no longer served: v1.0.x served it beside `v1` (conversion webhook) for the
+   * migration, v1.1.0's CRDs serve `v1` only.
+   */
+  v1beta1Unserved: '1.1.0',
   // EC2NodeClass
   /** `capacityReservationSelectorTerms` and its rules. */
   capacityReservationTerms: '1.3.0',

@@ -138,8 +138,12 @@ class Collector {
   }
 }
 
-/** `metadata.name` as the API server validates it for any custom resource (a DNS subdomain). */
-export function objectNameViolations(name: string): CrdViolation[] {
+/**
+ * `metadata.name` as the API server validates it for any custom resource (a DNS subdomain). No
+ * name (only `generateName`, which the parse requires otherwise): the API server generates one.
+ */
+export function objectNameViolations(name: string | undefined): CrdViolation[] {
+  if (name === undefined || name === '') return [];
   const message = objectNameProblem(name);
   return message === undefined ? [] : [{ path: 'metadata.name', rule: 'metadata-name', message }];
 }

@@ -150,14 +150,25 @@ const EC2NodeClassStatusSchema = apiObject({
   conditions: z.array(ConditionSchema).optional(),
 });
 
+// The API server names an object that has only `generateName` itself (the prefix plus random
+// characters) before it validates it, so a manifest may leave `name` out (`kubectl create`).
 const ObjectMetaSchema = apiObject({
-  name: z.string().min(1),
+  name: z.string().optional(),
+  generateName: z.string().optional(),
   namespace: z.string().optional(),
   uid: z.string().optional(),
   generation: z.number().int().optional(),
   labels: stringMap.optional(),
   annotations: stringMap.optional(),
   creationTimestamp: z.string().optional(),
+}).superRefine((metadata, context) => {
+  if (!metadata.name && !metadata.generateName) {
+    context.addIssue({
+      code: 'custom',
+      path: ['name'],
+      message: 'Required value: name or generateName is required',
+    });
+  }
 });
 
 export const EC2NodeClassSchema = apiObject({

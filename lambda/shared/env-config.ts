@@ -290,12 +290,24 @@ export function parseConfig(
       else settings[setting] = parsed.value;
     }
   }
+  // Checked with the others so one error names every missing variable.
+  if (handler === 'dispatch' && !targetsClusters(settings as EnvSettings)) {
+    problems.push(
+      env.CLUSTERS === undefined
+        ? 'CLUSTERS: missing (or set DISCOVER_CLUSTERS)'
+        : 'CLUSTERS: must list at least one cluster, or set DISCOVER_CLUSTERS'
+    );
+  }
   if (problems.length > 0) {
     throw new ConfigError(
       `Invalid configuration for the ${handler} function: ${[...new Set(problems)].join('; ')}`
     );
   }
   return configOf(handler, resources as ResourceValues, settings as EnvSettings);
+}
+
+function targetsClusters(settings: EnvSettings): boolean {
+  return (settings.clusters ?? []).length > 0 || (settings.discoverClusters ?? '').trim() !== '';
 }
 
 function freezePolicy(policy: AnnotationSuppression): AnnotationSuppression {
@@ -306,11 +318,6 @@ function configOf(handler: HandlerName, values: ResourceValues, settings: EnvSet
   const region = values.AWS_REGION ?? '';
   const clusters = settings.clusters ?? [];
   const discoverClusters = settings.discoverClusters ?? '';
-  if (handler === 'dispatch' && clusters.length === 0 && discoverClusters.trim() === '') {
-    throw new ConfigError(
-      'Invalid configuration for the dispatch function: CLUSTERS: must list at least one cluster, or set DISCOVER_CLUSTERS'
-    );
-  }
   const discovery = parseDiscovery(discoverClusters);
   const discoveryRegions = settings.discoveryRegions ?? [];
   return Object.freeze({

@@ -292,7 +292,7 @@ export const SETTINGS = {
     prop: 'metricsDetail',
     env: 'METRICS_DETAIL',
     default: 'account',
-    doc: "Dimensions of the custom metrics. `account`: open findings per severity, scan duration, NodeClasses and API calls for the whole deployment, about 10 series whatever the number of clusters. `cluster`: the same per cluster too (8 series a cluster; each costs about $0.30 a month, [Cost](#cost)). Alarms and the dashboard work with both; the failing-resources table names the cluster either way.",
+    doc: 'Dimensions of the custom metrics. `account`: open findings per severity, scan duration, NodeClasses, source errors and API calls for the whole deployment, 11 series whatever the number of clusters. `cluster`: the same per cluster (9 series a cluster; each costs about $0.30 a month, [Cost](#cost)). Alarms and the dashboard work with both; the failing-resources table names the cluster either way.',
   },
   scanConcurrency: {
     type: 'integer',

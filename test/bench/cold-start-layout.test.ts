@@ -1,10 +1,14 @@
 // What the deployed bundles parse at cold start: each handler's init (index.mjs and the chunks it
 // imports statically) holds no SDK client and no zod; those load per phase through `import()`.
 // Read from esbuild's metafile of the same build options (no timing here: bench/cold-start.ts).
+// Also: the bench's floors are built with those same options, and its runtime harness times what
+// it says it times.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FLOORS, floorBuildOptions, RUNTIME_HARNESS, runAsLambda } from '../../bench/cold-start.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lambda/shared/env-config.js';
 import { handlerEntryPoint, lambdaBuildOptions, REPO_ROOT } from '../../scripts/build-lambdas.js';
 
@@ -144,5 +148,79 @@ describe('phases', () => {
         input.includes('@aws-sdk/client-ec2')
       )
     ).toBe(true);
+  });
+});
+
+describe('the cold-start floors', () => {
+  it('are built with exactly the handlers’ esbuild options, code splitting included', () => {
+    for (const floor of Object.values(FLOORS)) {
+      // Act
+      const options = floorBuildOptions(REPO_ROOT, floor.source, join(OUT, 'floor'));
+      const handlerOptions = lambdaBuildOptions(join(REPO_ROOT, floor.source), join(OUT, 'floor'));
+      // Assess
+      expect(options).toEqual(handlerOptions);
+      expect(options.splitting).toBe(true);
+    }
+  });
+});
+
+describe('the cold-start runtime harness', () => {
+  it('times process start → init → first invocation → warm invocation, calling handler with the event', async () => {
+    // Prepare: a bundle whose init takes 30 ms and whose invocation takes 20 ms.
+    const scratch = mkdtempSync(join(tmpdir(), 'cold-start-harness-'));
+    try {
+      writeFileSync(
+        join(scratch, 'index.mjs'),
+        `const until = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
+until(30);
+export const handler = async (event, context) => { until(20); return { seen: event.n, name: context.functionName }; };`
+      );
+      const harness = join(scratch, 'runtime.mjs');
+      writeFileSync(harness, RUNTIME_HARNESS);
+      // Act
+      const run = await runAsLambda({
+        harness,
+        bundle: join(scratch, 'index.mjs'),
+        exportName: 'handler',
+        functionName: 'Fn',
+        memoryMb: 128,
+        event: { n: 7 },
+        env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1' },
+        scratch,
+      });
+      // Assess
+      expect(run.first.result).toEqual({ seen: 7, name: 'Fn' });
+      expect(run.initDoneMs).toBeGreaterThanOrEqual(30);
+      expect(run.firstDoneMs - run.initDoneMs).toBeGreaterThanOrEqual(20);
+      expect(run.warmDoneMs - run.firstDoneMs).toBeGreaterThanOrEqual(20);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('fails when the handler throws, instead of timing a failure', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'cold-start-harness-'));
+    try {
+      writeFileSync(
+        join(scratch, 'index.mjs'),
+        'export const handler = async () => { throw new Error("boom"); };'
+      );
+      const harness = join(scratch, 'runtime.mjs');
+      writeFileSync(harness, RUNTIME_HARNESS);
+      await expect(
+        runAsLambda({
+          harness,
+          bundle: join(scratch, 'index.mjs'),
+          exportName: 'handler',
+          functionName: 'Fn',
+          memoryMb: 128,
+          event: {},
+          env: { PATH: process.env.PATH ?? '' },
+          scratch,
+        })
+      ).rejects.toThrow(/Fn: invocation failed: Error: boom/);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });

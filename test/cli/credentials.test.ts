@@ -185,18 +185,18 @@ describe('live scans whose credentials or region AWS refuses', () => {
     async (command) => {
       // Prepare: what the SDK throws when the regional endpoint's name does not resolve.
       sts.on(GetCallerIdentityCommand).rejects(
-        Object.assign(new Error('getaddrinfo ENOTFOUND sts.xx-nowhere-1.amazonaws.com'), {
+        Object.assign(new Error('getaddrinfo ENOTFOUND sts.xx-north-9.amazonaws.com'), {
           code: 'ENOTFOUND',
           $metadata: { attempts: 1 },
         })
       );
 
       // Act
-      const result = await run(command, 'xx-nowhere-1');
+      const result = await run(command, 'xx-north-9');
 
       // Assess
       expectUsageError(result);
-      expect(result.stderr).toContain('cannot reach AWS STS in region xx-nowhere-1');
+      expect(result.stderr).toContain('cannot reach AWS STS in region xx-north-9');
       expect(result.stderr).toContain('ENOTFOUND');
       expect(eks.calls()).toHaveLength(0);
     }

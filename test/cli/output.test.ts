@@ -152,7 +152,7 @@ describe('--severity and --status: what is shown, not what counts', () => {
     const summary = (text: string) =>
       text.slice(text.lastIndexOf('\nSummary: ')).replace(/\n +/g, ' ');
     expect(summary(shown.stdout)).toContain(
-      summary(all.stdout).replace(/\n$/, ' · 3 of 241 findings shown (severity low; status fail)\n')
+      summary(all.stdout).replace(/\n$/, ' · 3 of 242 findings shown (severity low; status fail)\n')
     );
     expect(nothing.stdout).toMatch(/^No findings to show\.\n/);
   });

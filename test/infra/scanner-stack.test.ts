@@ -406,12 +406,11 @@ describe('ScannerStack: dashboard and alarms', () => {
 
     // Assess
     for (const expected of [
-      'Open findings by severity (all clusters)',
-      // Totals across clusters: each cluster's latest gauge, summed.
-      'SUM(SEARCH(',
-      'GROUP BY Cluster, Severity',
+      // metricsDetail account (the shipped default): one series per severity, no Cluster dimension.
+      'Open findings by severity (worst cluster)',
+      "SEARCH('{NodeClassScanner,Severity,service} MetricName=",
       'Failing NodeClasses and NodePools',
-      'MAX(ScanDuration) FROM NodeClassScanner GROUP BY Cluster',
+      'SELECT MAX(ScanDuration) FROM NodeClassScanner',
       'SUM(SourceErrors)',
       'SUM(AwsApiCalls)',
       'ClustersScanned',

@@ -14,8 +14,8 @@
 //   pk = BUDGET  sk = <name>  tat (epoch microseconds, an integer: exact in JS and DynamoDB alike)
 // `tat` is the bucket as GCRA keeps it (the "theoretical arrival time"): the bucket is full when
 // `tat <= now`, and a take of `n` calls conforms when max(tat, now) + n·T <= now + burst·T
-// (T = 1/rate, rounded up to a whole microsecond), which is a token bucket of `burst` tokens refilled at `rate`. One
-// conditional UpdateItem takes: `SET tat = tat + n·T` while calls are being paced, or
+// (T = 1/rate, rounded up to a whole microsecond): a token bucket of `burst` tokens refilled at
+// `rate`. One conditional UpdateItem takes: `SET tat = tat + n·T` while calls are being paced, or
 // `SET tat = now + n·T` when the bucket is full. Both are atomic in DynamoDB, so concurrent takers
 // can never exceed the budget over any window; a taker that loses the condition reads `tat` and
 // tries again, or waits until the next token (plus jitter, so waiters do not wake together).
@@ -35,7 +35,7 @@ export const tableRateBudgetActions = ['dynamodb:UpdateItem', 'dynamodb:GetItem'
 
 export const RATE_BUDGET_PK = 'BUDGET';
 /** How far ahead of its own clock an environment may find `tat` before it counts as corrupt. */
-export const MAX_CLOCK_SKEW_MS = 5_000;
+const MAX_CLOCK_SKEW_MS = 5_000;
 /** How long the budget paces locally after the table failed, before it tries the table again. */
 export const FALLBACK_MS = 60_000;
 
@@ -113,7 +113,11 @@ export class TableRateBudget implements SharedRateLimit {
         } catch (error) {
           this.localUntil = this.options.now() + FALLBACK_MS;
           this.knownTat = undefined;
-          this.options.onFallback(error);
+          try {
+            this.options.onFallback(error);
+          } catch {
+            // A failing log line must not leave the callers waiting.
+          }
           continue;
         }
         for (let grant = 0; grant < granted; grant++) this.waiting.shift()?.();

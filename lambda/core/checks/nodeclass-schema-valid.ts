@@ -11,15 +11,20 @@ import {
 import { unknownNodeClassFields } from '../crd-fields.js';
 import { crdRuleRelease } from '../crd-releases.js';
 import { type CrdViolation, crdViolations, objectNameViolations } from '../crd-rules.js';
-import { clusterOf, type NodeClassEntry } from '../inventory.js';
+import { clusterOf, type Inventory, type NodeClassEntry } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
-import { type EC2NodeClass, formatPath } from '../schema.js';
+import { type EC2NodeClass, formatPath, type SchemaIssue } from '../schema.js';
+import { parseKarpenterVersion } from '../version.js';
 import {
   admissionDrafts,
   admissionEvidence,
+  type LegacyApiVersion,
+  legacyApiVersionDraft,
   releaseEvidence,
+  servedV1beta1Draft,
   structuralDrafts,
   unknownFieldDraft,
+  v1beta1ServedByCrd,
   violationDraft,
   withRules,
 } from './support/schema-findings.js';
@@ -29,22 +34,67 @@ const SERVED_API_VERSION = 'karpenter.k8s.aws/v1';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
 
-function unservedApiVersion(entry: NodeClassEntry, resource: ResourceRef): FindingDraft {
-  const legacy = entry.apiVersion === 'karpenter.k8s.aws/v1beta1';
+function legacyOf(entry: NodeClassEntry, resource: ResourceRef): LegacyApiVersion {
+  return {
+    resource,
+    kind: 'EC2NodeClass',
+    apiVersion: entry.apiVersion,
+    served: SERVED_API_VERSION,
+    migration:
+      'amiSelectorTerms is required (use an alias such as al2023@<version> instead of amiFamily alone), kubelet settings move from the NodePool to the EC2NodeClass, and exactly one of role/instanceProfile is set.',
+  };
+}
+
+/** The object's own nodeclass-scanner/karpenter-version annotation, else the cluster's version. */
+function karpenterVersionOf(inventory: Inventory, entry: NodeClassEntry) {
+  const metadata = isRecord(entry.raw) && isRecord(entry.raw.metadata) ? entry.raw.metadata : {};
+  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
+  const annotated = annotations[KARPENTER_VERSION_ANNOTATION];
+  return (
+    parseKarpenterVersion(typeof annotated === 'string' ? annotated : undefined) ??
+    clusterOf(inventory, entry.cluster)?.karpenterVersion
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** No `spec` at all (or `spec: null`, which the API server drops): the CRD does not require one. */
+function hasNoSpec(entry: NodeClassEntry): boolean {
+  return isRecord(entry.raw) && (entry.raw.spec === undefined || entry.raw.spec === null);
+}
+
+/**
+ * An EC2NodeClass without spec, as it happens: the API server admits it (the CRD requires no spec,
+ * only the fields inside one), but Karpenter's controller resolves no AMI, subnet or security group
+ * from empty selectors and has no role, so the class never becomes Ready and NodePools using it
+ * launch nothing. A fail with its own rule: not a refusal at apply.
+ */
+function noSpecDraft(resource: ResourceRef, evidence: Readonly<Record<string, unknown>>) {
   return {
     ...violationDraft(
       resource,
-      'apiVersion',
-      'api-version',
-      legacy
-        ? `${entry.apiVersion} is no longer served by Karpenter v1; migrate this EC2NodeClass to ${SERVED_API_VERSION}.`
-        : `${entry.apiVersion} is not served by Karpenter v1; use ${SERVED_API_VERSION}.`,
-      { apiVersion: entry.apiVersion }
+      'spec',
+      'spec-missing',
+      'no spec. The API server admits the object (the CRD does not require spec), but Karpenter cannot use it: with no amiSelectorTerms, subnetSelectorTerms or securityGroupSelectorTerms and neither role nor instanceProfile, the EC2NodeClass never becomes Ready (AMIsReady, SubnetsReady and SecurityGroupsReady stay False) and NodePools that use it launch no nodes.',
+      { ...evidence, admitted: true }
     ),
-    remediation: legacy
-      ? `Rewrite the object as ${SERVED_API_VERSION} (${MIGRATION_GUIDE}): amiSelectorTerms is required (use an alias such as al2023@<version> instead of amiFamily alone), kubelet settings move from the NodePool to the EC2NodeClass, and exactly one of role/instanceProfile is set.`
-      : `Set apiVersion: ${SERVED_API_VERSION} and check the spec against the v1 CRD.`,
+    remediation:
+      'Add a spec with role (or instanceProfile), amiSelectorTerms, subnetSelectorTerms and securityGroupSelectorTerms.',
   };
+}
+
+/** The parse issues, with a missing spec reported as what happens rather than as a type error. */
+function unparsedDrafts(
+  entry: NodeClassEntry,
+  resource: ResourceRef,
+  issues: readonly SchemaIssue[],
+  evidence: Readonly<Record<string, unknown>>
+): FindingDraft[] {
+  if (!hasNoSpec(entry)) return [...structuralDrafts(resource, issues)];
+  const others = issues.filter((issue) => issue.path !== 'spec');
+  return [...structuralDrafts(resource, others), noSpecDraft(resource, evidence)];
 }
 
 /** Restricted spec.tags keys: tags-not-restricted reports them, with the runtime context. */
@@ -84,16 +134,28 @@ function byAdmission(
   resource: ResourceRef,
   admission: AdmissionVerdict
 ): FindingDraft[] {
+  const legacy = legacyOf(entry, resource);
+  const servedV1beta1 = v1beta1ServedByCrd(legacy, admission);
   const drafts = admissionDrafts(
     resource,
     admission,
-    SERVED_API_VERSION,
+    servedV1beta1 ? entry.apiVersion : SERVED_API_VERSION,
     'EC2NodeClass',
-    reportedByTagsCheck
+    // tags-not-restricted reads v1 objects only.
+    servedV1beta1 ? undefined : reportedByTagsCheck
   );
+  // The CRD of a v1.0.x release still serves v1beta1: its verdict, and that v1.1 drops the version.
+  if (servedV1beta1) {
+    const notice = servedV1beta1Draft(legacy, `the installed CRD ${admission.crd}`);
+    return [...drafts, withRules(notice, admissionEvidence(admission))];
+  }
   if (!entry.parsed.ok) {
     // The other checks skip an object that does not parse and point here: never pass it.
-    if (drafts.length === 0) drafts.push(...structuralDrafts(resource, entry.parsed.issues));
+    if (drafts.length === 0) {
+      drafts.push(
+        ...unparsedDrafts(entry, resource, entry.parsed.issues, admissionEvidence(admission))
+      );
+    }
     return drafts;
   }
   drafts.push(...contextAnnotationDrafts(resource, entry.parsed.value));
@@ -126,7 +188,7 @@ export const nodeClassSchemaValid = defineCheck({
   severity: 'high',
   inputs: ['spec'],
   rationale:
-    "The API server rejects an EC2NodeClass that breaks the v1 CRD's types or validation rules, so kubectl apply or a GitOps sync fails and the change never reaches Karpenter; Karpenter v1 does not serve v1beta1 objects at all. Fields the CRD lacks are rejected by kubectl or dropped silently.",
+    "The API server rejects an EC2NodeClass that breaks the v1 CRD's types or validation rules, so kubectl apply or a GitOps sync fails and the change never reaches Karpenter; from Karpenter v1.1 the API server serves v1 only (v1.0.x still admitted v1beta1 objects, for the migration). Fields the CRD lacks are rejected by kubectl or dropped silently.",
   remediation:
     'Fix each reported field as the message says; the API server would reject the object (or did not validate it).',
   references: [
@@ -141,9 +203,15 @@ export const nodeClassSchemaValid = defineCheck({
   evaluate: (inventory) =>
     inventory.nodeClasses.flatMap((entry): readonly FindingDraft[] => {
       const resource = nodeClassRef(entry);
-      if (entry.apiVersion !== SERVED_API_VERSION) return [unservedApiVersion(entry, resource)];
       if (entry.admission !== undefined) return byAdmission(entry, resource, entry.admission);
-      if (!entry.parsed.ok) return structuralDrafts(resource, entry.parsed.issues);
+      if (entry.apiVersion !== SERVED_API_VERSION) {
+        const release = crdRuleRelease(karpenterVersionOf(inventory, entry));
+        return [legacyApiVersionDraft(legacyOf(entry, resource), release)];
+      }
+      if (!entry.parsed.ok) {
+        const release = crdRuleRelease(karpenterVersionOf(inventory, entry));
+        return unparsedDrafts(entry, resource, entry.parsed.issues, releaseEvidence(release));
+      }
       const nodeClass = entry.parsed.value;
       const cluster = clusterOf(inventory, entry.cluster) ?? {
         name: entry.cluster,

@@ -16,31 +16,49 @@ import { type KarpenterVersion, parseKarpenterVersion } from '../version.js';
 import {
   admissionDrafts,
   admissionEvidence,
+  type LegacyApiVersion,
+  legacyApiVersionDraft,
   releaseEvidence,
+  servedV1beta1Draft,
   structuralDrafts,
   unknownFieldDraft,
+  v1beta1ServedByCrd,
   violationDraft,
   withRules,
 } from './support/schema-findings.js';
 
 const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
 
-function unservedApiVersion(resource: ResourceRef, apiVersion: string): FindingDraft {
-  const legacy = apiVersion === 'karpenter.sh/v1beta1';
+function legacyOf(resource: ResourceRef, apiVersion: string): LegacyApiVersion {
   return {
-    ...violationDraft(
-      resource,
-      'apiVersion',
-      'api-version',
-      legacy
-        ? `${apiVersion} is no longer served by Karpenter v1; migrate this NodePool to ${NODEPOOL_API_VERSION}.`
-        : `${apiVersion} is not served by Karpenter v1; use ${NODEPOOL_API_VERSION}.`,
-      { apiVersion }
-    ),
-    remediation: legacy
-      ? `Rewrite the object as ${NODEPOOL_API_VERSION} (${MIGRATION_GUIDE}): nodeClassRef takes group/kind/name, disruption.consolidateAfter is required, expireAfter moves to spec.template.spec, and kubelet settings move to the EC2NodeClass.`
-      : `Set apiVersion: ${NODEPOOL_API_VERSION} and check the spec against the v1 CRD.`,
+    resource,
+    kind: 'NodePool',
+    apiVersion,
+    served: NODEPOOL_API_VERSION,
+    migration:
+      'nodeClassRef takes group/kind/name, disruption.consolidateAfter is required, expireAfter moves to spec.template.spec, and kubelet settings move to the EC2NodeClass.',
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The apiVersion as written, also of an object that does not parse (a v1beta1 nodeClassRef). */
+function apiVersionOf(entry: NodePoolEntry): string | undefined {
+  if (entry.parsed.ok) return entry.parsed.value.apiVersion;
+  return isRecord(entry.raw) && typeof entry.raw.apiVersion === 'string'
+    ? entry.raw.apiVersion
+    : undefined;
+}
+
+/** The annotation of an object that may not parse: the raw object's, else the parsed one's. */
+function annotatedVersion(entry: NodePoolEntry): string | undefined {
+  const object = entry.raw ?? (entry.parsed.ok ? entry.parsed.value : undefined);
+  const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
+  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
+  const value = annotations[KARPENTER_VERSION_ANNOTATION];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Exists/DoesNotExist with values: admitted, but the values are ignored, which hides a mistake. */
@@ -106,7 +124,19 @@ function byAdmission(
   resource: ResourceRef,
   admission: AdmissionVerdict
 ): FindingDraft[] {
-  const drafts = admissionDrafts(resource, admission, NODEPOOL_API_VERSION, 'NodePool');
+  const legacy = legacyOf(resource, apiVersionOf(entry) ?? '');
+  const servedV1beta1 = v1beta1ServedByCrd(legacy, admission);
+  const drafts = admissionDrafts(
+    resource,
+    admission,
+    servedV1beta1 ? legacy.apiVersion : NODEPOOL_API_VERSION,
+    'NodePool'
+  );
+  // The CRD of a v1.0.x release still serves v1beta1: its verdict, and that v1.1 drops the version.
+  if (servedV1beta1) {
+    const notice = servedV1beta1Draft(legacy, `the installed CRD ${admission.crd}`);
+    return [...drafts, withRules(notice, admissionEvidence(admission))];
+  }
   if (!entry.parsed.ok) {
     // The other NodePool checks skip an object that does not parse and point here: never pass it.
     if (drafts.length === 0) drafts.push(...structuralDrafts(resource, entry.parsed.issues));
@@ -158,11 +188,13 @@ export const nodePoolSchemaValid = defineCheck({
   evaluate: (inventory) =>
     inventory.nodePools.flatMap((entry): readonly FindingDraft[] => {
       const resource = nodePoolRef(entry);
-      const apiVersion = entry.parsed.ok ? entry.parsed.value.apiVersion : undefined;
-      if (apiVersion !== undefined && apiVersion !== NODEPOOL_API_VERSION) {
-        return [unservedApiVersion(resource, apiVersion)];
-      }
       if (entry.admission !== undefined) return byAdmission(entry, resource, entry.admission);
+      const apiVersion = apiVersionOf(entry);
+      if (apiVersion !== undefined && apiVersion !== NODEPOOL_API_VERSION) {
+        const cluster = clusterOf(inventory, entry.cluster)?.karpenterVersion;
+        const release = crdRuleRelease(parseKarpenterVersion(annotatedVersion(entry)) ?? cluster);
+        return [legacyApiVersionDraft(legacyOf(resource, apiVersion), release)];
+      }
       if (!entry.parsed.ok) return structuralDrafts(resource, entry.parsed.issues);
       const nodePool = entry.parsed.value;
       const version = versionOf(clusterOf(inventory, entry.cluster)?.karpenterVersion, nodePool);

@@ -182,7 +182,7 @@ export const scannerCanReadCluster = defineCheck({
     'https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html',
     'https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html',
   ],
-  material: ['reason', 'failure', 'crds'],
+  material: ['reason', 'failure'],
   evaluate: (inventory) =>
     inventory.clusters
       .filter((cluster) => cluster.name !== '')

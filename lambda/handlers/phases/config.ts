@@ -1,7 +1,8 @@
 // Phase: the scanning functions' configuration. IGNORE_RULES is validated with zod against the
 // check catalog, so this loads on the first invocation, not at cold start.
-import { CHECKS } from '../../core/checks/index.js';
+
 import type { MetricsDetail } from '../../adapters/metrics.js';
+import { CHECKS } from '../../core/checks/index.js';
 import { type Config, type HandlerName, loadConfig } from '../../shared/config.js';
 import { SETTINGS } from '../../shared/settings.js';
 

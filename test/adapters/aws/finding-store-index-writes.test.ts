@@ -89,9 +89,9 @@ describe('replaceClusterIndex', () => {
     // Prepare
     await store(new Date('2026-11-01T00:00:00Z')).replaceClusterIndex(PROD, ENTRIES);
     expect(written.sort()).toEqual([
-      'put ' + sk('default'),
-      'put ' + sk('gpu'),
-      'put ' + sk('legacy'),
+      `put ${sk('default')}`,
+      `put ${sk('gpu')}`,
+      `put ${sk('legacy')}`,
     ]);
     written = [];
     const before = await store(new Date()).loadIndex();

@@ -106,4 +106,35 @@ describe('rateLimited', () => {
     // Assess
     expect(clock.now()).toBe(1000);
   });
+
+  it('paces a service with a shared limit by that limit only (the Lambdas: IAM by the account budget)', async () => {
+    // Prepare: a local bucket that would hold the second call, and a shared limit counting takes
+    const clock = fakeClock();
+    const taken: string[] = [];
+    const limiter = new ApiRateLimiter({
+      limits: { ec2: { ratePerSecond: 1, burst: 1, per: 'service' } },
+      shared: {
+        ec2: {
+          take: async () => {
+            taken.push('ec2');
+          },
+        },
+      },
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const client = rateLimited(
+      { send: (command: DescribeImagesCommand) => new EC2Client({}).send(command) },
+      'ec2',
+      limiter
+    );
+
+    // Act
+    await client.send(new DescribeImagesCommand({}));
+    await client.send(new DescribeImagesCommand({}));
+
+    // Assess
+    expect(taken).toEqual(['ec2', 'ec2']);
+    expect(clock.now()).toBe(0);
+  });
 });

@@ -563,6 +563,12 @@ const NODE_CLASS_SPECS: [string, Json][] = [
   ['evictionMaxPodGracePeriod a string', { kubelet: { evictionMaxPodGracePeriod: '30' } }],
 ];
 
+const NO_SPEC = {
+  apiVersion: 'karpenter.k8s.aws/v1',
+  kind: 'EC2NodeClass',
+  metadata: { name: 'e' },
+};
+
 const NODE_CLASS_OBJECTS: [string, Json][] = [
   ...NODE_CLASS_SPECS.map(([label, spec]): [string, Json] => [label, nodeClass(spec)]),
   ['name not a DNS subdomain', nodeClass({}, { name: 'Bad_Name' })],
@@ -571,6 +577,12 @@ const NODE_CLASS_OBJECTS: [string, Json][] = [
     'status on create',
     { ...nodeClass({}), status: { conditions: [{ type: 'Ready', status: 'True' }] } },
   ],
+  ['named by generateName alone', nodeClass({}, { generateName: 'demo-' })],
+  ['neither name nor generateName', nodeClass({}, {})],
+  // Admitted (the CRD requires no spec); Karpenter cannot use it: a spec-missing fail, not a refusal.
+  ['no spec', { ...NO_SPEC }],
+  ['spec null', { ...NO_SPEC, spec: null }],
+  ['v1beta1', { ...nodeClass({}), apiVersion: 'karpenter.k8s.aws/v1beta1' }],
 ];
 
 const req =
@@ -932,12 +944,31 @@ const NODE_POOL_MUTATIONS: [string, Mutate][] = [
       pool.metadata = { name: 'Bad_Name' };
     },
   ],
+  [
+    'named by generateName alone',
+    (_s, _t, pool) => {
+      pool.metadata = { generateName: 'general-' };
+    },
+  ],
+  [
+    'neither name nor generateName',
+    (_s, _t, pool) => {
+      pool.metadata = {};
+    },
+  ],
+  [
+    'v1beta1',
+    (_s, _t, pool) => {
+      pool.apiVersion = 'karpenter.sh/v1beta1';
+    },
+  ],
 ];
 
 // ---------------------------------------------------------------------------------------------
 // The two paths
 
-const NOT_ADMISSION = new Set(['values-ignored', 'context-annotation']);
+/** Fails of objects the API server admits: ignored values, scanner annotations, no spec. */
+const NOT_ADMISSION = new Set(['values-ignored', 'context-annotation', 'spec-missing']);
 
 /** Paths of the failures the built-in rules report (the object's whole path when it does not parse). */
 function builtInPaths(findings: readonly FindingDraft[]): string[] {
@@ -955,7 +986,7 @@ function builtInNodeClass(release: Release, object: Json): string[] {
       {
         cluster: '',
         name: 'demo',
-        apiVersion: 'karpenter.k8s.aws/v1',
+        apiVersion: String(object.apiVersion),
         raw: object,
         parsed: parseEC2NodeClass(object),
       },

@@ -784,30 +784,124 @@ describe('nodeclass-schema-valid', () => {
     it('reports a missing metadata.name and a missing spec', () => {
       const raw = { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: {} };
       const findings = evaluateRaw(raw);
-      expect(findings.map((finding) => finding.location?.path)).toEqual(['metadata.name', 'spec']);
+      expect(pathRules(findings)).toEqual(['metadata.name#type', 'spec#spec-missing']);
+      expect(findings[0]?.message).toBe(
+        'metadata.name: Required value: name or generateName is required'
+      );
+    });
+
+    it('admits an object named by metadata.generateName alone, as the API server names it', () => {
+      const raw = aNodeClassObject();
+      raw.metadata = { generateName: 'default-' };
+      const findings = evaluateRaw(raw);
+      expect(findings.map((finding) => finding.status)).toEqual(['pass']);
     });
   });
 
-  it('fails a v1beta1 object with a migration message instead of crashing', () => {
-    // Prepare
-    const raw = {
+  describe('an EC2NodeClass without spec', () => {
+    const noSpec = { apiVersion: 'karpenter.k8s.aws/v1', kind: 'EC2NodeClass', metadata: {} };
+
+    it.each([
+      ['no spec', { ...noSpec, metadata: { name: 'empty' } }],
+      [
+        'spec: null (dropped by the API server)',
+        { ...noSpec, metadata: { name: 'e' }, spec: null },
+      ],
+    ])('%s: admitted at apply, but a fail: the class never becomes Ready', (_label, raw) => {
+      const findings = evaluateRaw(raw);
+      expect(pathRules(findings)).toEqual(['spec#spec-missing']);
+      expect(findings[0]?.evidence).toMatchObject({ admitted: true });
+      expect(findings[0]?.message).toContain('The API server admits the object');
+      expect(findings[0]?.message).toContain('never becomes Ready');
+      expect(findings[0]?.remediation).toContain('amiSelectorTerms');
+    });
+
+    it('says the same when the installed CRD admitted it, naming the CRD', () => {
+      const findings = evaluateWithAdmission({ ...noSpec, metadata: { name: 'e' } }, aVerdict());
+      expect(pathRules(findings)).toEqual(['spec#spec-missing']);
+      expect(findings[0]?.evidence).toMatchObject({ admitted: true, crd: aVerdict().crd });
+    });
+
+    it("reports the CRD's own violation instead when the installed CRD requires spec", () => {
+      const admission = aVerdict({
+        violations: [{ path: 'spec', rule: 'required', message: 'Required value' }],
+      });
+      const findings = evaluateWithAdmission({ ...noSpec, metadata: { name: 'e' } }, admission);
+      expect(pathRules(findings)).toEqual(['spec#required']);
+    });
+  });
+
+  describe('a v1beta1 object', () => {
+    const legacy = (annotations: Record<string, string> = {}) => ({
       apiVersion: 'karpenter.k8s.aws/v1beta1',
       kind: 'EC2NodeClass',
-      metadata: { name: 'legacy' },
+      metadata: { name: 'legacy', annotations },
       spec: { amiFamily: 'AL2', role: 'NodeRole', subnetSelectorTerms: [sel] },
-    };
+    });
 
-    // Act
-    const findings = evaluateRaw(raw);
+    it.each([
+      ['the version unknown (the newest release decides)', undefined],
+      ['Karpenter v1.1.0', '1.1.0'],
+    ])('fails with %s: no longer served, with a migration message', (_label, version) => {
+      const cluster = version ? { karpenterVersion: aKarpenterVersion(version) } : {};
+      const findings = nodeClassSchemaValid.evaluate(anInventory([legacy()], { cluster }), {
+        now,
+      });
+      expect(findings).toHaveLength(1);
+      expect(findings[0]?.status).toBe('fail');
+      expect(findings[0]?.message).toBe(
+        'apiVersion: karpenter.k8s.aws/v1beta1 is no longer served since Karpenter v1.1.0; migrate this EC2NodeClass to karpenter.k8s.aws/v1.'
+      );
+      expect(findings[0]?.remediation).toContain('amiSelectorTerms is required');
+      expect(findings[0]?.location).toEqual({ path: 'apiVersion' });
+    });
 
-    // Assess
-    expect(findings).toHaveLength(1);
-    expect(findings[0]?.status).toBe('fail');
-    expect(findings[0]?.message).toContain(
-      'karpenter.k8s.aws/v1beta1 is no longer served by Karpenter v1; migrate'
-    );
-    expect(findings[0]?.remediation).toContain('amiSelectorTerms is required');
-    expect(findings[0]?.location).toEqual({ path: 'apiVersion' });
+    it('at v1.0.x: a notice, still served through the conversion webhook but removed in v1.1.0', () => {
+      const findings = evaluateRaw(legacy({ 'nodeclass-scanner/karpenter-version': '1.0.14' }));
+      expect(findings).toHaveLength(1);
+      expect(findings[0]?.status).toBe('notice');
+      expect(findings[0]?.severity).toBe('medium');
+      expect(findings[0]?.message).toContain(
+        'karpenter.k8s.aws/v1beta1 is still served by Karpenter v1.0.14 (its conversion webhook'
+      );
+      expect(findings[0]?.message).toContain(
+        'Karpenter v1.1.0 and later serve karpenter.k8s.aws/v1 only'
+      );
+      expect(findings[0]?.evidence).toMatchObject({
+        rule: 'api-version-deprecated',
+        removedIn: 'v1.1.0',
+        rulesRelease: 'Karpenter v1.0.14',
+      });
+      expect(findings[0]?.remediation).toContain(
+        'https://karpenter.sh/docs/upgrading/v1-migration/'
+      );
+    });
+
+    it("with a v1.0.x CRD serving v1beta1: the CRD's v1beta1 verdict, and the notice", () => {
+      const admission = aVerdict({
+        version: 'v1beta1',
+        violations: [{ path: 'spec', rule: 'required', message: 'amiFamily is required' }],
+        pruned: ['spec.madeUp'],
+      });
+      const findings = evaluateWithAdmission(legacy(), admission);
+      expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+        ['fail', 'required'],
+        ['fail', 'unknown-field'],
+        ['notice', 'api-version-deprecated'],
+      ]);
+      expect(findings[1]?.message).toContain('karpenter.k8s.aws/v1beta1 EC2NodeClass CRD');
+      expect(findings[2]?.message).toContain(`still served by the installed CRD ${aVerdict().crd}`);
+    });
+
+    it('with a CRD that serves v1 only: its refusal, not the built-in message', () => {
+      const message = 'no matches for kind "EC2NodeClass" in version "karpenter.k8s.aws/v1beta1"';
+      const admission = aVerdict({
+        version: 'v1beta1',
+        violations: [{ path: 'apiVersion', rule: 'version-not-served', message }],
+      });
+      const findings = evaluateWithAdmission(legacy(), admission);
+      expect(violations(findings)).toEqual([['apiVersion', 'version-not-served', message]]);
+    });
   });
 
   it('fails another unserved version with a plain message', () => {

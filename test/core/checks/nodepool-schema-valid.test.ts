@@ -59,6 +59,24 @@ const req = (key: string, operator: string, values?: string[], minValues?: numbe
 });
 const R0 = 'spec.template.spec.requirements[0]';
 
+/** A v1beta1 NodePool as written: nodeClassRef by name only, so it does not parse as v1. */
+const v1beta1Pool = {
+  apiVersion: 'karpenter.sh/v1beta1',
+  kind: 'NodePool',
+  metadata: { name: 'legacy' },
+  spec: { template: { spec: { nodeClassRef: { name: 'default' }, requirements: [] } } },
+};
+const legacyEntry = (version?: string): NodePoolEntry => ({
+  ...entryOf(v1beta1Pool, 'legacy'),
+  raw: {
+    ...v1beta1Pool,
+    metadata: {
+      name: 'legacy',
+      annotations: version ? { 'nodeclass-scanner/karpenter-version': version } : {},
+    },
+  },
+});
+
 // Each case breaks one CRD rule: [label, overrides, path, rule, message].
 const RULES: readonly [string, Parameters<typeof aNodePool>[0], string, string, string][] = [
   // requirements: keys
@@ -476,10 +494,47 @@ describe('nodepool-schema-valid', () => {
       [
         'apiVersion',
         'api-version',
-        'karpenter.sh/v1beta1 is no longer served by Karpenter v1; migrate this NodePool to karpenter.sh/v1.',
+        'karpenter.sh/v1beta1 is no longer served since Karpenter v1.1.0; migrate this NodePool to karpenter.sh/v1.',
       ],
     ]);
     expect(findings[0]?.remediation).toContain('https://karpenter.sh/docs/upgrading/v1-migration/');
+  });
+
+  it('reports a v1beta1 NodePool that does not parse as v1 by its apiVersion, not its fields', () => {
+    const findings = nodePoolSchemaValid.evaluate(emptyInventory({ nodePools: [legacyEntry()] }), {
+      now,
+    });
+    expect(violations(findings).map(([path, rule]) => `${path}#${rule}`)).toEqual([
+      'apiVersion#api-version',
+    ]);
+  });
+
+  it('at v1.0.x: a notice, still served through the conversion webhook but removed in v1.1.0', () => {
+    const findings = nodePoolSchemaValid.evaluate(
+      emptyInventory({ nodePools: [legacyEntry('1.0.14')] }),
+      { now }
+    );
+    expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+      ['notice', 'api-version-deprecated'],
+    ]);
+    expect(findings[0]?.message).toContain(
+      'karpenter.sh/v1beta1 is still served by Karpenter v1.0.14'
+    );
+    expect(findings[0]?.message).toContain('migrate this NodePool before upgrading');
+  });
+
+  it('admits a NodePool named by metadata.generateName alone', () => {
+    const pool = aNodePool();
+    pool.metadata = { generateName: 'general-' };
+    expect(evaluateRaw(pool).map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it('refuses a NodePool with neither name nor generateName', () => {
+    const pool = aNodePool();
+    pool.metadata = {};
+    expect(violations(evaluateRaw(pool))).toEqual([
+      ['metadata.name', 'type', 'Required value: name or generateName is required'],
+    ]);
   });
 
   it('names what and where when the NodePool does not parse', () => {
@@ -899,6 +954,23 @@ describe('nodepool-schema-valid: the installed CRD decides when the scan has it'
     expect(findings[0]?.evidence).toMatchObject({
       crd: 'nodepools.karpenter.sh from crds/nodepools.yaml',
     });
+  });
+
+  it("with a v1.0.x CRD serving v1beta1: the CRD's v1beta1 verdict, and the notice", () => {
+    const findings = nodePoolSchemaValid.evaluate(
+      emptyInventory({
+        nodePools: [
+          { ...entryOf(v1beta1Pool), raw: v1beta1Pool, admission: verdict({ version: 'v1beta1' }) },
+        ],
+      }),
+      { now }
+    );
+    expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+      ['notice', 'api-version-deprecated'],
+    ]);
+    expect(findings[0]?.message).toContain(
+      'still served by the installed CRD nodepools.karpenter.sh from crds/nodepools.yaml'
+    );
   });
 
   it('passes what the CRD admits and says which CRD decided', () => {

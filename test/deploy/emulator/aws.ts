@@ -41,6 +41,8 @@ export interface CallRecord {
   readonly region: string;
   /** When it was received (epoch milliseconds): rates across concurrent functions. */
   readonly at: number;
+  /** DynamoDB: the partition key of a single-item request (IAM's `dynamodb:LeadingKeys`). */
+  readonly leadingKey?: string;
 }
 
 export interface PublishedMessage {
@@ -100,6 +102,8 @@ export interface Fault {
   readonly kind: FaultKind;
   readonly fromCall: number;
   readonly count?: number;
+  /** Requests the fault leaves alone: neither counted nor failed. */
+  readonly except?: (request: ReceivedRequest) => boolean;
 }
 
 class AwsError extends Error {
@@ -287,6 +291,9 @@ export class AwsEmulator {
       reason: decision.reason,
       region,
       at: Date.now(),
+      ...(context['dynamodb:LeadingKeys'] === undefined
+        ? {}
+        : { leadingKey: context['dynamodb:LeadingKeys'] }),
     });
     if (!decision.allowed) throw denied(action, resource, decision.reason);
   }
@@ -324,9 +331,9 @@ export class AwsEmulator {
     });
   }
 
-  private injectedFault(service: string): Fault | undefined {
+  private injectedFault(service: string, request: ReceivedRequest): Fault | undefined {
     const fault = this.faults.get(service);
-    if (!fault) return undefined;
+    if (!fault || fault.except?.(request)) return undefined;
     fault.seen += 1;
     const last = fault.fromCall + (fault.count ?? Number.POSITIVE_INFINITY) - 1;
     return fault.seen >= fault.fromCall && fault.seen <= last ? fault : undefined;
@@ -355,23 +362,24 @@ export class AwsEmulator {
       entry?.reached();
       await entry?.released;
     }
-    const fault = this.injectedFault(service);
+    const received: ReceivedRequest = {
+      service,
+      operation: req.headers['x-amz-target']
+        ? target
+        : new URLSearchParams(body.toString()).get('Action') ||
+          `${req.method} ${(req.url ?? '').split('?')[0]}`,
+      invocationId: String(req.headers['amz-sdk-invocation-id'] ?? ''),
+      method: req.method ?? '',
+      url: req.url ?? '',
+      body: body.toString(),
+    };
+    const fault = this.injectedFault(service, received);
     if (fault?.kind === 'reset') {
       req.socket.destroy();
       return;
     }
     try {
-      const admitted = this.options.admit?.({
-        service,
-        operation: req.headers['x-amz-target']
-          ? target
-          : new URLSearchParams(body.toString()).get('Action') ||
-            `${req.method} ${(req.url ?? '').split('?')[0]}`,
-        invocationId: String(req.headers['amz-sdk-invocation-id'] ?? ''),
-        method: req.method ?? '',
-        url: req.url ?? '',
-        body: body.toString(),
-      });
+      const admitted = this.options.admit?.(received);
       if (admitted === false) throw throttlingError(service);
       if (!principal) throw new AwsError('InvalidClientTokenId', 403, 'unknown access key');
       if (fault) {
@@ -825,9 +833,12 @@ export class AwsEmulator {
         .pop() ?? '';
     const input = JSON.parse(body.toString() || '{}') as {
       TableName?: string;
+      Key?: { pk?: { S?: string } };
+      Item?: { pk?: { S?: string } };
       RequestItems?: Record<string, unknown>;
       TransactItems?: Record<string, { TableName?: string }>[];
     };
+    const leadingKey = (input.Key ?? input.Item)?.pk?.S;
     const { id, region, partition } = this.options.account;
     const tables = new Set<string>([
       ...(input.TableName ? [input.TableName] : []),
@@ -843,7 +854,8 @@ export class AwsEmulator {
         principal,
         'dynamodb',
         `dynamodb:${action}`,
-        `arn:${partition}:dynamodb:${region}:${id}:table/${table}`
+        `arn:${partition}:dynamodb:${region}:${id}:table/${table}`,
+        leadingKey === undefined ? {} : { 'dynamodb:LeadingKeys': leadingKey }
       );
     }
     const target = new URL(this.options.dynamoEndpoint);

@@ -3,7 +3,7 @@
 import type { AdmissionVerdict } from '../../admission/types.js';
 import type { FindingDraft } from '../../check.js';
 import { UNKNOWN_FIELD_OUTCOME, type UnknownField } from '../../crd-fields.js';
-import type { CrdRuleRelease } from '../../crd-releases.js';
+import { type CrdRuleRelease, SINCE } from '../../crd-releases.js';
 import type { CrdViolation } from '../../crd-rules.js';
 import type { ResourceRef } from '../../model.js';
 import type { SchemaIssue } from '../../schema.js';
@@ -118,4 +118,92 @@ export function admissionDrafts(
     drafts.push(withRules(unknownFieldDraft(resource, field, apiVersion, kind), evidence));
   }
   return drafts;
+}
+
+const MIGRATION_GUIDE = 'https://karpenter.sh/docs/upgrading/v1-migration/';
+const V1BETA1_REMOVED = `v${SINCE.v1beta1Unserved}`;
+
+/** What the object's apiVersion is and what is served instead, for an object not of `served`. */
+export interface LegacyApiVersion {
+  readonly resource: ResourceRef;
+  readonly kind: 'EC2NodeClass' | 'NodePool';
+  /** The object's apiVersion, e.g. `karpenter.sh/v1beta1`. */
+  readonly apiVersion: string;
+  /** `karpenter.sh/v1`. */
+  readonly served: string;
+  /** What the migration changes in this kind. */
+  readonly migration: string;
+}
+
+function isV1beta1({ apiVersion, served }: LegacyApiVersion): boolean {
+  return apiVersion === served.replace(/\/v1$/, '/v1beta1');
+}
+
+function migrationRemediation(legacy: LegacyApiVersion): string {
+  return `Rewrite the object as ${legacy.served} (${MIGRATION_GUIDE}): ${legacy.migration}`;
+}
+
+/**
+ * A `v1beta1` object the release (or its installed CRD) still serves: Karpenter v1.0.x converts it
+ * with its conversion webhook, so the API server admits it, but v1.1.0 serves `v1` only, and the
+ * migration guide requires moving the manifests to `v1` before that upgrade. A notice: nothing
+ * fails today (`decidedBy` says which rules admitted it).
+ */
+export function servedV1beta1Draft(legacy: LegacyApiVersion, decidedBy: string): FindingDraft {
+  return {
+    status: 'notice',
+    resource: legacy.resource,
+    severity: 'medium',
+    message: `apiVersion: ${legacy.apiVersion} is still served by ${decidedBy} (its conversion webhook converts the object to ${legacy.served}), but Karpenter ${V1BETA1_REMOVED} and later serve ${legacy.served} only: migrate this ${legacy.kind} before upgrading. The scanner's other checks read ${legacy.served} objects only.`,
+    evidence: {
+      path: 'apiVersion',
+      rule: 'api-version-deprecated',
+      apiVersion: legacy.apiVersion,
+      removedIn: V1BETA1_REMOVED,
+    },
+    discriminator: 'apiVersion#api-version-deprecated',
+    location: { path: 'apiVersion' },
+    remediation: migrationRemediation(legacy),
+  };
+}
+
+/**
+ * An apiVersion the release does not serve: `v1beta1` after v1.0.x (with the migration guide), or
+ * any other version. The built-in rules' verdict; an installed CRD says it in its own words.
+ */
+export function legacyApiVersionDraft(
+  legacy: LegacyApiVersion,
+  release: CrdRuleRelease
+): FindingDraft {
+  const v1beta1 = isV1beta1(legacy);
+  if (v1beta1 && !release.has(SINCE.v1beta1Unserved)) {
+    const served = release.requested?.raw ?? release.version.raw;
+    return withRules(
+      servedV1beta1Draft(legacy, `Karpenter v${served.replace(/^v/, '')}`),
+      releaseEvidence(release)
+    );
+  }
+  return {
+    ...violationDraft(
+      legacy.resource,
+      'apiVersion',
+      'api-version',
+      v1beta1
+        ? `${legacy.apiVersion} is no longer served since Karpenter ${V1BETA1_REMOVED}; migrate this ${legacy.kind} to ${legacy.served}.`
+        : `${legacy.apiVersion} is not served by Karpenter v1; use ${legacy.served}.`,
+      { apiVersion: legacy.apiVersion, ...releaseEvidence(release) }
+    ),
+    remediation: v1beta1
+      ? migrationRemediation(legacy)
+      : `Set apiVersion: ${legacy.served} and check the spec against the v1 CRD.`,
+  };
+}
+
+/** Whether the installed CRD still serves `v1beta1` and evaluated the object as such. */
+export function v1beta1ServedByCrd(legacy: LegacyApiVersion, admission: AdmissionVerdict): boolean {
+  return (
+    isV1beta1(legacy) &&
+    admission.version === 'v1beta1' &&
+    !admission.violations.some((violation) => violation.path === 'apiVersion')
+  );
 }
