@@ -159,6 +159,12 @@ export interface ColdStartMeasurement {
   readonly initPlusFirstInvocationRuns: readonly number[];
   /** Median of the warm invocation's own time (same event, same process). */
   readonly warmInvocationMs: number;
+  /**
+   * What being cold costs: median over runs of (init + first invocation) − the warm invocation,
+   * each run against its own warm invocation (differences of medians would mix runs).
+   */
+  readonly coldPartMs: number;
+  readonly coldPartRuns: readonly number[];
   /** initMs / the EC2-call floor's. */
   readonly initRatioToFloor: number;
   /** initPlusFirstInvocationMs / the EC2-call floor's. */
@@ -229,6 +235,9 @@ function median(values: readonly number[]): number {
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
+
+/** Process start → first invocation done, less the warm invocation's own time. */
+const coldPartOf = (run: RuntimeRun) => run.firstDoneMs - (run.warmDoneMs - run.firstDoneMs);
 
 /** `index.mjs` and the chunks it imports statically, transitively: what init parses. */
 function initFilesOf(directory: string): string[] {
@@ -432,6 +441,8 @@ export async function measureColdStart(root: string, runs = 5): Promise<ColdStar
       initPlusFirstInvocationMs: round(median(taken.map((r) => r.firstDoneMs))),
       initPlusFirstInvocationRuns: taken.map((r) => round(r.firstDoneMs)),
       warmInvocationMs: round(median(taken.map((r) => r.warmDoneMs - r.firstDoneMs))),
+      coldPartMs: round(median(taken.map(coldPartOf))),
+      coldPartRuns: taken.map((r) => round(coldPartOf(r))),
     });
     const summaries = subjects.map((subject, index) => summarize(subject, samples[index] ?? []));
     const floor = summaries.find((summary) => summary.name === FLOORS.ec2Call.name);

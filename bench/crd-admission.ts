@@ -146,6 +146,8 @@ interface Reach {
   readonly bytes: number;
   /** Engine modules among the inputs of those files. */
   readonly engineModules: readonly string[];
+  /** Bytes each input module puts into those files. */
+  readonly moduleBytes: Readonly<Record<string, number>>;
 }
 
 /**
@@ -168,12 +170,33 @@ function reach(meta: Metafile, entry: string, dynamic: (target: string) => boole
         pending.push(edge.path);
     }
   }
-  const inputs = [...seen].flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {}));
+  const moduleBytes: Record<string, number> = {};
+  for (const file of seen) {
+    for (const [input, { bytesInOutput }] of Object.entries(meta.outputs[file]?.inputs ?? {})) {
+      moduleBytes[input] = (moduleBytes[input] ?? 0) + bytesInOutput;
+    }
+  }
+  const inputs = Object.keys(moduleBytes);
   return {
     files: seen.size,
     bytes: [...seen].reduce((total, file) => total + (meta.outputs[file]?.bytes ?? 0), 0),
-    engineModules: [...new Set(inputs.filter((input) => ENGINE.some((re) => re.test(input))))],
+    engineModules: inputs.filter((input) => ENGINE.some((re) => re.test(input))),
+    moduleBytes,
   };
+}
+
+/** The modules whose start-up bytes grew most from `before` to `after` (the CLI's `--version`). */
+function startupGrowth(before: Reach, after: Reach, top = 15) {
+  const grown = Object.entries(after.moduleBytes)
+    .map(([module, bytes]) => ({ module, bytes: bytes - (before.moduleBytes[module] ?? 0) }))
+    .filter(({ bytes }) => bytes !== 0)
+    .sort((a, b) => b.bytes - a.bytes);
+  return { totalBytes: after.bytes - before.bytes, largest: grown.slice(0, top) };
+}
+
+/** A Reach without the per-module map, for the results file. */
+function brief({ moduleBytes: _modules, ...rest }: Reach) {
+  return rest;
 }
 
 function entryOutput(meta: Metafile, entryPoint: RegExp): string {
@@ -296,6 +319,21 @@ async function main(): Promise<void> {
         `${name}: start-up ${found.startup.files} files ${found.startup.bytes} B, engine ${found.startup.engineModules.length}; without a CRD ${found.withoutCrd.bytes} B, engine ${found.withoutCrd.engineModules.length}`
       );
     }
+    const bundleResults = Object.fromEntries(
+      Object.entries(bundles).map(([name, found]) => [
+        name,
+        {
+          startup: brief(found.startup),
+          withoutCrd: brief(found.withoutCrd),
+          everything: brief(found.everything),
+          engineChunks: found.engineChunks,
+        },
+      ])
+    );
+    const cliStartupGrowth =
+      bundles.baselineCli === undefined
+        ? undefined
+        : startupGrowth(bundles.baselineCli.startup, bundles.cli.startup);
 
     // --version, interleaved with the baseline's.
     const versions: Run[] = [];
@@ -410,7 +448,8 @@ async function main(): Promise<void> {
               baseline: { root: resolve(baselineRoot as string), ...summary(baselineVersions) },
             }),
       },
-      bundles,
+      bundles: bundleResults,
+      ...(cliStartupGrowth === undefined ? {} : { cliStartupGrowth }),
       withoutEngineBuild,
     };
     process.stdout.write(`${JSON.stringify(measurement, null, 2)}\n`);

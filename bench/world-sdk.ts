@@ -10,6 +10,7 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   type EvaluationResult,
+  GetAccountAuthorizationDetailsCommand,
   GetPolicyCommand,
   GetPolicyVersionCommand,
   GetRolePolicyCommand,
@@ -236,6 +237,61 @@ export function createWorldSdk(
     // IAM policy reads and simulations are no facts: answered here, documents URL-encoded as IAM
     // returns them. The world's own documents when it gives them; otherwise the decision table
     // reads no request context, so the policies behind it are condition-free documents.
+    if (command instanceof GetAccountAuthorizationDetailsCommand) {
+      const input = command.input;
+      return intercept('iam', 'GetAccountAuthorizationDetails', input, async () => {
+        const filter = input.Filter ?? [];
+        const wants = (kind: string) => filter.length === 0 || filter.includes(kind as never);
+        const roleDetails = wants('Role')
+          ? [...roles.values()].map((role) => {
+              const { AttachedPolicies, RolePolicyList, ...rest } = role;
+              return {
+                ...rest,
+                AttachedManagedPolicies: AttachedPolicies ?? [],
+                RolePolicyList: (RolePolicyList ?? []).map((policy) => ({
+                  PolicyName: policy.PolicyName,
+                  PolicyDocument: encodeURIComponent(policy.PolicyDocument),
+                })),
+                InstanceProfileList: world.iam.instanceProfiles.filter((profile) =>
+                  (profile.Roles ?? []).some((held) => held.RoleName === role.RoleName)
+                ),
+              };
+            })
+          : [];
+        // Customer managed policies: those of an account, not AWS's (`arn:aws:iam::aws:…`).
+        const localPolicies = wants('LocalManagedPolicy')
+          ? [...managed.values()]
+              .filter((policy) => policy.Arn.split(':')[4] !== 'aws')
+              .map((policy) => ({
+                Arn: policy.Arn,
+                PolicyName: policy.PolicyName,
+                DefaultVersionId: policy.DefaultVersionId ?? 'v1',
+                PolicyVersionList: [
+                  {
+                    VersionId: policy.DefaultVersionId ?? 'v1',
+                    IsDefaultVersion: true,
+                    Document: encodeURIComponent(policy.Document),
+                  },
+                ],
+              }))
+          : [];
+        // One list paged across both kinds, MaxItems (default 100) at a time, as IAM counts them.
+        const items = [
+          ...roleDetails.map((detail) => ({ role: detail })),
+          ...localPolicies.map((detail) => ({ policy: detail })),
+        ];
+        const result = page(items, input.MaxItems ?? 100, input.Marker);
+        return {
+          RoleDetailList: result.items.flatMap((item) => ('role' in item ? [item.role] : [])),
+          Policies: result.items.flatMap((item) => ('policy' in item ? [item.policy] : [])),
+          UserDetailList: [],
+          GroupDetailList: [],
+          IsTruncated: result.nextToken !== undefined,
+          ...(result.nextToken === undefined ? {} : { Marker: result.nextToken }),
+          $metadata: {},
+        };
+      });
+    }
     if (command instanceof ListRolePoliciesCommand) {
       const input = command.input;
       return intercept('iam', 'ListRolePolicies', input, async () => {

@@ -18,6 +18,12 @@ import { assumeDryRunRole, createDryRunProbe, TokenBucket } from './aws/dry-run.
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
 import { type CredentialsProvider, createEksTokenProvider } from './aws/eks-token.js';
 import {
+  ACCOUNT_DIRECTORY_MIN_CLUSTERS,
+  accountDirectorySender,
+  createIamAccountDirectory,
+  withAccountDirectory,
+} from './aws/iam-account-directory.js';
+import {
   createIamRolePolicyReader,
   createIamSimulator,
   withAccountRoles,
@@ -67,6 +73,11 @@ export interface LivePlanOptions {
     PermissionsEnricherOptions,
     'simulator' | 'policies' | 'policySource'
   >;
+  /**
+   * Read roles and policies with iam:GetAccountAuthorizationDetails when the scan names at least
+   * ACCOUNT_DIRECTORY_MIN_CLUSTERS clusters (the CLI; the Lambdas scan one and are not granted it).
+   */
+  readonly accountDirectory?: boolean;
 }
 
 /** EC2 and STS clients holding the DryRun role's credentials, assumed once per plan. */
@@ -112,20 +123,29 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
     ...(options.kubeLimits === undefined ? {} : { kubeLimits: options.kubeLimits }),
   });
+  const iam = rateLimited(clients.iam(options.region), 'iam', clients.limiter);
+  const directory =
+    options.accountDirectory === true &&
+    (options.clusters?.length ?? 0) >= ACCOUNT_DIRECTORY_MIN_CLUSTERS
+      ? createIamAccountDirectory(iam)
+      : undefined;
+  // Started now, while the clusters are read: IAM's budget is the scan's bottleneck.
+  void directory?.load();
   const iamPolicies = createIamRolePolicyReader(
-    rateLimited(clients.iam(options.region), 'iam', clients.limiter)
+    directory === undefined ? iam : accountDirectorySender(iam, directory)
+  );
+  const facts = createLiveAwsFacts(
+    {
+      ec2: clients.ec2(options.region),
+      ssm: clients.ssm(options.region),
+      iam: clients.iam(options.region),
+      kms: clients.kms(options.region),
+    },
+    { limiter: clients.limiter }
   );
   const enrichers: InventoryEnricher[] = [
     createAwsFactsEnricher({
-      port: createLiveAwsFacts(
-        {
-          ec2: clients.ec2(options.region),
-          ssm: clients.ssm(options.region),
-          iam: clients.iam(options.region),
-          kms: clients.kms(options.region),
-        },
-        { limiter: clients.limiter }
-      ),
+      port: directory === undefined ? facts : withAccountDirectory(facts, directory),
       now: options.now(),
       ...(options.ssmParameterScope === undefined
         ? {}

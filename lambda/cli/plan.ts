@@ -101,6 +101,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     ...(options.dryRunRole === undefined ? {} : { dryRunRole: options.dryRunRole }),
     ...(permissions === undefined ? {} : { permissions }),
     environment: options.environment,
+    accountDirectory: true,
     kubeLimits: limitsFromEnv(kube.DEFAULT_KUBE_LIMITS, kube.KUBE_LIMIT_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });

@@ -303,7 +303,7 @@ export function parseConfig(
       `Invalid configuration for the ${handler} function: ${[...new Set(problems)].join('; ')}`
     );
   }
-  return configOf(handler, resources as ResourceValues, settings as EnvSettings);
+  return configOf(resources as ResourceValues, settings as EnvSettings);
 }
 
 function targetsClusters(settings: EnvSettings): boolean {
@@ -314,7 +314,7 @@ function freezePolicy(policy: AnnotationSuppression): AnnotationSuppression {
   return typeof policy === 'string' ? policy : Object.freeze([...policy]);
 }
 
-function configOf(handler: HandlerName, values: ResourceValues, settings: EnvSettings): Config {
+function configOf(values: ResourceValues, settings: EnvSettings): Config {
   const region = values.AWS_REGION ?? '';
   const clusters = settings.clusters ?? [];
   const discoverClusters = settings.discoverClusters ?? '';

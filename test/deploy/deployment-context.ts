@@ -26,6 +26,7 @@ export const SIMULATION_CONTEXT = {
   // Annotations may suppress IMDS checks only: the annotation scenarios see one allowed and one
   // refused (the demo world carries no ignore-check annotation, so no other scenario sees either).
   annotationSuppression: ['imds-*'],
-  // The IAM share the scenarios are timed at (one budget for all concurrent scans, as deployed).
-  iamCallsPerSecond: 5,
+  // One IAM budget for all concurrent scans, as deployed, above the default: the emulator does not
+  // throttle IAM, and the scenarios' scans wait for it.
+  iamCallsPerSecond: 10,
 } as const;
