@@ -15,6 +15,9 @@ const NEEDS_OWN_PROCESS = [
   'test/adapters/aws/clients.test.ts',
   'test/adapters/aws/finding-store-migration.test.ts',
   'test/cli/credentials.test.ts',
+  // Real DynamoDB clients against dynalite: another file's mockClient would stub their send.
+  'test/adapters/aws/table-rate-budget.test.ts',
+  'test/adapters/aws/finding-store-index-writes.test.ts',
 ];
 const isolated = readdirSync(join(import.meta.dirname, 'test'), {
   recursive: true,

@@ -187,8 +187,18 @@ function reach(meta: Metafile, entry: string, dynamic: (target: string) => boole
 
 /** The modules whose start-up bytes grew most from `before` to `after` (the CLI's `--version`). */
 function startupGrowth(before: Reach, after: Reach, top = 15) {
-  const grown = Object.entries(after.moduleBytes)
-    .map(([module, bytes]) => ({ module, bytes: bytes - (before.moduleBytes[module] ?? 0) }))
+  // Paths are relative to each tree: another checkout's node_modules may be a symlink to ours.
+  const byModule = (reach: Reach) => {
+    const bytes = new Map<string, number>();
+    for (const [input, size] of Object.entries(reach.moduleBytes)) {
+      const module = input.replace(/^.*?node_modules\//, 'node_modules/');
+      bytes.set(module, (bytes.get(module) ?? 0) + size);
+    }
+    return bytes;
+  };
+  const earlier = byModule(before);
+  const grown = [...byModule(after)]
+    .map(([module, bytes]) => ({ module, bytes: bytes - (earlier.get(module) ?? 0) }))
     .filter(({ bytes }) => bytes !== 0)
     .sort((a, b) => b.bytes - a.bytes);
   return { totalBytes: after.bytes - before.bytes, largest: grown.slice(0, top) };

@@ -22,7 +22,12 @@ import { startKubeEmulator } from '../test/deploy/emulator/kube.js';
 import { RATE_LIMITS } from './aws-model.js';
 import { buildFleetWorld, type FleetSize } from './fleet.js';
 import { fleetLowerBound } from './lower-bound.js';
-import { iamWallFloorSeconds, type SimulationFloor, simulationFloor } from './simulation-floor.js';
+import {
+  accountDirectoryPages,
+  iamWallFloorSeconds,
+  type SimulationFloor,
+  simulationFloor,
+} from './simulation-floor.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ACCESS_KEY = 'AKIALIVECLIBENCH0001';
@@ -56,7 +61,10 @@ export interface LiveCliRun {
   readonly spans: Record<string, OperationSpan>;
   /** The fleet's SimulatePrincipalPolicy floor, from the world alone. */
   readonly floor: SimulationFloor;
-  /** The fewest IAM calls other than simulations (role, policy and profile reads). */
+  /**
+   * The fewest IAM calls other than simulations: the role, policy and profile reads one by one, or
+   * the account read whole (GetAccountAuthorizationDetails pages), whichever is fewer.
+   */
   readonly iamReadFloor: number;
   readonly totals: OperationCount;
   readonly callsPerNodeClass: number;
@@ -307,12 +315,15 @@ export async function runLiveCli(
       operations: sorted,
       spans: Object.fromEntries(spans),
       floor: simulationFloor(worldJson),
-      iamReadFloor: Object.entries(fleetLowerBound(worldJson).byOperation)
-        .filter(
-          ([operation]) =>
-            operation.startsWith('iam:') && !operation.endsWith(':SimulatePrincipalPolicy')
-        )
-        .reduce((sum, [, calls]) => sum + calls, 0),
+      iamReadFloor: Math.min(
+        accountDirectoryPages(worldJson),
+        Object.entries(fleetLowerBound(worldJson).byOperation)
+          .filter(
+            ([operation]) =>
+              operation.startsWith('iam:') && !operation.endsWith(':SimulatePrincipalPolicy')
+          )
+          .reduce((sum, [, calls]) => sum + calls, 0)
+      ),
       totals,
       callsPerNodeClass: nodeClasses === 0 ? 0 : totals.calls / nodeClasses,
       kubeRequests: kube.requests.length,

@@ -673,3 +673,22 @@ export function iamWallFloorSeconds(
 ): number {
   return Math.max(0, calls - limit.capacity) / limit.refillPerSecond;
 }
+
+/**
+ * The fewest IAM calls that read the fleet's roles, instance profiles and policies when the account
+ * is read whole: iam:GetAccountAuthorizationDetails pages of the account's roles and customer
+ * managed policies, 1,000 items a page (MaxItems' largest,
+ * https://docs.aws.amazon.com/IAM/latest/APIReference/API_GetAccountAuthorizationDetails.html).
+ * Roles recorded only inside an instance profile are roles of the account too.
+ */
+export function accountDirectoryPages(world: unknown, perPage = 1000): number {
+  const iam = record(record(world).iam);
+  const roles = new Set(list(iam.roles).map((role) => text(record(role).RoleName)));
+  for (const profile of list(iam.instanceProfiles))
+    for (const role of list(record(profile).Roles)) roles.add(text(record(role).RoleName));
+  roles.delete(undefined);
+  const customerPolicies = list(iam.policies).filter(
+    (policy) => (text(record(policy).Arn) ?? '').split(':')[4] !== 'aws'
+  );
+  return Math.max(1, Math.ceil((roles.size + customerPolicies.length) / perPage));
+}

@@ -1,7 +1,7 @@
 // The package's programmatic entry (`import { scan } from 'nodeclass-scanner'`): manifests, or a
 // world file recorded by `nodeclass-scan snapshot`, in; the report `scan --format json` writes, out.
 // Offline only: live scans need credentials and clusters, which is the CLI's and the service's job.
-import { z } from 'zod';
+import * as z from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { collectInventory, evaluateInventory } from './app/run-scan.js';
 import { type CliConfig, loadCliConfig } from './cli/config-file.js';

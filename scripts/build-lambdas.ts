@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 import { HANDLER_NAMES, type HandlerName } from '../lambda/shared/env-config.js';
+import { sdkSchemaTreeShaking } from './sdk-schema-tree-shaking.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const LAMBDA_BUNDLES_DIRECTORY = join(REPO_ROOT, 'dist/lambda');
@@ -36,6 +37,8 @@ export function lambdaBuildOptions(entryPoint: string, directory: string) {
     minify: true,
     sourcemap: true,
     banner: { js: CREATE_REQUIRE_BANNER },
+    // Only the SDK schemas of the operations a bundle calls: parsed at the first AWS call.
+    plugins: [sdkSchemaTreeShaking],
     logLevel: 'warning',
   } satisfies BuildOptions;
 }

@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
 import { HANDLER_NAMES } from '../lambda/shared/env-config.js';
 import { buildLambdaBundles } from './build-lambdas.js';
+import { sdkSchemaTreeShaking } from './sdk-schema-tree-shaking.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DEFAULT_OUT_DIRECTORY = join(REPO_ROOT, 'dist');
@@ -68,7 +69,7 @@ const COMMON: BuildOptions = {
   mainFields: ['module', 'main'],
   banner: { js: CREATE_REQUIRE_BANNER },
   logLevel: 'warning',
-  plugins: [packageIdentityOnly],
+  plugins: [packageIdentityOnly, sdkSchemaTreeShaking],
 };
 
 /**
@@ -298,7 +299,44 @@ const MIT_WARRANTY = [
  * packages, Powertools, Middy): the copyright line names the holder their package.json gives.
  * A bundled package with neither a file nor a license listed here fails the build.
  */
+/**
+ * Holders a package's license names that its package.json does not: @bufbuild/protobuf's
+ * BSD-3-Clause part is its varint code, taken from Google's protobuf JavaScript runtime (the
+ * header of dist/esm/wire/varint.js says so).
+ */
+const LICENSE_HOLDERS: Readonly<Record<string, string>> = {
+  '@bufbuild/protobuf BSD-3-Clause': '2008 Google Inc. All rights reserved.',
+};
+
 const STANDARD_LICENSE_TEXTS: Readonly<Record<string, (holder: string) => string>> = {
+  'BSD-3-Clause': (holder) =>
+    [
+      `Copyright ${holder}`,
+      '',
+      'Redistribution and use in source and binary forms, with or without modification, are',
+      'permitted provided that the following conditions are met:',
+      '',
+      '1. Redistributions of source code must retain the above copyright notice, this list of',
+      '   conditions and the following disclaimer.',
+      '',
+      '2. Redistributions in binary form must reproduce the above copyright notice, this list of',
+      '   conditions and the following disclaimer in the documentation and/or other materials',
+      '   provided with the distribution.',
+      '',
+      '3. Neither the name of the copyright holder nor the names of its contributors may be used',
+      '   to endorse or promote products derived from this software without specific prior',
+      '   written permission.',
+      '',
+      'THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS',
+      'OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES OF',
+      'MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED. IN NO EVENT SHALL THE',
+      'COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL,',
+      'EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF',
+      'SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION)',
+      'HOWEVER CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR',
+      'TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS',
+      'SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.',
+    ].join('\n'),
   'Apache-2.0': () => readFileSync(join(REPO_ROOT, 'LICENSE'), 'utf8'),
   MIT: (holder) =>
     [
@@ -335,19 +373,22 @@ function licenseTextsOf(
     text: readFileSync(join(directory, file), 'utf8'),
   }));
   if (files.length > 0) return files;
-  const standard = STANDARD_LICENSE_TEXTS[license];
-  if (standard === undefined) {
-    throw new Error(
-      `${String(manifest.name)}@${String(manifest.version)} (${directory}) is bundled but ships no ` +
-        `license file, and its license "${license}" has no standard text here: add one to STANDARD_LICENSE_TEXTS`
-    );
-  }
-  return [
-    {
-      source: `standard ${license} text: the package ships no license file`,
-      text: standard(holderOf(manifest)),
-    },
-  ];
+  // An SPDX conjunction, "(Apache-2.0 AND BSD-3-Clause)": every license applies, so every text ships.
+  const parts = license.replace(/^\((.*)\)$/, '$1').split(' AND ');
+  return parts.map((part) => {
+    const standard = STANDARD_LICENSE_TEXTS[part];
+    if (standard === undefined) {
+      throw new Error(
+        `${String(manifest.name)}@${String(manifest.version)} (${directory}) is bundled but ships no ` +
+          `license file, and its license "${part}" has no standard text here: add one to STANDARD_LICENSE_TEXTS`
+      );
+    }
+    const holder = LICENSE_HOLDERS[`${String(manifest.name)} ${part}`] ?? holderOf(manifest);
+    return {
+      source: `standard ${part} text: the package ships no license file`,
+      text: standard(holder),
+    };
+  });
 }
 
 function homepageOf(manifest: Record<string, unknown>): string | undefined {

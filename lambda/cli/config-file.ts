@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse, YAMLParseError } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readRegularFile } from '../adapters/files/read-input.js';
 import type { AnnotationSuppression } from '../core/annotation-policy.js';
 import { CHECKS } from '../core/checks/index.js';

@@ -2,7 +2,7 @@
 // (the common ones) or in the config file. One table describes them all; from it come the config
 // file's schema (zod, and the JSON schema shipped for editors), the variables' parsing and the
 // precedence: flag > variable > file > default.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHECKS } from '../core/checks/index.js';
 import { FINDING_STATUSES, type FindingStatus, SEVERITIES, type Severity } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';

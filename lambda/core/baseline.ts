@@ -1,7 +1,7 @@
 // A baseline is an earlier JSON report. Comparing with it tells CI what this change introduced:
 // each open finding is new, changed or unchanged (decided by `changeBetween`, as the service's
 // lifecycle decides it), and what the baseline had open and this scan no longer has is resolved.
-import { z } from 'zod';
+import * as z from 'zod';
 import { changeBetween, type MaterialRecord } from './material.js';
 import { FINDING_STATUSES, type Finding, SEVERITIES } from './model.js';
 import {

@@ -6,7 +6,7 @@
 // cluster's state by its identity (account, region, name), so same-named clusters of two regions
 // are scanned and alerted apart; only their settings are shared, so a `name@region` key that could
 // be read as one of them alone is refused.
-import { z } from 'zod';
+import * as z from 'zod';
 import { clusterNameOf, clusterTargetProblem } from './cluster-identity.js';
 import { type IgnoreRule, ignoreRuleSchema } from './ignore-rules.js';
 import { SEVERITIES, type Severity } from './model.js';

@@ -1,7 +1,7 @@
 // EventBridge events the service reacts to, parsed with zod (https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-ec2.html,
 // https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-service-event-cloudtrail.html). Anything that
 // does not parse is dropped by the caller with a reason, never retried.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The AMI states EC2 emits (`pending` is never emitted, deprecation has no event). */
 export const AMI_STATES_OF_INTEREST = ['available', 'failed', 'deregistered', 'disabled'] as const;

@@ -1,6 +1,6 @@
 // IAM policy documents (role trust policies) parsed with zod, and the question the node-role check
 // asks of them: may this service principal assume the role?
-import { z } from 'zod';
+import * as z from 'zod';
 import { IAM_ACTION, wildcardMatches } from './wildcard.js';
 
 const stringOrList = z.union([z.string(), z.array(z.string())]);

@@ -1,7 +1,7 @@
 // Config `ignore` rules: `{check, resource, reason, expires}` with `resource` a glob over
 // `cluster/Kind/name`. Apart from the suppression itself so the Lambdas' config parser can
 // validate the rules without loading the check catalog.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type AnnotationSuppression,
   annotationSuppressionProblems,

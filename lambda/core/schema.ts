@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { StringMapSchema } from './selectors/tag-map.js';
 
 // Structural schemas for Karpenter's v1 objects. Types only: the CRD's CEL rules are evaluated by

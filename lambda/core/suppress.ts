@@ -4,7 +4,7 @@
 // and its reason; it never alerts and never fails a build. Only `fail` and `error` are suppressed.
 // An annotation's value is its reason, optionally ending in `; expires=<date>`; whether annotations
 // may suppress at all is the `annotationSuppression` policy (annotation-policy.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type AnnotationSuppression,
   annotationSuppressionAllows,

@@ -7,13 +7,13 @@ import {
   runWorldCli,
 } from '../../bench/live-cli.js';
 
-// The live CLI benchmark's harness on a 2 × 3 fleet: the real CLI as a child process against the
+// The live CLI benchmark's harness on a 3 × 2 fleet (enough clusters to read IAM's directory): the real CLI as a child process against the
 // local AWS and Kubernetes stand-ins must find what `scan --world` finds on the same world.
 let live: LiveCliRun & { readonly worldFile: string; readonly cleanup: () => void };
 let offline: Awaited<ReturnType<typeof runWorldCli>>;
 
 beforeAll(async () => {
-  live = await runLiveCli({ clusters: 2, nodeClassesPerCluster: 3 });
+  live = await runLiveCli({ clusters: 3, nodeClassesPerCluster: 2 });
   offline = await runWorldCli(live.worldFile);
 }, 120_000);
 
@@ -43,7 +43,7 @@ describe('bench/live-cli', () => {
       ])
     );
     // One DescribeCluster per cluster: each command is counted once, whatever its retries.
-    expect(live.operations['eks:DescribeCluster']?.calls).toBe(2);
+    expect(live.operations['eks:DescribeCluster']?.calls).toBe(3);
     expect(live.totals.calls).toBe(
       Object.values(live.operations).reduce((sum, count) => sum + count.calls, 0)
     );
@@ -61,8 +61,12 @@ describe('bench/live-cli', () => {
     expect(measured.simulationsOverFloor).toBe(1);
     // (calls − the burst of 10) at 5 a second.
     expect(measured.iamWallFloorSeconds).toBe(Math.max(0, live.floor.calls - 10) / 5);
-    // The scanner's single IAM budget (5/s, burst 10) queues the role and policy reads with them.
+    // The scanner's single IAM budget (5/s, burst 10) queues the role and policy reads with them:
+    // the account's directory, one page for the fleet's six roles, instead of one read each.
+    expect(live.iamReadFloor).toBe(1);
     expect(measured.iamReads).toBe(live.iamReadFloor);
+    expect(live.operations['iam:GetAccountAuthorizationDetails']?.calls).toBe(1);
+    expect(live.operations['iam:GetRole']).toBeUndefined();
     expect(measured.iamBudgetFloorSeconds).toBe(
       Math.max(0, live.floor.calls + live.iamReadFloor - 10) / 5
     );

@@ -9,7 +9,7 @@ import {
   GetEbsEncryptionByDefaultCommand,
   type GetEbsEncryptionByDefaultCommandOutput,
 } from '@aws-sdk/client-ec2';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EbsEncryptionDefaults } from '../../core/facts/aws.js';
 import { toSourceUnavailable } from './aws-errors.js';
 

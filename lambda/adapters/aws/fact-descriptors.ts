@@ -28,7 +28,7 @@ import {
   type Filter,
   type LocationType,
 } from '@aws-sdk/client-ec2';
-import { z } from 'zod';
+import * as z from 'zod';
 import { imageMatchesQuery } from '../../core/ami/queries.js';
 import type { InstanceTypeInfo, InstanceTypeOffering } from '../../core/facts/aws.js';
 import type { Ec2Filter, FilterQuery, ImageQuery } from '../../core/facts/queries.js';

@@ -33,7 +33,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ClusterIdentity, clusterKey } from '../../core/cluster-identity.js';
 import type { NodeClassIndexEntry } from '../../core/event-index.js';
 import {

@@ -34,7 +34,7 @@ import {
   type GetParametersCommandInput,
   type GetParametersCommandOutput,
 } from '@aws-sdk/client-ssm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InstanceProfile, KmsGrant, KmsKeyLookup, Role } from '../../core/facts/aws.js';
 import { ok, type Slice, unavailable } from '../../core/facts/slice.js';
 import { PARAMETERS_PER_REQUEST } from '../../core/ports/aws-facts.js';

@@ -3,7 +3,7 @@
 // shape the policy grammar requires of every statement, and kept as JSON text: what IAM returns,
 // decoded, so the world's documents compare equal to the ones a live read gives.
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html
-import { z } from 'zod';
+import * as z from 'zod';
 
 const StatementSchema = z.looseObject({
   Sid: z.string().optional(),

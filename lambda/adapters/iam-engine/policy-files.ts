@@ -6,7 +6,7 @@
 // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html
 import { basename } from 'node:path';
 import { LineCounter, parseAllDocuments, visit } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatPath } from '../../core/schema.js';
 import { InputError } from '../../shared/errors.js';
 import { readRegularFile } from '../files/read-input.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // zod schemas for what the scanner reads from the Kubernetes API. Only the fields we use are
 // typed; items of a list stay `unknown` and are parsed by the core schemas like any manifest.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { KARPENTER_CRD_NAMES } from '../../core/admission/crd-names.js';
 import { StringMapSchema } from '../../core/selectors/tag-map.js';
 import { EBS_ENCRYPTION_DEFAULTS } from '../aws/ebs-encryption-defaults.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // The parts of an apiextensions.k8s.io/v1 CustomResourceDefinition the API server uses to admit a
 // custom resource: https://kubernetes.io/docs/reference/kubernetes-api/extend-resources/custom-resource-definition-v1/

@@ -4,7 +4,7 @@
 // (https://docs.aws.amazon.com/IAM/latest/APIReference/API_ResourceSpecificResult.html), so a
 // missing key matters only when a statement that applies to the pair uses it.
 // Element semantics: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements.html
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NamedPolicy, ReadPolicies } from '../facts/permissions.js';
 import { IAM_ACTION, IAM_ARN, wildcardMatches } from '../wildcard.js';
 

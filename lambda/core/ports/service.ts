@@ -1,6 +1,6 @@
 // Ports of the running service (Lambdas): finding state, publishing, the scan queue, metrics and
 // the IAM lookups the IAM-event path needs. Adapters implement them; the app layer uses only these.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClusterIdentity } from '../cluster-identity.js';
 import type { NodeClassIndexEntry } from '../event-index.js';
 import type {

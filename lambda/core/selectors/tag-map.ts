@@ -2,7 +2,7 @@
 // `constructor` and `toString`. Plain objects get these wrong: an assignment to `__proto__` replaces
 // the prototype (the tag vanishes), and a lookup of `constructor` finds Object.prototype's member.
 // So untrusted maps are parsed into null-prototype objects, and every read is an own-property read.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tags } from '../facts/aws.js';
 
 /** A null-prototype map from entries (the last value of a repeated key wins). */
