@@ -47,13 +47,16 @@ export function floorBuildOptions(root: string, source: string, directory: strin
 /**
  * What the Lambda runtime does with a function, timed: argv is the bundle URL, the export, the
  * function name, its memory, the event file and where to write the timings. Times are
- * `performance.now()`: milliseconds since the process started.
+ * `performance.now()`: milliseconds since the process started; CPU times are the process's own
+ * (user + system, `process.cpuUsage()`) since it started, which waiting does not move.
  */
 export const RUNTIME_HARNESS = `import { readFileSync, writeFileSync } from 'node:fs';
 const [bundle, exportName, functionName, memory, eventFile, resultFile] = process.argv.slice(2);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const cpuMs = () => { const used = process.cpuUsage(); return (used.user + used.system) / 1000; };
 const module = await import(bundle);
 const initDoneMs = performance.now();
+const initCpuMs = cpuMs();
 const invoke = async (id) => {
   const started = Date.now();
   const context = {
@@ -71,9 +74,11 @@ const invoke = async (id) => {
 };
 const first = await invoke('first');
 const firstDoneMs = performance.now();
+const firstCpuMs = cpuMs();
 const warm = await invoke('warm');
 const warmDoneMs = performance.now();
-writeFileSync(resultFile, JSON.stringify({ initDoneMs, firstDoneMs, warmDoneMs, first, warm }));
+const warmCpuMs = cpuMs();
+writeFileSync(resultFile, JSON.stringify({ initDoneMs, firstDoneMs, warmDoneMs, initCpuMs, firstCpuMs, warmCpuMs, first, warm }));
 process.exit(0);
 `;
 
@@ -84,6 +89,10 @@ export interface RuntimeRun {
   readonly firstDoneMs: number;
   /** Process start → a second (warm) invocation of the same event returned. */
   readonly warmDoneMs: number;
+  /** CPU the process used by init done, first invocation done and warm invocation done. */
+  readonly initCpuMs: number;
+  readonly firstCpuMs: number;
+  readonly warmCpuMs: number;
   readonly first: { readonly result?: unknown; readonly error?: string };
   readonly warm: { readonly result?: unknown; readonly error?: string };
 }
@@ -165,6 +174,13 @@ export interface ColdStartMeasurement {
    */
   readonly coldPartMs: number;
   readonly coldPartRuns: readonly number[];
+  /**
+   * The same in CPU time: CPU by the first invocation's end − the warm invocation's CPU. Waits
+   * (IAM's account-wide budget above all, whose bucket the first invocation finds fuller than the
+   * warm one) move the wall-clock cold part, not this one.
+   */
+  readonly coldCpuMs: number;
+  readonly coldCpuRuns: readonly number[];
   /** initMs / the EC2-call floor's. */
   readonly initRatioToFloor: number;
   /** initPlusFirstInvocationMs / the EC2-call floor's. */
@@ -238,6 +254,8 @@ const round = (value: number) => Math.round(value * 10) / 10;
 
 /** Process start → first invocation done, less the warm invocation's own time. */
 const coldPartOf = (run: RuntimeRun) => run.firstDoneMs - (run.warmDoneMs - run.firstDoneMs);
+/** CPU by the first invocation's end, less the warm invocation's own CPU. */
+const coldCpuOf = (run: RuntimeRun) => run.firstCpuMs - (run.warmCpuMs - run.firstCpuMs);
 
 /** `index.mjs` and the chunks it imports statically, transitively: what init parses. */
 function initFilesOf(directory: string): string[] {
@@ -443,6 +461,8 @@ export async function measureColdStart(root: string, runs = 5): Promise<ColdStar
       warmInvocationMs: round(median(taken.map((r) => r.warmDoneMs - r.firstDoneMs))),
       coldPartMs: round(median(taken.map(coldPartOf))),
       coldPartRuns: taken.map((r) => round(coldPartOf(r))),
+      coldCpuMs: round(median(taken.map(coldCpuOf))),
+      coldCpuRuns: taken.map((r) => round(coldCpuOf(r))),
     });
     const summaries = subjects.map((subject, index) => summarize(subject, samples[index] ?? []));
     const floor = summaries.find((summary) => summary.name === FLOORS.ec2Call.name);
