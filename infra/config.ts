@@ -147,7 +147,7 @@ type NoDefaultSetting = {
 }[SettingName];
 
 /** Every context key the app reads: the settings table (lambda/shared/settings.ts). */
-export const scannerConfigSchema = z
+const scannerConfigSchema = z
   .object(Object.fromEntries(SETTING_NAMES.map((name) => [name, contextSchemaOf(name)])))
   .superRefine((parsed, ctx) => {
     const config = parsed as ScannerConfigShape;

@@ -19,7 +19,7 @@ import { terminalSafe } from './terminal.js';
 export type SnsSender = Pick<SNSClient, 'send'>;
 
 /** The stack's findings topic; a usage error naming the stack when there is none, or several. */
-export async function findFindingsTopic(sns: SnsSender, stack: string): Promise<string> {
+async function findFindingsTopic(sns: SnsSender, stack: string): Promise<string> {
   const candidates: string[] = [];
   let nextToken: string | undefined;
   do {
@@ -52,7 +52,7 @@ export async function findFindingsTopic(sns: SnsSender, stack: string): Promise<
 }
 
 /** The test message: no `severity` attribute, so every email filter lets it through (as alarms). */
-export function testMessage(stack: string, now: Date) {
+function testMessage(stack: string, now: Date) {
   const title = `nodeclass-scanner test notification (${stack})`;
   const text =
     `This is a test message sent with \`nodeclass-scan notify-test\` at ${now.toISOString()}, ` +
@@ -71,7 +71,7 @@ export function testMessage(stack: string, now: Date) {
   };
 }
 
-export async function notifyTest(input: {
+async function notifyTest(input: {
   readonly sns: SnsSender;
   readonly stack: string;
   readonly topicArn?: string | undefined;

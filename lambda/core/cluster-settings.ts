@@ -12,7 +12,7 @@ import { type IgnoreRule, ignoreRuleSchema } from './ignore-rules.js';
 import { SEVERITIES, type Severity } from './model.js';
 import { didYouMean } from './suggest.js';
 
-export const SCAN_ENVIRONMENTS = ['production', 'non-production'] as const;
+const SCAN_ENVIRONMENTS = ['production', 'non-production'] as const;
 type ScanEnvironment = (typeof SCAN_ENVIRONMENTS)[number];
 
 export interface ClusterSettings {

@@ -14,7 +14,7 @@ const FIRST_V1_RELEASE = '1.0.0';
  * Rules of Karpenter's development branch after the newest known release (`main`): they apply to a
  * version newer than NEWEST_KNOWN_RELEASE only, since the next release is cut from that branch.
  */
-export const AFTER_NEWEST_RELEASE = 'after-newest';
+const AFTER_NEWEST_RELEASE = 'after-newest';
 
 type Since = string;
 
@@ -66,7 +66,7 @@ export const SINCE = {
 } as const satisfies Readonly<Record<string, Since>>;
 
 /** The `karpenter.k8s.aws/*` labels a NodePool may use, with the release that allowed each. */
-export const KARPENTER_AWS_LABELS_SINCE: Readonly<Record<string, Since>> = {
+const KARPENTER_AWS_LABELS_SINCE: Readonly<Record<string, Since>> = {
   'instance-encryption-in-transit-supported': FIRST_V1_RELEASE,
   'instance-category': FIRST_V1_RELEASE,
   'instance-hypervisor': FIRST_V1_RELEASE,

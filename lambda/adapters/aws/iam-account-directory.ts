@@ -22,9 +22,6 @@ import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
 import { collectPages } from './paginate.js';
 import { instanceProfileFromSdk, roleFromSdk, type SdkInstanceProfile } from './sdk-shapes.js';
 
-/** The CLI's only: the Lambdas scan one cluster at a time, below the threshold (no grant). */
-export const ACCOUNT_DIRECTORY_ACTION = 'iam:GetAccountAuthorizationDetails';
-
 /** The API's largest page. */
 const MAX_ITEMS = 1000;
 
