@@ -322,10 +322,14 @@ function renderColdStart(coldStart: ColdStartResult): string[] {
       `${Math.round(entry.initPlusFirstInvocationMs)} ms`,
       ratio(entry.initPlusFirstInvocationRatioToFloor),
       `${Math.round(entry.warmInvocationMs)} ms`,
+      // Results measured before the cold part was recorded have none.
+      entry.coldCpuMs === undefined
+        ? 'n/a'
+        : `${Math.round(entry.coldPartMs)} ms / ${Math.round(entry.coldCpuMs)} ms`,
       entry.event,
     ]);
   return [
-    `**Cold start, as deployed** (\`bench/cold-start.ts\`): the deployment simulation's stack synthesized by cdk.json's app (which builds the bundles with \`scripts/build-lambdas.ts\`), each function's asset run as the Lambda runtime runs it: a fresh Node process with the function's environment (NODE_OPTIONS: ${coldStart.nodeOptions || 'none'}) imports \`index.mjs\` and calls \`handler\` with a real event, against the emulated AWS and Kubernetes APIs on 127.0.0.1 (the state table holding a previous scheduled scan). Timed inside the process from process start: *init* (bundle imported), *first invocation* (returned), then a second, *warm* invocation of the same event for reference (first − warm is what being cold costs the invocation). Median of ${coldStart.runs} runs, interleaved. The floors are built with the handlers' esbuild options, code splitting included, and run by the same harness in the scan worker's environment; ratios are to the one-EC2-call floor. Node ${coldStart.node} (the Lambdas run nodejs24.x); compare ratios, the machine's load moves milliseconds.`,
+    `**Cold start, as deployed** (\`bench/cold-start.ts\`): the deployment simulation's stack synthesized by cdk.json's app (which builds the bundles with \`scripts/build-lambdas.ts\`), each function's asset run as the Lambda runtime runs it: a fresh Node process with the function's environment (NODE_OPTIONS: ${coldStart.nodeOptions || 'none'}) imports \`index.mjs\` and calls \`handler\` with a real event, against the emulated AWS and Kubernetes APIs on 127.0.0.1 (the state table holding a previous scheduled scan). Timed inside the process from process start: *init* (bundle imported), *first invocation* (returned), then a second, *warm* invocation of the same event for reference. *Cold part*: per run, init + first invocation − the warm invocation, in wall-clock time and in the process's CPU time (median of each); waits move only the first, IAM's account-wide budget above all (the warm invocation finds its bucket emptier), so compare CPU. Median of ${coldStart.runs} runs, interleaved. The floors are built with the handlers' esbuild options, code splitting included, and run by the same harness in the scan worker's environment; ratios are to the one-EC2-call floor. Node ${coldStart.node} (the Lambdas run nodejs24.x); compare ratios, the machine's load moves milliseconds.`,
     '',
     row([
       'Bundle',
@@ -336,9 +340,10 @@ function renderColdStart(coldStart: ColdStartResult): string[] {
       'Init + first invocation',
       'Init + first / floor',
       'Warm invocation',
+      'Cold part: wall / CPU',
       'Event',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
     ...coldStart.floors.map(measured),
     ...coldStart.handlers.map(measured),
   ];

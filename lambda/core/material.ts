@@ -50,11 +50,75 @@ export function materialFacts(
   return canonical({ status: finding.status, severity: finding.severity, evidence });
 }
 
+/** Keys an object lists first, in numeric order (array indices: 0 … 2^32 - 2). */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
+const isArrayIndex = (key: string) => ARRAY_INDEX.test(key) && Number(key) < 0xffffffff;
+
+/** A value `canonicalJson` does not write itself: the caller falls back to `canonical`. */
+const UNCOMMON = Symbol('uncommon');
+
+/**
+ * `JSON.stringify(canonical(value))`, written directly, without the canonical copy (one per
+ * finding). Throws `UNCOMMON` for values whose JSON a check never produces (bigint, a `toJSON`
+ * function), which `materialHash` then writes the long way.
+ */
+function canonicalJson(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    const items = new Set<string | undefined>();
+    for (const item of value) items.add(canonicalJson(item));
+    const sorted = [...items].sort();
+    let json = '[';
+    for (let index = 0; index < sorted.length; index++) {
+      const item = sorted[index];
+      if (index > 0) json += ',';
+      json += item === undefined ? 'null' : JSON.stringify(item);
+    }
+    return `${json}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // The canonical object lists array-index keys first, in numeric order, as every object does.
+    const indices = entries.filter(([key]) => isArrayIndex(key));
+    const ordered =
+      indices.length === 0
+        ? entries
+        : [
+            ...indices.sort(([a], [b]) => Number(a) - Number(b)),
+            ...entries.filter(([key]) => !isArrayIndex(key)),
+          ];
+    let json = '{';
+    for (const [key, item] of ordered) {
+      if (key === 'toJSON' && typeof item === 'function') throw UNCOMMON;
+      const itemJson = canonicalJson(item);
+      if (itemJson === undefined) continue;
+      if (json.length > 1) json += ',';
+      json += `${JSON.stringify(key)}:${itemJson}`;
+    }
+    return `${json}}`;
+  }
+  if (typeof value === 'bigint') throw UNCOMMON;
+  return JSON.stringify(value);
+}
+
 export function materialHash(
   finding: Pick<Finding, 'status' | 'severity' | 'evidence'>,
   paths: readonly MaterialPath[]
 ): string {
-  return stableHash(JSON.stringify(materialFacts(finding, paths)));
+  const facts = {
+    status: finding.status,
+    severity: finding.severity,
+    evidence: Object.fromEntries(
+      paths.map((path) => [path, selectMaterial(finding.evidence, path)])
+    ),
+  };
+  try {
+    return stableHash(canonicalJson(facts) as string);
+  } catch (error) {
+    if (error !== UNCOMMON) throw error;
+    return stableHash(JSON.stringify(canonical(facts)));
+  }
 }
 
 export type ChangeVerdict = 'new' | 'changed' | 'unchanged';

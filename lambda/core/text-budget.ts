@@ -163,6 +163,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * Whether `shapeValue` leaves `value` as it is, found without copying anything: almost every
+ * evidence fits, and shaping it would copy each array and object only to return the original.
+ */
+function fitsShape(value: unknown, shape: EvidenceShape, depth: number): boolean {
+  if (typeof value === 'string') return elideText(value, shape.string) === value;
+  const isArray = Array.isArray(value);
+  if (!isArray && !isPlainObject(value)) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (isArray) {
+    if (value.length > shape.items) return false;
+    for (const item of value) if (!fitsShape(item, shape, depth + 1)) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > shape.items) return false;
+  for (const key of keys) {
+    if (elideText(key, FINDING_TEXT_BUDGET.evidenceKey) !== key) return false;
+    if (!fitsShape(value[key], shape, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** `value` with every string within the shape; the same reference when nothing was cut. */
 function shapeValue(value: unknown, shape: EvidenceShape, depth: number): unknown {
   if (typeof value === 'string') return elideText(value, shape.string);
@@ -203,6 +226,12 @@ function jsonBytes(value: unknown): number {
   return utf8Length(JSON.stringify(value) ?? '');
 }
 
+/** `jsonBytes(value) <= maxBytes`, counting bytes only when the JSON might not fit. */
+function jsonFits(value: unknown, maxBytes: number): boolean {
+  const json = JSON.stringify(value) ?? '';
+  return json.length * 3 <= maxBytes || utf8Length(json) <= maxBytes;
+}
+
 /**
  * The evidence within its budgets: each string within `evidenceString` bytes, and the whole, as
  * JSON, within `evidence` bytes (strings cut shorter and long lists shortened until it fits; as a
@@ -215,8 +244,12 @@ export function boundEvidence(
 ): Readonly<Record<string, unknown>> {
   let shaped: Record<string, unknown> = {};
   for (const shape of SHAPES) {
-    shaped = shapeValue(evidence, shape, 0) as Record<string, unknown>;
-    if (jsonBytes(shaped) <= maxBytes) return shaped;
+    // Same reference when nothing is cut, as shapeValue returns it; found without copying.
+    shaped = (fitsShape(evidence, shape, 0) ? evidence : shapeValue(evidence, shape, 0)) as Record<
+      string,
+      unknown
+    >;
+    if (jsonFits(shaped, maxBytes)) return shaped;
   }
   // Still too big (very many top-level fields, or deep nesting): keep fields in order while they
   // fit, a marker for each that does not, and stop with a count when not even markers fit.

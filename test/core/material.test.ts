@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   changeBetween,
@@ -5,7 +6,7 @@ import {
   materialHash,
   selectMaterial,
 } from '../../lambda/core/material.js';
-import type { Finding } from '../../lambda/core/model.js';
+import { type Finding, stableHash } from '../../lambda/core/model.js';
 
 type Material = Pick<Finding, 'status' | 'severity' | 'evidence'>;
 
@@ -125,5 +126,53 @@ describe('changeBetween', () => {
     expect(changeBetween({ severity: 'high', status: 'fail' }, current)).toBe('unchanged');
     expect(changeBetween({ severity: 'medium', status: 'fail' }, current)).toBe('changed');
     expect(changeBetween({ severity: 'high', status: 'error' }, current)).toBe('changed');
+  });
+});
+
+describe('materialHash as written', () => {
+  // The hash was always stableHash(JSON.stringify(materialFacts(…))): written directly now, it
+  // must stay the same for every finding already stored.
+  const written = (material: Material, paths: readonly string[]) =>
+    stableHash(JSON.stringify(materialFacts(material, paths)));
+
+  it('is the hash of the canonical facts as JSON, for any evidence', () => {
+    const key = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('0', '1', '10', '9', '01', '-1', '4294967294', '4294967295', 'toJSON')
+    );
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 8 }),
+        fc.double(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined)
+      ),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        tie('leaf'),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(key, tie('node'), { maxKeys: 4 })
+      ),
+    })).node;
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 5 }), (evidence) => {
+        const paths = [...Object.keys(evidence), 'absent', 'items[].name'];
+        expect(materialHash(failing(evidence), paths)).toBe(written(failing(evidence), paths));
+      }),
+      { numRuns: 300 }
+    );
+  });
+
+  it('writes values a check never produces the long way, with the same result', () => {
+    const evidence = {
+      when: new Date(0),
+      seen: new Map([['a', 1]]),
+      odd: { toJSON: () => 'replaced', kept: 1 },
+      unset: [1, undefined, 3],
+    };
+    const paths = Object.keys(evidence);
+    expect(materialHash(failing(evidence), paths)).toBe(written(failing(evidence), paths));
+    expect(() => materialHash(failing({ big: 1n }), ['big'])).toThrow(TypeError);
   });
 });

@@ -6,6 +6,7 @@ import {
   isSeverity,
   type ResourceRef,
   SEVERITIES,
+  StableHasher,
   severityRank,
   stableHash,
 } from '../../lambda/core/model.js';
@@ -49,6 +50,39 @@ describe('stableHash against a BigInt reference', () => {
       }),
       { numRuns: 500 }
     );
+  });
+});
+
+describe('StableHasher', () => {
+  it('hashes text given in parts as the whole text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }), { maxLength: 5 }),
+        (parts) => {
+          const hasher = new StableHasher();
+          for (const part of parts) hasher.add(part);
+          expect(hasher.digest()).toBe(stableHash(parts.join('')));
+        }
+      ),
+      { numRuns: 200 }
+    );
+  });
+
+  it('adds a value as JSON.stringify writes it', () => {
+    for (const value of [
+      'plain',
+      'a"b\\c\n',
+      '\u0001',
+      '\ud800',
+      'ノ🚀',
+      1,
+      null,
+      undefined,
+      ['x'],
+    ])
+      expect(new StableHasher().addJson(value).digest()).toBe(
+        stableHash(JSON.stringify(value) ?? 'null')
+      );
   });
 });
 

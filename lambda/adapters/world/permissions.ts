@@ -156,9 +156,18 @@ export function createWorldPolicySimulator(
   options: WorldPolicySimulatorOptions = {}
 ): PolicySimulatorPort {
   const rows = world.iam.permissions;
+  // One scan simulates thousands of requests of a few principals: their documents are looked up
+  // once (a lookup that throws is not kept, so it throws again).
+  const documentsByPrincipal = new Map<string, PrincipalPolicyDocuments | undefined>();
+  const documentsOf = (principalArn: string) => {
+    if (documentsByPrincipal.has(principalArn)) return documentsByPrincipal.get(principalArn);
+    const documents = principalPolicyDocuments(world, principalArn);
+    documentsByPrincipal.set(principalArn, documents);
+    return documents;
+  };
   return {
     async simulate(request: SimulationRequest): Promise<readonly SimulationResult[]> {
-      const documents = principalPolicyDocuments(world, request.principalArn);
+      const documents = documentsOf(request.principalArn);
       if (documents !== undefined) {
         if (options.engine === undefined) {
           throw new SourceUnavailableError(

@@ -20,7 +20,7 @@ export function* jsonChunks(report: ScanReport): Generator<string> {
     if (Array.isArray(json) && json.length > 0) {
       yield `${separator}\n  ${JSON.stringify(key)}: [`;
       for (const [position, element] of json.entries()) {
-        yield `${position === 0 ? '' : ','}\n    ${indented(JSON.stringify(toJson(element), null, 2) ?? 'null', '    ')}`;
+        yield `${position === 0 ? '' : ','}\n    ${atDepthTwo(toJson(element))}`;
       }
       yield '\n  ]';
     } else {
@@ -43,6 +43,18 @@ function toJson(value: unknown): unknown {
 /** Values JSON.stringify leaves out of an object. */
 function omitted(json: unknown): boolean {
   return json === undefined || typeof json === 'function' || typeof json === 'symbol';
+}
+
+const DEPTH_TWO_OPEN = '[\n  [\n    '.length;
+const DEPTH_TWO_CLOSE = '\n  ]\n]'.length;
+
+/**
+ * An array element's JSON as it sits at depth two (`indented(…, '    ')`), written there by
+ * JSON.stringify itself inside two arrays: no second copy of the text to indent it.
+ */
+function atDepthTwo(element: unknown): string {
+  const wrapped = JSON.stringify([[element]], null, 2);
+  return wrapped.slice(DEPTH_TWO_OPEN, wrapped.length - DEPTH_TWO_CLOSE);
 }
 
 /** Nested text at its depth: line breaks only occur between tokens (strings escape them). */

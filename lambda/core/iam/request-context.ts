@@ -11,7 +11,7 @@ import type {
   SimulationRequest,
 } from '../facts/permissions.js';
 import type { Slice } from '../facts/slice.js';
-import { stableHash } from '../model.js';
+import { StableHasher } from '../model.js';
 import type { EC2NodeClass } from '../schema.js';
 import { isAtLeast, type KarpenterVersion } from '../version.js';
 import {
@@ -233,22 +233,52 @@ function principalTagContext(controller: ControllerRoleFound): ContextEntry[] {
   return tagEntries('aws:PrincipalTag/', controller.sessionTags);
 }
 
+const byKey = (a: ContextEntry, b: ContextEntry) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 function sortedContext(entries: readonly ContextEntry[]): ContextEntry[] {
-  return [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...entries].sort(byKey);
 }
 
-/** Same principal, actions, resources and context → same key, whatever the order. */
+/** The entries in key order: themselves when already so (as a stable sort leaves them). */
+function inKeyOrder(entries: readonly ContextEntry[]): readonly ContextEntry[] {
+  for (let index = 1; index < entries.length; index++)
+    if (byKey(entries[index - 1] as ContextEntry, entries[index] as ContextEntry) > 0)
+      return sortedContext(entries);
+  return entries;
+}
+
+function addJsonArray(hasher: StableHasher, values: readonly unknown[]): StableHasher {
+  hasher.add('[');
+  for (let index = 0; index < values.length; index++) {
+    if (index > 0) hasher.add(',');
+    hasher.addJson(values[index]);
+  }
+  return hasher.add(']');
+}
+
+/**
+ * Same principal, actions, resources and context → same key, whatever the order: the hash of
+ * `JSON.stringify([principal, sorted actions, sorted resources, [[key, type, values], …] by key])`,
+ * hashed as it would be written (about 70,000 keys in a 5,000-NodeClass scan).
+ */
 export function simulationKey(
   request: Pick<SimulationRequest, 'principalArn' | 'actions' | 'resourceArns' | 'context'>
 ): string {
-  return stableHash(
-    JSON.stringify([
-      request.principalArn,
-      [...request.actions].sort(),
-      [...request.resourceArns].sort(),
-      sortedContext(request.context).map((entry) => [entry.key, entry.type, entry.values]),
-    ])
-  );
+  const hasher = new StableHasher().add('[').addJson(request.principalArn).add(',');
+  addJsonArray(hasher, [...request.actions].sort()).add(',');
+  addJsonArray(hasher, [...request.resourceArns].sort()).add(',[');
+  const context = inKeyOrder(request.context);
+  for (let index = 0; index < context.length; index++) {
+    const entry = context[index] as ContextEntry;
+    hasher
+      .add(index > 0 ? ',[' : '[')
+      .addJson(entry.key)
+      .add(',')
+      .addJson(entry.type)
+      .add(',');
+    addJsonArray(hasher, entry.values).add(']');
+  }
+  return hasher.add(']]').digest();
 }
 
 /**

@@ -126,6 +126,16 @@ function packGroup(members: readonly SimulationRequest[], perCall: number): Rect
   return calls;
 }
 
+/** Whether the call's actions and resources are the request's, each listed once in it. */
+function asksExactly(request: SimulationRequest, call: Rectangle): boolean {
+  return (
+    call.actions.size === request.actions.length &&
+    call.resources.size === request.resourceArns.length &&
+    request.actions.every((action) => call.actions.has(action)) &&
+    request.resourceArns.every((resource) => call.resources.has(resource))
+  );
+}
+
 /**
  * Groups requests by principal and policy-relevant context (`usageOf` per principal; `unknown`
  * keeps every value) and packs each group into calls of at most `perCall` results. Groups keep
@@ -177,8 +187,11 @@ export function batchSimulations(
         resourceArns: inOrder(call.resources),
         context: first.context,
       };
+      // A key depends on the sets of actions and resources only (simulationKey): a call asking
+      // exactly what its group's first request asks has that request's key, without hashing.
+      const key = asksExactly(first, call) ? first.key : simulationKey(body);
       return {
-        request: { ...first, ...body, key: simulationKey(body) },
+        request: { ...first, ...body, key },
         members: members.filter((member) => call.members.has(member)),
       };
     });

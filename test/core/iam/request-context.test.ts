@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SimulationRequest } from '../../../lambda/core/facts/permissions.js';
+import type { ContextEntry, SimulationRequest } from '../../../lambda/core/facts/permissions.js';
 import { ok, unavailable } from '../../../lambda/core/facts/slice.js';
 import { permissionScopeOf, simulationInputOf } from '../../../lambda/core/iam/nodeclass-inputs.js';
 import {
@@ -9,6 +10,7 @@ import {
   simulationKey,
 } from '../../../lambda/core/iam/request-context.js';
 import type { Inventory } from '../../../lambda/core/inventory.js';
+import { stableHash } from '../../../lambda/core/model.js';
 import { parseKarpenterVersion } from '../../../lambda/core/version.js';
 import {
   aCluster,
@@ -316,6 +318,61 @@ describe('buildSimulations', () => {
       simulationKey({ principalArn: 'p', actions: ['b', 'a'], resourceArns: ['*'], context: [] })
     ).toBe(
       simulationKey({ principalArn: 'p', actions: ['a', 'b'], resourceArns: ['*'], context: [] })
+    );
+  });
+
+  it('keeps the key it always had: the hash of the sorted request as JSON', () => {
+    // The key was stableHash of this JSON text; it is now hashed without building the text.
+    const written = (
+      request: Pick<SimulationRequest, 'principalArn' | 'actions' | 'resourceArns' | 'context'>
+    ) =>
+      stableHash(
+        JSON.stringify([
+          request.principalArn,
+          [...request.actions].sort(),
+          [...request.resourceArns].sort(),
+          [...request.context]
+            .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+            .map((entry) => [entry.key, entry.type, entry.values]),
+        ])
+      );
+    // Quotes, backslashes, controls, lone and paired surrogates: every escape JSON writes.
+    const text = fc.string({ unit: 'binary', maxLength: 12 });
+    const entry: fc.Arbitrary<ContextEntry> = fc.record({
+      key: fc.oneof(text, fc.constantFrom('aws:TagKeys', 'aws:RequestTag/a', 'ec2:Vpc')),
+      type: fc.constantFrom('string' as const, 'stringList' as const, 'boolean' as const),
+      values: fc.array(text, { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.record({
+          principalArn: text,
+          actions: fc.array(text, { maxLength: 4 }),
+          resourceArns: fc.array(text, { maxLength: 4 }),
+          context: fc.array(entry, { maxLength: 5 }),
+        }),
+        (request) => {
+          expect(simulationKey(request)).toBe(written(request));
+        }
+      ),
+      { numRuns: 200 }
+    );
+    expect(
+      simulationKey({
+        principalArn: 'arn:aws:iam::111122223333:role/ctrl',
+        actions: ['ec2:RunInstances'],
+        resourceArns: ['*'],
+        context: [{ key: 'k', type: 'string', values: ['a"b\\c\n\u2028ノ🚀'] }],
+      })
+    ).toBe(
+      stableHash(
+        JSON.stringify([
+          'arn:aws:iam::111122223333:role/ctrl',
+          ['ec2:RunInstances'],
+          ['*'],
+          [['k', 'string', ['a"b\\c\n\u2028ノ🚀']]],
+        ])
+      )
     );
   });
 
