@@ -10,6 +10,11 @@ const UNSAFE = '\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u2028-\\u20
 const UNSAFE_CHAR = new RegExp(`[${UNSAFE}]`, 'g');
 // The guard's view: a complete SGR sequence (colour) as one match, else one unsafe character.
 const GUARDED = new RegExp(`\\u001B\\[[0-9;]*m|[${UNSAFE}]`, 'g');
+// What the guard changes: `UNSAFE` without the tab (U+0009) and line feed (U+000A) it keeps.
+// Text without any is returned as is, sparing a replacement call per line (a report has millions).
+const CHANGED_BY_GUARD = new RegExp(
+  `[${UNSAFE.replace('\\u0000-\\u001F', '\\u0000-\\u0008\\u000B-\\u001F')}]`
+);
 
 /** `\u001B` for ESC: what a reader sees instead of a control character. */
 export function visibleEscape(char: string): string {
@@ -36,6 +41,7 @@ export interface TerminalOutputOptions {
  * Raw C1 or bidi characters inside JSON strings become `\uXXXX` escapes of the same value.
  */
 export function terminalOutput(text: string, options: TerminalOutputOptions): string {
+  if (!CHANGED_BY_GUARD.test(text)) return text;
   return text.replace(GUARDED, (match) => {
     if (match.length > 1)
       return options.sgr ? match : `${visibleEscape('\u001b')}${match.slice(1)}`;
