@@ -386,8 +386,9 @@ const isKmsFactCall = (operation: string) =>
  * time against the time IAM's simulation bucket (as the stand-in enforces it) needs for that floor.
  */
 /**
- * The scanner's own IAM budget (lambda/adapters/aws/rate-limit.ts): one bucket for every IAM call,
- * reads and simulations alike.
+ * One budget for every IAM call, reads and simulations alike, the size of IAM's own bucket: the
+ * floor. The scanner's bucket (lambda/adapters/aws/rate-limit.ts) has the same rate and keeps 2
+ * tokens of that burst as a margin against network jitter (0.4 s over the floor).
  */
 const SCANNER_IAM_BUDGET = { capacity: 10, refillPerSecond: 5 };
 

@@ -2,7 +2,8 @@
 // from this table. It is keyed by port method like the adapters' fact descriptors
 // (adapters/aws/*-descriptors.ts), but SDK-free: the memo runs in the Lambdas' lazy phases, which
 // must not load the SDK. A new port method does not compile without its entry here.
-import type { SecurityGroup, Subnet } from '../core/facts/aws.js';
+import { imageMatchesFilters } from '../core/ami/queries.js';
+import type { Image, SecurityGroup, Subnet } from '../core/facts/aws.js';
 import {
   type AwsFactsPort,
   type FilterQuery,
@@ -32,15 +33,24 @@ export interface PerRegion {
 
 /**
  * Queries of one literal filter, asked for in one turn, are merged into one call per filter name
- * (as many values as EC2 takes); each query is answered with the items its own values match.
- * Other queries are shared per query.
+ * and equal other parameters (as many values as EC2 takes); each query is answered with the items
+ * its own values match. Other queries are shared per query.
  */
 export interface Merged<Item extends { readonly id: string }> {
   readonly share: 'merged';
   readonly label: string;
   /** Filter names (besides tags) the local matcher implements. */
   readonly attributes: readonly string[];
-  /** The live API's filter semantics (core's matcher). Method syntax: any item type fits. */
+  /**
+   * Of those, the ones whose values EC2 matches as wildcard patterns (`*`, `?`, `\` escapes), as the
+   * local matcher does: their patterns merge too. Elsewhere a value with those characters is sent
+   * alone (a literal `*` in an id filter would match differently locally).
+   */
+  readonly wildcardAttributes?: readonly string[];
+  /**
+   * The live API's filter semantics (core's matcher) for the query's filters only: merged queries
+   * share every other parameter. Method syntax: any item type fits.
+   */
   matches(item: Item, query: FilterQuery): boolean;
 }
 
@@ -70,7 +80,14 @@ export type Sharing =
   | BatchFormOf;
 
 export const FACT_SHARING = {
-  describeImages: { share: 'per-query', label: 'images' },
+  // ~One name selector per custom AMI: a fleet's name terms (equal owners) become one or two calls.
+  describeImages: {
+    share: 'merged',
+    label: 'images',
+    attributes: ['name', 'image-id'],
+    wildcardAttributes: ['name'],
+    matches: (image: Image, query: FilterQuery) => imageMatchesFilters(image, query.filters),
+  },
   describeSubnets: {
     share: 'merged',
     label: 'subnets',

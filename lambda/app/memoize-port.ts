@@ -1,7 +1,8 @@
 // One scan issues each distinct AWS query once, each port method shared as its entry in
 // FACT_SHARING (fact-sharing.ts) says: identical queries share one promise, names are read once or
-// batched, literal-filter queries are merged across NodeClasses. At most `concurrency` calls run at
-// a time so a scan never bursts through the account's shared EC2/IAM rate buckets.
+// batched, single-filter queries (image name patterns included) are merged across NodeClasses. At
+// most `concurrency` calls run at a time so a scan never bursts through the account's shared
+// EC2/IAM rate buckets.
 import type { AwsFactsPort, FilterQuery, ImageQuery } from '../core/ports/aws-facts.js';
 import { createLimiter } from '../shared/concurrency.js';
 import { type Batched, FACT_SHARING, type Merged, type Sharing } from './fact-sharing.js';
@@ -21,19 +22,25 @@ export const MERGED_FILTER_VALUES = 100;
 
 /**
  * The filter a query can share with others: exactly one tag or id/name filter (those the local
- * matcher implements), no id list, literal values. EC2 ORs a filter's values and matches a literal
- * value exactly and case-sensitively, so the merged answer, filtered locally by each query's own
- * values, is that query's answer. Wildcards and several ANDed filters are sent as they are.
+ * matcher implements), no id list, literal values (or patterns where EC2 and the local matcher
+ * both read wildcards). EC2 ORs a filter's values and matches a literal value exactly and
+ * case-sensitively, so the merged answer, filtered locally by each query's own values, is that
+ * query's answer. Several ANDed filters are sent as they are.
  */
 function mergeableFilter(
-  query: FilterQuery,
-  attributes: readonly string[]
+  query: Query,
+  sharing: Pick<Merged<{ readonly id: string }>, 'attributes' | 'wildcardAttributes'>
 ): { name: string; values: readonly string[] } | undefined {
   const [filter, ...rest] = query.filters;
-  if (filter === undefined || rest.length > 0 || query.ids !== undefined) return undefined;
+  if (filter === undefined || rest.length > 0 || ('ids' in query && query.ids !== undefined)) {
+    return undefined;
+  }
   const known =
-    filter.name === 'tag-key' || filter.name.startsWith('tag:') || attributes.includes(filter.name);
+    filter.name === 'tag-key' ||
+    filter.name.startsWith('tag:') ||
+    sharing.attributes.includes(filter.name);
   if (!known || filter.values.length === 0) return undefined;
+  if (sharing.wildcardAttributes?.includes(filter.name)) return filter;
   return filter.values.some((value) => /[*?\\]/.test(value)) ? undefined : filter;
 }
 
@@ -138,25 +145,29 @@ export function memoizeAwsFactsPort(
   }
 
   /**
-   * Queries of one literal filter asked for in one turn, by filter name: one call per
-   * MERGED_FILTER_VALUES values, each query answered with the items its own values match.
+   * Queries of one literal filter asked for in one turn, by filter name and their other parameters
+   * (owners, deprecation): one call per MERGED_FILTER_VALUES values, each query answered with the
+   * items its own values match.
    */
-  function mergingLookup<T extends { readonly id: string }>(
+  function mergingLookup<T extends { readonly id: string }, Q extends Query>(
     sharing: Merged<T>,
-    send: (query: FilterQuery) => Promise<readonly T[]>
-  ): (query: FilterQuery) => Promise<readonly T[]> {
-    const waiting = new Map<string, { query: FilterQuery; deferred: Deferred<readonly T[]> }[]>();
+    send: (query: Q) => Promise<readonly T[]>
+  ): (query: Q) => Promise<readonly T[]> {
+    const waiting = new Map<
+      string,
+      { shape: Q; name: string; members: { query: Q; deferred: Deferred<readonly T[]> }[] }
+    >();
     let scheduled = false;
     const flush = () => {
       scheduled = false;
-      const groups = [...waiting];
+      const groups = [...waiting.values()];
       waiting.clear();
-      for (const [name, members] of groups) {
+      for (const { shape, name, members } of groups) {
         const values = [...new Set(members.flatMap(({ query }) => query.filters[0]?.values ?? []))];
         const calls: Promise<readonly T[]>[] = [];
         for (let start = 0; start < values.length; start += MERGED_FILTER_VALUES) {
           const chunk = values.slice(start, start + MERGED_FILTER_VALUES);
-          calls.push(limit(() => send({ filters: [{ name, values: chunk }] })));
+          calls.push(limit(() => send({ ...shape, filters: [{ name, values: chunk }] })));
         }
         Promise.all(calls).then(
           (answers) => {
@@ -179,13 +190,18 @@ export function memoizeAwsFactsPort(
     };
     return (query) => {
       const key = `${sharing.label} ${queryKey(query)}`;
-      const filter = mergeableFilter(query, sharing.attributes);
+      const filter = mergeableFilter(query, sharing);
       const cached = cache.get(key);
       if (cached) return cached as Promise<readonly T[]>;
       if (filter === undefined) return once(key, () => send(query));
       const deferred = defer<readonly T[]>();
       cache.set(key, deferred.promise);
-      waiting.set(filter.name, [...(waiting.get(filter.name) ?? []), { query, deferred }]);
+      // Merged only with queries equal but for this filter's values.
+      const shape = { ...query, filters: [] };
+      const groupKey = `${filter.name} ${queryKey(shape)}`;
+      const group = waiting.get(groupKey) ?? { shape, name: filter.name, members: [] };
+      group.members.push({ query, deferred });
+      waiting.set(groupKey, group);
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

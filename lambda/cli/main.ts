@@ -95,8 +95,11 @@ function tableWidth(io: CliIo, toTerminal: boolean): number {
   return width === 0 ? DEFAULT_WIDTH : Math.max(MIN_WIDTH, width);
 }
 
-/** Pieces written this many characters at a time: a 100×50 world's report is 225,000 pieces. */
-const WRITE_BATCH_CHARS = 64 * 1024;
+/**
+ * Pieces written this many characters at a time: a 100×50 world's report is 225,000 pieces. Not
+ * more: one non-Latin-1 character (`→`, `…`) makes V8 copy the whole batch into a two-byte string.
+ */
+const WRITE_BATCH_CHARS = 16 * 1024;
 
 /**
  * Small pieces gathered into writes of about `WRITE_BATCH_CHARS`: one write (guard, encoding,

@@ -76,20 +76,19 @@ function canonicalJson(value: unknown): string | undefined {
     return `${json}]`;
   }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
     // The canonical object lists array-index keys first, in numeric order, as every object does.
-    const indices = entries.filter(([key]) => isArrayIndex(key));
-    const ordered =
-      indices.length === 0
-        ? entries
-        : [
-            ...indices.sort(([a], [b]) => Number(a) - Number(b)),
-            ...entries.filter(([key]) => !isArrayIndex(key)),
-          ];
+    const ordered = keys.some(isArrayIndex)
+      ? [
+          ...keys.filter(isArrayIndex).sort((a, b) => Number(a) - Number(b)),
+          ...keys.filter((key) => !isArrayIndex(key)),
+        ]
+      : keys;
     let json = '{';
-    for (const [key, item] of ordered) {
+    for (const key of ordered) {
+      const item = record[key];
+      if (item === undefined) continue;
       if (key === 'toJSON' && typeof item === 'function') throw UNCOMMON;
       const itemJson = canonicalJson(item);
       if (itemJson === undefined) continue;

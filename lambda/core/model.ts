@@ -126,10 +126,6 @@ const hex32 = (value: number): string =>
   (HEX_BYTE[(value >>> 8) & 0xff] as string) +
   (HEX_BYTE[value & 0xff] as string);
 
-/** Characters JSON.stringify writes as escapes (and surrogates, which it may). */
-const CONTROLS_AND_SURROGATES = '\\u0000-\\u001f\\ud800-\\udfff';
-const JSON_ESCAPED = new RegExp(`["\\\\${CONTROLS_AND_SURROGATES}]`);
-
 /**
  * `stableHash` of a text given in parts, without building the text: `add(a).add(b).digest()` is
  * `stableHash(a + b)` as long as no part ends between the two halves of a surrogate pair.
@@ -166,11 +162,34 @@ export class StableHasher {
     return this;
   }
 
-  /** Adds `JSON.stringify(value)`, without building it when the string needs no escape. */
+  /**
+   * Adds `JSON.stringify(value)` (`null` for what it leaves out), without building it for a string:
+   * its characters are hashed between quotes in one pass, which a character JSON escapes (a
+   * quote, a backslash, a control, a surrogate) abandons for the long way.
+   */
   addJson(value: unknown): this {
-    if (typeof value === 'string' && !JSON_ESCAPED.test(value))
-      return this.add('"').add(value).add('"');
-    return this.add(JSON.stringify(value) ?? 'null');
+    if (typeof value !== 'string') return this.add(JSON.stringify(value) ?? 'null');
+    let high = this.high;
+    let low = this.low;
+    const length = value.length;
+    // Positions -1 and `length` are the quotes.
+    for (let index = -1; index <= length; index++) {
+      let code = 0x22;
+      if (index >= 0 && index < length) {
+        code = value.charCodeAt(index);
+        if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff))
+          return this.add(JSON.stringify(value));
+      }
+      low = (low ^ code) >>> 0;
+      const lowProduct = low * 0x1b3;
+      const lowNext = lowProduct >>> 0;
+      const carry = (lowProduct - lowNext) / 0x100000000;
+      high = (Math.imul(high, 0x1b3) + ((low << 8) >>> 0) + carry) >>> 0;
+      low = lowNext;
+    }
+    this.high = high;
+    this.low = low;
+    return this;
   }
 
   digest(): string {
@@ -192,9 +211,15 @@ export function stableHash(text: string): string {
  * (every world and live object) keep the ids they always had.
  */
 export function findingId(checkId: string, resource: ResourceRef, discriminator = ''): string {
-  const parts = [checkId, resource.cluster, resource.kind, resource.name, discriminator];
+  const parts: unknown[] = [checkId, resource.cluster, resource.kind, resource.name, discriminator];
   const { origin } = resource;
-  if (origin !== undefined)
-    parts.push(origin.file, String(origin.document), String(origin.item ?? ''));
-  return stableHash(parts.join('\u0000'));
+  if (origin !== undefined) parts.push(origin.file, origin.document, origin.item ?? '');
+  // The hash of `parts.join('\u0000')`, hashed part by part.
+  const hasher = new StableHasher();
+  for (let index = 0; index < parts.length; index++) {
+    if (index > 0) hasher.add('\u0000');
+    const part = parts[index];
+    hasher.add(part === undefined || part === null ? '' : String(part));
+  }
+  return hasher.digest();
 }

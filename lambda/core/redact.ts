@@ -98,9 +98,12 @@ export function redactDeep(value: unknown, depth = 0): unknown {
 }
 
 /** The finding with its message, remediation and evidence scrubbed (same reference if clean). */
-export function redactFinding(finding: Finding): Finding {
+export function redactFinding(
+  finding: Finding,
+  redactRemediation: (text: string) => string = redactSecrets
+): Finding {
   const message = redactSecrets(finding.message);
-  const remediation = redactSecrets(finding.remediation);
+  const remediation = redactRemediation(finding.remediation);
   const evidence = redactDeep(finding.evidence) as Finding['evidence'];
   if (
     message === finding.message &&
@@ -112,15 +115,27 @@ export function redactFinding(finding: Finding): Finding {
   return { ...finding, message, remediation, evidence };
 }
 
+const MAX_REMEMBERED_REMEDIATIONS = 1024;
+
 /**
  * Every finding of an evaluation scrubbed. A finding whose evidence changed gets its material hash
  * recomputed from the scrubbed evidence, so a rotating token never makes a finding "changed".
  */
 export function redactEvaluation(evaluation: Evaluation, checks: readonly Check[]): Evaluation {
   const materialOf = new Map(checks.map((check) => [check.id, check.material]));
+  // Most findings of a check share its remediation text: each text is scrubbed once (up to a
+  // bound, as drafted remediations may each differ).
+  const remediations = new Map<string, string>();
+  const redactRemediation = (text: string): string => {
+    const known = remediations.get(text);
+    if (known !== undefined) return known;
+    const clean = redactSecrets(text);
+    if (remediations.size < MAX_REMEMBERED_REMEDIATIONS) remediations.set(text, clean);
+    return clean;
+  };
   let changed = false;
   const findings = evaluation.findings.map((finding) => {
-    const clean = redactFinding(finding);
+    const clean = redactFinding(finding, redactRemediation);
     if (clean === finding) return finding;
     changed = true;
     if (clean.evidence === finding.evidence) return clean;

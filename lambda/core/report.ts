@@ -56,6 +56,13 @@ function countBy<K extends string>(keys: readonly K[], values: readonly K[]): Re
   return counts;
 }
 
+/**
+ * `a.localeCompare(b)`: the same default collator (what localeCompare without arguments uses),
+ * made once, and no collation at all for equal texts (most comparisons of a large scan's sort).
+ */
+const collator = new Intl.Collator();
+const localeOrder = (a: string, b: string) => (a === b ? 0 : collator.compare(a, b));
+
 /** Most severe first, then by cluster, resource, check: a stable, readable order. */
 export function compareFindings(
   a: Pick<Finding, 'severity' | 'resource' | 'checkId' | 'id'>,
@@ -63,10 +70,10 @@ export function compareFindings(
 ): number {
   return (
     severityRank(a.severity) - severityRank(b.severity) ||
-    a.resource.cluster.localeCompare(b.resource.cluster) ||
-    a.resource.name.localeCompare(b.resource.name) ||
-    a.checkId.localeCompare(b.checkId) ||
-    a.id.localeCompare(b.id)
+    localeOrder(a.resource.cluster, b.resource.cluster) ||
+    localeOrder(a.resource.name, b.resource.name) ||
+    localeOrder(a.checkId, b.checkId) ||
+    localeOrder(a.id, b.id)
   );
 }
 

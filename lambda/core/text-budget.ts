@@ -226,8 +226,58 @@ function jsonBytes(value: unknown): number {
   return utf8Length(JSON.stringify(value) ?? '');
 }
 
-/** `jsonBytes(value) <= maxBytes`, counting bytes only when the JSON might not fit. */
+/** Longest JSON of a number: `-1.7976931348623157e+308` and `-0.0000012345678901234567` are 24. */
+const NUMBER_JSON_BYTES = 32;
+
+/**
+ * At least the UTF-8 bytes of `JSON.stringify(value)`, without writing it (a UTF-16 unit is at
+ * most 6 bytes, as `\uXXXX`); undefined past `limit` or for what JSON may write differently
+ * (`toJSON`, class instances, bigint, nesting beyond `MAX_DEPTH`).
+ */
+function jsonBytesBound(value: unknown, limit: number, depth = 0): number | undefined {
+  switch (typeof value) {
+    case 'string':
+      return 2 + value.length * 6;
+    case 'number':
+      return NUMBER_JSON_BYTES;
+    case 'boolean':
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return 5;
+    case 'bigint':
+      return undefined;
+  }
+  if (value === null) return 4;
+  if (depth >= MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return undefined;
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item = jsonBytesBound(value[index], limit, depth + 1);
+      if (item === undefined) return undefined;
+      bytes += item + 1;
+      if (bytes > limit) return undefined;
+    }
+    return bytes;
+  }
+  if (!isPlainObject(value)) return undefined;
+  for (const key of Object.keys(value)) {
+    const item = jsonBytesBound(value[key], limit, depth + 1);
+    if (item === undefined) return undefined;
+    bytes += 2 + key.length * 6 + 1 + item + 1;
+    if (bytes > limit) return undefined;
+  }
+  return bytes;
+}
+
+/**
+ * `jsonBytes(value) <= maxBytes`: written and counted only when a bound does not already say so
+ * (a few hundred bytes of evidence per finding, 225,000 findings in a 5,000-NodeClass scan).
+ */
 function jsonFits(value: unknown, maxBytes: number): boolean {
+  const bound = jsonBytesBound(value, maxBytes);
+  if (bound !== undefined && bound <= maxBytes) return true;
   const json = JSON.stringify(value) ?? '';
   return json.length * 3 <= maxBytes || utf8Length(json) <= maxBytes;
 }

@@ -202,12 +202,18 @@ describe('aws facts enricher', () => {
     const inventory = emptyInventory({ clusters, nodeClasses });
     // Act
     const enriched = await createAwsFactsEnricher({ port: facts, now }).enrich(inventory);
-    // Assess: 4 term queries + 1 alias query, one each (state filtered locally); 5 SSM parameters.
+    // Assess: 4 term queries + 1 alias query (state filtered locally), the id term's and the
+    // alias' image-id queries merged into one call; 5 SSM parameters.
     expect(enriched.awsFacts.size).toBe(200);
     const distinct = (method: Parameters<InMemoryAwsFacts['callsTo']>[0]) =>
       new Set(facts.callsTo(method).map((argument) => JSON.stringify(argument))).size;
-    expect(facts.callsTo('describeImages')).toHaveLength(5);
-    expect(distinct('describeImages')).toBe(5);
+    expect(facts.callsTo('describeImages')).toHaveLength(4);
+    expect(distinct('describeImages')).toBe(4);
+    const idCalls = facts
+      .callsTo('describeImages')
+      .filter((query) => JSON.stringify(query).includes('"image-id"'));
+    expect(idCalls).toHaveLength(1);
+    expect(JSON.stringify(idCalls[0])).toContain('ami-0team1');
     expect(facts.callsTo('getParameter')).toHaveLength(5);
     expect(facts.callsTo('describeSubnets')).toHaveLength(1);
     expect(facts.callsTo('describeSecurityGroups')).toHaveLength(1);

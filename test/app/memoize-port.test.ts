@@ -272,6 +272,78 @@ describe('merged subnet and security-group queries', () => {
   });
 });
 
+describe('merged image queries', () => {
+  const images = [
+    anImage({ id: 'ami-0a', name: 'team-a-2025' }),
+    anImage({ id: 'ami-0b', name: 'team-b-2025' }),
+    anImage({ id: 'ami-0c', name: 'team-a-2026', ownerId: '137112412989', ownerAlias: 'amazon' }),
+    anImage({ id: 'ami-0d', name: 'team-?-literal*' }),
+  ];
+  const queries = [
+    {
+      filters: [{ name: 'name', values: ['team-a-*'] }],
+      owners: ['self'],
+      includeDeprecated: true,
+    },
+    {
+      filters: [{ name: 'name', values: ['team-b-*'] }],
+      owners: ['self'],
+      includeDeprecated: true,
+    },
+    {
+      filters: [{ name: 'name', values: ['team-\\?-*'] }],
+      owners: ['self'],
+      includeDeprecated: true,
+    },
+    {
+      filters: [{ name: 'name', values: ['team-a-*'] }],
+      owners: ['self', 'amazon'],
+      includeDeprecated: true,
+    },
+    { filters: [{ name: 'image-id', values: ['ami-0b'] }], includeDeprecated: true },
+    { filters: [{ name: 'image-id', values: ['ami-0c'] }], includeDeprecated: true },
+    { filters: [{ name: 'image-id', values: ['ami-0*'] }], includeDeprecated: true },
+  ];
+
+  it('merges name patterns of equal owners and literal ids, answering each query as its own call', async () => {
+    // Prepare
+    const direct = new InMemoryAwsFacts({ images });
+    const account = new InMemoryAwsFacts({ images });
+    const memo = memoizeAwsFactsPort(account);
+
+    // Act
+    const merged = await Promise.all(queries.map((query) => memo.describeImages(query)));
+    const alone = await Promise.all(queries.map((query) => direct.describeImages(query)));
+
+    // Assess: self names in one call, self+amazon apart, literal ids in one, the id pattern alone.
+    const ids = (answer: readonly { id: string }[]) => answer.map((image) => image.id).sort();
+    expect(merged.map(ids)).toEqual(alone.map(ids));
+    expect(merged.map(ids)).toEqual([
+      ['ami-0a'],
+      ['ami-0b'],
+      ['ami-0d'],
+      ['ami-0a', 'ami-0c'],
+      ['ami-0b'],
+      ['ami-0c'],
+      ['ami-0a', 'ami-0b', 'ami-0c', 'ami-0d'],
+    ]);
+    // Merged calls leave at the next macrotask, queries sent alone at once.
+    expect(account.callsTo('describeImages')).toEqual([
+      queries[6],
+      {
+        filters: [{ name: 'name', values: ['team-a-*', 'team-b-*', 'team-\\?-*'] }],
+        owners: ['self'],
+        includeDeprecated: true,
+      },
+      queries[3],
+      {
+        filters: [{ name: 'image-id', values: ['ami-0b', 'ami-0c'] }],
+        includeDeprecated: true,
+      },
+    ]);
+  });
+});
+
 describe('the sharing table', () => {
   /** Two calls of each method a scan must share (same query, filters and values reordered). */
   const twice: {

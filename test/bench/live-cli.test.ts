@@ -61,7 +61,7 @@ describe('bench/live-cli', () => {
     expect(measured.simulationsOverFloor).toBe(1);
     // (calls − the burst of 10) at 5 a second.
     expect(measured.iamWallFloorSeconds).toBe(Math.max(0, live.floor.calls - 10) / 5);
-    // The scanner's single IAM budget (5/s, burst 10) queues the role and policy reads with them:
+    // A single IAM budget (5/s, burst 10) queues the role and policy reads with them:
     // the account's directory, one page for the fleet's six roles, instead of one read each.
     expect(live.iamReadFloor).toBe(1);
     expect(measured.iamReads).toBe(live.iamReadFloor);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../lambda/core/redact.js';
 import {
@@ -99,6 +100,48 @@ describe('boundEvidence', () => {
   it('returns the same evidence when every string and the whole fit', () => {
     const evidence = { name: 'eks-node-*', ids: ['ami-1', 'ami-2'], nested: { a: 1, b: true } };
     expect(boundEvidence(evidence)).toBe(evidence);
+  });
+
+  it('keeps the evidence exactly while its JSON fits, however it is written', () => {
+    // The size is first bounded without writing the JSON: the bound must never let through
+    // evidence one byte over the budget (escapes, non-ASCII, numbers, nesting, omitted values).
+    const leaf = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined)
+    );
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('node'), { maxKeys: 4 })
+      ),
+    })).node;
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 6 }), value, { maxKeys: 5 }), (evidence) => {
+        const size = jsonBytes(evidence);
+        expect(boundEvidence(evidence, size)).toBe(evidence);
+        if (size > 2) expect(boundEvidence(evidence, size - 1)).not.toBe(evidence);
+      }),
+      { numRuns: 300 }
+    );
+    // Evidence as large as its JSON gets per character: escapes, 3- and 4-byte characters, the
+    // longest numbers, omitted values.
+    for (const evidence of [
+      { a: '\u0001'.repeat(100) },
+      { ['\u0001'.repeat(20)]: '"\\'.repeat(20) },
+      { a: 'ノ'.repeat(100), b: '🚀'.repeat(50) },
+      { a: [-1.7976931348623157e308, -0.0000012345678901234567, Number.NaN] },
+      { a: [undefined, () => 1], b: undefined },
+    ]) {
+      const size = jsonBytes(evidence);
+      expect(boundEvidence(evidence, size)).toBe(evidence);
+      expect(boundEvidence(evidence, size - 1)).not.toBe(evidence);
+    }
   });
 
   it('cuts each string to its budget, keys included, at any depth', () => {

@@ -156,6 +156,11 @@ function imageAttribute(image: Image, name: string): readonly (string | undefine
   }
 }
 
+/** Whether the image matches every filter (EC2 ANDs filters, ORs a filter's values). */
+export function imageMatchesFilters(image: Image, filters: readonly Ec2Filter[]): boolean {
+  return matchesFilters('images', filters, image.tags, (name) => imageAttribute(image, name));
+}
+
 /**
  * DescribeImages semantics for one image: disabled images are never listed (no
  * `IncludeDisabled`), deprecated ones only with `includeDeprecated` (or when owned by the caller),
@@ -174,7 +179,7 @@ export function imageMatchesQuery(
   if (owners.length > 0 && !owners.some((owner) => ownerMatches(image, owner, context.accountId))) {
     return false;
   }
-  return matchesFilters('images', query.filters, image.tags, (name) => imageAttribute(image, name));
+  return imageMatchesFilters(image, query.filters);
 }
 
 function isDeprecatedAt(image: Image, now: Date): boolean {
