@@ -3,6 +3,7 @@
 // DEFAULT_MAX_ATTEMPTS attempts, throttling backoff base 500 ms with full jitter, retry quota 500,
 // cost 5 per throttled retry, refunded on success — https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html). All waiting is on `clock`.
 import { DEFAULT_MAX_ATTEMPTS } from '../lambda/adapters/aws/clients.js';
+import { sortedKeysJson } from '../lambda/shared/sorted-keys-json.js';
 import { TokenBucket } from '../lambda/shared/token-bucket.js';
 import { mulberry32 } from './prng.js';
 import type { Clock } from './virtual-clock.js';
@@ -44,17 +45,6 @@ export interface OperationStats {
   failed: number;
   /** Commands whose input equals an earlier command's of the same operation (should be 0). */
   identical: number;
-}
-
-/** JSON with object keys sorted: equal requests give equal text whatever the key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(
-          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
-        )
-      : item
-  );
 }
 
 export interface SimulatedAwsOptions {
@@ -128,7 +118,7 @@ export class SimulatedAws {
     const bucket = this.bucketFor(service, operation);
     const clock = this.options.clock;
     stats.calls++;
-    const request = `${service}:${operation} ${canonicalJson(input)}`;
+    const request = `${service}:${operation} ${sortedKeysJson(input)}`;
     if (this.seenRequests.has(request)) stats.identical++;
     else this.seenRequests.add(request);
     let retryCost = 0;

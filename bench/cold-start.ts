@@ -32,6 +32,7 @@ import type { QueuedMessage } from '../test/deploy/emulator/aws.js';
 import { environmentVariables } from '../test/deploy/lambda-runner.js';
 import { Simulation } from '../test/deploy/simulation.js';
 import type { DeployedFunction } from '../test/deploy/template.js';
+import { median } from './harness.js';
 import { synthesizeApp } from './synth.js';
 
 export const FLOORS = {
@@ -240,14 +241,6 @@ export interface ColdStartResult {
   readonly handlers: readonly ColdStartMeasurement[];
   /** The steady-state scheduled scans of the simulation's clusters (the cost model's inputs). */
   readonly scheduledScans: readonly ScanFootprint[];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

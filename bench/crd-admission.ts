@@ -17,7 +17,6 @@ import { spawnSync } from 'node:child_process';
 import {
   closeSync,
   cpSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -31,14 +30,12 @@ import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { handlerEntryPoint, lambdaBuildOptions } from '../scripts/build-lambdas.js';
+import { median, optionValue, recordMeasurement } from './harness.js';
 import { buildManifestFleet } from './manifest-fleet.js';
 
 const HERE = process.cwd();
 const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
+const option = (name: string): string | undefined => optionValue(args, name);
 const record = option('--record');
 const baselineRoot = option('--baseline');
 const manifests = Number(option('--manifests') ?? 10_000);
@@ -65,14 +62,6 @@ const CLI_MAIN = /(^|\/)lambda\/cli\/main\.ts$/;
 
 function log(message: string): void {
   process.stderr.write(`[crd-admission] ${message}\n`);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
@@ -464,12 +453,8 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(measurement, null, 2)}\n`);
     if (record !== undefined) {
-      const file = join(HERE, 'bench/results/crd-admission.json');
-      const stored = existsSync(file)
-        ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
-        : {};
-      writeFileSync(file, `${JSON.stringify({ ...stored, [record]: measurement }, null, 2)}\n`);
-      log(`recorded as "${record}" in bench/results/crd-admission.json`);
+      const file = recordMeasurement(HERE, 'crd-admission.json', record, measurement);
+      log(`recorded as "${record}" in ${file}`);
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });

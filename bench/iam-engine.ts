@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { nodeEntriesBuildOptions } from '../scripts/build-package.js';
 import { referenceControllerPolicies } from '../test/support/karpenter-controller-policy.js';
+import { median } from './harness.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ENGINE = '@cloud-copilot/iam-simulate';
@@ -46,14 +47,6 @@ export interface InstalledPackage {
   readonly version: string;
   readonly files: number;
   readonly bytes: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 function directorySize(dir: string): { files: number; bytes: number } {

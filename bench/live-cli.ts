@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { WorldSchema } from '../lambda/adapters/world/schema.js';
 import type { ScanReport } from '../lambda/core/report.js';
+import { sortedKeysJson } from '../lambda/shared/sorted-keys-json.js';
 import { TokenBucket } from '../lambda/shared/token-bucket.js';
 import { generatePki } from '../test/adapters/kube/tls-fixtures.js';
 import type { Principal } from '../test/deploy/authorize.js';
@@ -87,11 +88,7 @@ function restOperation(service: string, method: string, url: string): string {
 function canonicalRequest(request: ReceivedRequest): string {
   let body = request.body;
   if (body.startsWith('{')) {
-    body = JSON.stringify(JSON.parse(body), (_key, value: unknown) =>
-      value !== null && typeof value === 'object' && !Array.isArray(value)
-        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : value
-    );
+    body = sortedKeysJson(JSON.parse(body));
   } else if (body.includes('=')) {
     body = [...new URLSearchParams(body)]
       .map(([key, value]) => `${key}=${value}`)

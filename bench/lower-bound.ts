@@ -3,9 +3,11 @@
 // this file free of lambda/ imports), so "calls / lower bound" measures the scanner, not itself.
 //
 // What must be learned, and the fewest requests that can learn it:
-// - each distinct AMI selector's images: one DescribeImages per selector (an alias is one selector
-//   per Kubernetes version; a NodeClass's id terms are one image-id query; the state filter is
-//   answered locally, so it never costs a second query);
+// - the AMI selectors' images: the image ids (a NodeClass's id terms, and the images behind its
+//   alias and ssmParameter terms, one per Kubernetes version and parameter) ORed in one image-id
+//   filter, and name terms without tags ORed in one name filter per owner set, 200 values a call
+//   like any EC2 filter; a term with tags is a query of its own; the state filter is answered
+//   locally, so it never costs a second query;
 // - subnets and security groups: terms of one literal filter (an id, a name, or one tag) need one
 //   Describe* per 200 distinct values of that filter (EC2 ORs a filter's values and refuses more
 //   than 200 in a call); any other term one call;
@@ -131,33 +133,41 @@ function amiNeeds(
   terms: readonly Json[],
   kubernetesVersion: string,
   region: string
-): { readonly queries: string[]; readonly parameters: string[] } {
+): { readonly queries: FilterNeed[]; readonly parameters: string[] } {
   const alias = terms.map((term) => text(term.alias)).find((value) => value !== undefined);
   if (alias !== undefined) {
+    const parameters = Object.keys(aliasParameters(alias.toLowerCase(), () => ''));
     return {
-      queries: [`${region} alias ${alias.toLowerCase()} k8s ${kubernetesVersion}`],
-      parameters: Object.keys(aliasParameters(alias.toLowerCase(), () => '')),
+      // Each parameter names an image of that Kubernetes version: at least one id apiece.
+      queries: parameters.map((name) => ({
+        filter: `${region} image-id`,
+        value: `${name} k8s ${kubernetesVersion}`,
+      })),
+      parameters,
     };
   }
-  const queries: string[] = [];
+  const queries: FilterNeed[] = [];
   const parameters: string[] = [];
-  const ids: string[] = [];
   for (const term of terms) {
     const id = text(term.id);
     const parameter = text(term.ssmParameter);
-    if (id !== undefined) ids.push(id);
+    const name = text(term.name);
+    if (id !== undefined) queries.push({ filter: `${region} image-id`, value: id });
     else if (parameter !== undefined) {
       parameters.push(parameter);
-      ids.push(`ssm:${parameter}`);
-    } else {
-      const name = text(term.name);
+      queries.push({ filter: `${region} image-id`, value: `ssm:${parameter}` });
+    } else if (name !== undefined && Object.keys(record(term.tags)).length === 0) {
       const owner = text(term.owner);
       // EC2 semantics: a name without an owner is searched among the caller's and Amazon's images.
-      const owners = owner !== undefined ? [owner] : name !== undefined ? ['amazon', 'self'] : [];
-      queries.push(JSON.stringify([region, name ?? '', owners, tagKey(term.tags)]));
+      const owners = owner !== undefined ? [owner] : ['amazon', 'self'];
+      queries.push({ filter: `${region} name ${owners.join(',')}`, value: name });
+    } else {
+      const owner = text(term.owner);
+      queries.push({
+        query: JSON.stringify([region, name ?? '', owner ?? '', tagKey(term.tags)]),
+      });
     }
   }
-  if (ids.length > 0) queries.push(JSON.stringify([region, 'ids', [...new Set(ids)].sort()]));
   return { queries, parameters };
 }
 
@@ -220,7 +230,7 @@ export function fleetLowerBound(world: unknown): LowerBound {
     ])
   );
 
-  const images = new Set<string>();
+  const images: FilterNeed[] = [];
   const parameters = new Set<string>();
   const subnets: FilterNeed[] = [];
   const securityGroups: FilterNeed[] = [];
@@ -253,7 +263,7 @@ export function fleetLowerBound(world: unknown): LowerBound {
     for (const nodeClass of nodeClasses) {
       const spec = record(nodeClass.spec);
       const ami = amiNeeds(list(spec.amiSelectorTerms).map(record), kubernetesVersion, region);
-      for (const query of ami.queries) images.add(query);
+      images.push(...ami.queries);
       for (const name of ami.parameters) parameters.add(name);
       subnets.push(...filterNeeds(list(spec.subnetSelectorTerms).map(record), 'subnet-id'));
       securityGroups.push(
@@ -324,7 +334,7 @@ export function fleetLowerBound(world: unknown): LowerBound {
   );
 
   const byOperation: Record<string, number> = {
-    'ec2:DescribeImages': images.size,
+    'ec2:DescribeImages': filterCalls(images),
     // One region per fleet world: every filter's values can share calls.
     'ec2:DescribeSubnets': filterCalls(subnets),
     'ec2:DescribeSecurityGroups': filterCalls(securityGroups),

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { DEFAULT_LATENCY_MS, RATE_LIMITS } from './aws-model.js';
 import { measureColdStart } from './cold-start.js';
 import { buildFleetWorld } from './fleet.js';
+import { bundleNodeWorker } from './harness.js';
 import { type BenchResults, renderBenchTable, replaceBenchSection } from './readme-table.js';
 
 const ROOT = process.cwd();
@@ -45,18 +45,7 @@ function log(message: string): void {
 
 async function bundleWorker(directory: string): Promise<string> {
   const outfile = join(directory, 'scan-worker.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'bench/scan-worker.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    banner: {
-      js: "import { createRequire as __benchCreateRequire } from 'node:module';const require = __benchCreateRequire(import.meta.url);",
-    },
-    logLevel: 'error',
-  });
+  await bundleNodeWorker(join(ROOT, 'bench/scan-worker.ts'), outfile);
   return outfile;
 }
 

@@ -8,18 +8,15 @@
 //   … --root DIR                                      the scanner of another checkout (same worlds)
 //   … --sizes 100x50 --repeat 5
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { buildFleetWorld } from './fleet.js';
+import { bundleNodeWorker, median, optionValue, recordMeasurement } from './harness.js';
 
 const HERE = process.cwd();
 const args = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
+const option = (name: string): string | undefined => optionValue(args, name);
 const root = resolve(option('--root') ?? HERE);
 const record = option('--record');
 const repeat = Number(option('--repeat') ?? 3);
@@ -40,14 +37,6 @@ interface WorkerOutput {
 
 function log(message: string): void {
   process.stderr.write(`[world-scan] ${message}\n`);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /** JSON values as the world loader counts them: one, plus one per comma, `[` and `{` outside strings. */
@@ -71,18 +60,7 @@ async function main(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'nodeclass-world-scan-'));
   try {
     const worker = join(directory, 'world-scan-worker.mjs');
-    await build({
-      entryPoints: [source],
-      outfile: worker,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      banner: {
-        js: "import { createRequire as __benchCreateRequire } from 'node:module';const require = __benchCreateRequire(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
+    await bundleNodeWorker(source, worker);
     const run = (workerArgs: readonly string[]): WorkerOutput => {
       const output = execFileSync(process.execPath, [worker, ...workerArgs], {
         cwd: root,
@@ -151,12 +129,8 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(measurement, null, 2)}\n`);
     if (record !== undefined) {
-      const file = join(HERE, 'bench/results/world-scan.json');
-      const stored = existsSync(file)
-        ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
-        : {};
-      writeFileSync(file, `${JSON.stringify({ ...stored, [record]: measurement }, null, 2)}\n`);
-      log(`recorded as "${record}" in bench/results/world-scan.json`);
+      const file = recordMeasurement(HERE, 'world-scan.json', record, measurement);
+      log(`recorded as "${record}" in ${file}`);
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -119,10 +119,19 @@ const RULES: readonly ScopeRule[] = [
       'Aliases resolve through AWS’s public /aws/service/ parameters, and amiSelectorTerms may name parameters under the configured ssmParameterPrefixes, in any region the scanner scans; read-only',
   },
   {
-    matches: exactly('kms:DescribeKey', 'kms:GetKeyPolicy', 'kms:ListGrants'),
+    // DescribeKey and ListGrants work across accounts where the key policy allows it
+    // (https://docs.aws.amazon.com/kms/latest/developerguide/kms-api-permissions-reference.html).
+    matches: exactly('kms:DescribeKey', 'kms:ListGrants'),
     resources: (scope) => [`arn:${scope.partition}:kms:*:*:key/*`],
     reason:
-      'NodeClasses name their EBS keys (kmsKeyID, or the account default) at run time, in any scanned region and possibly another account; read-only key metadata, policy and grants',
+      'NodeClasses name their EBS keys (kmsKeyID, or the account default) at run time, in any scanned region and possibly another account; read-only key metadata and grants',
+  },
+  {
+    // GetKeyPolicy is not cross-account: only the keys of the deployment's account.
+    matches: exactly('kms:GetKeyPolicy'),
+    resources: (scope) => [`arn:${scope.partition}:kms:*:${scope.account}:key/*`],
+    reason:
+      'NodeClasses name their EBS keys at run time, in any scanned region; read-only key policy, this account only (KMS answers GetKeyPolicy to no other account)',
   },
   {
     matches: exactly('eks:ListClusters'),

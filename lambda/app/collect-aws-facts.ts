@@ -45,7 +45,7 @@ import {
   nodeClassKey,
 } from '../core/inventory.js';
 import { ebsKeyUsesOf, mayUseDefaultKey } from '../core/kms/ebs-key-uses.js';
-import { isAwsManagedEbsAlias } from '../core/kms/launch-access.js';
+import { namesAwsManagedEbsAlias } from '../core/kms/launch-access.js';
 import type { AwsFactsPort } from '../core/ports/aws-facts.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { EC2NodeClassSpec } from '../core/schema.js';
@@ -375,7 +375,7 @@ async function collectEbsKeys(
   }
   const keys: EbsKeyReadout[] = await Promise.all(
     [...references]
-      .filter((reference) => !isAwsManagedEbsAlias(reference))
+      .filter((reference) => !namesAwsManagedEbsAlias(reference))
       .map(async (reference) => ({
         reference,
         lookup:

@@ -900,7 +900,11 @@ export const KUBELET_CRD_FIELDS = [
   'systemReserved',
 ] as const;
 
-const KUBELET_EVICTION_SIGNALS = [
+/**
+ * The eviction signals and reservable resources the kubelet's maps take: the CRD's key lists, and
+ * the same lists Karpenter's nodeclass controller checks once the CRD leaves spec.kubelet open.
+ */
+export const KUBELET_EVICTION_SIGNALS: readonly string[] = [
   'memory.available',
   'nodefs.available',
   'nodefs.inodesFree',
@@ -908,7 +912,12 @@ const KUBELET_EVICTION_SIGNALS = [
   'imagefs.inodesFree',
   'pid.available',
 ];
-const KUBELET_RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
+export const KUBELET_RESERVED_RESOURCES: readonly string[] = [
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'pid',
+];
 // Verbatim from the CRD, including its empty alternative (an empty threshold is admitted).
 const EVICTION_THRESHOLD_PATTERN =
   '^((\\d{1,2}(\\.\\d{1,2})?|100(\\.0{1,2})?)%||(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?)$';

@@ -94,8 +94,9 @@ describe('fleet lower bound', () => {
     const bound = fleetLowerBound(world);
 
     expect(bound.byOperation).toEqual({
-      // one alias selector (case folded), team-* (default owners), team-* owned by self, one id query
-      'ec2:DescribeImages': 4,
+      // the alias's images (case folded) and ami-0b ORed in one image-id call; team-* with the
+      // default owners and team-* owned by self are name filters of two owner sets
+      'ec2:DescribeImages': 3,
       // both clusters' discovery tags: one filter, its values ORed in one call
       'ec2:DescribeSubnets': 1,
       'ec2:DescribeSecurityGroups': 1,

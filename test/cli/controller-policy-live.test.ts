@@ -2,24 +2,14 @@
 // (no iam:SimulatePrincipalPolicy is sent), while the class' resources are resolved live and, with
 // --cluster, the controller role is still found in the cluster.
 import { join } from 'node:path';
-import {
-  DescribeImagesCommand,
-  DescribeSecurityGroupsCommand,
-  DescribeSubnetsCommand,
-  EC2Client,
-} from '@aws-sdk/client-ec2';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import {
   DescribeClusterCommand,
   EKSClient,
   ListAccessEntriesCommand,
   ListPodIdentityAssociationsCommand,
 } from '@aws-sdk/client-eks';
-import {
-  GetRoleCommand,
-  IAMClient,
-  ListAttachedRolePoliciesCommand,
-  SimulatePrincipalPolicyCommand,
-} from '@aws-sdk/client-iam';
+import { GetRoleCommand, IAMClient, SimulatePrincipalPolicyCommand } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -34,12 +24,14 @@ import {
   type TestApiServer,
 } from '../adapters/kube/tls-fixtures.js';
 import { aNodeClassObject } from '../support/builders.js';
-import {
-  policyVariants,
-  referenceControllerPolicies,
-} from '../support/karpenter-controller-policy.js';
+import { policyVariants } from '../support/karpenter-controller-policy.js';
 import { ACCESS_DENIED, eksCluster } from '../support/live-aws-mocks.js';
-import { EDGE_MANIFEST } from './support/edge-manifest.js';
+import {
+  answerEdgeResources,
+  controllerPolicyFlags,
+  EDGE_MANIFEST,
+  edgeReferencePolicies,
+} from './support/edge-manifest.js';
 import { runCliCaptured, useTempTrees } from './support/run-cli.js';
 
 const ACCOUNT = '111122223333';
@@ -71,13 +63,7 @@ beforeEach(() => {
   sts.reset().on(GetCallerIdentityCommand).resolves({ Account: ACCOUNT });
 });
 
-/** Policy files in a temp directory and the flags naming them. */
-function policyFlags(policies: readonly NamedPolicy[]): string[] {
-  const dir = tree(
-    Object.fromEntries(policies.map((policy) => [`${policy.name}.json`, policy.document]))
-  );
-  return policies.flatMap((policy) => ['--controller-policy', join(dir, `${policy.name}.json`)]);
-}
+const policyFlags = (policies: readonly NamedPolicy[]) => controllerPolicyFlags(tree, policies);
 
 function finding(report: ScanReport, checkId: string) {
   return report.findings.find((item) => item.checkId === checkId);
@@ -85,41 +71,10 @@ function finding(report: ScanReport, checkId: string) {
 
 describe('scan --aws manifests --controller-policy', () => {
   const CONTROLLER = `arn:aws:iam::${ACCOUNT}:role/KarpenterControllerRole-demo`;
-  const reference = () =>
-    referenceControllerPolicies('v1.14.1', {
-      partition: 'aws',
-      region: 'us-east-1',
-      accountId: ACCOUNT,
-      clusterName: 'demo',
-    });
+  const reference = () => edgeReferencePolicies(ACCOUNT);
 
   beforeEach(() => {
-    ec2.on(DescribeImagesCommand).resolves({
-      Images: [
-        {
-          ImageId: 'ami-0123456789abcdef0',
-          State: 'available',
-          Architecture: 'x86_64',
-          CreationDate: '2026-11-01T00:00:00.000Z',
-        },
-      ],
-    });
-    ec2.on(DescribeSubnetsCommand).resolves({
-      Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-1', AvailableIpAddressCount: 100 }],
-    });
-    ec2.on(DescribeSecurityGroupsCommand).resolves({
-      SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes', VpcId: 'vpc-1' }],
-    });
-    iam.on(GetRoleCommand).resolves({
-      Role: {
-        RoleName: 'KarpenterNodeRole-demo',
-        Arn: `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`,
-        Path: '/',
-        RoleId: 'AROAEXAMPLE',
-        CreateDate: new Date('2025-01-01T00:00:00Z'),
-      },
-    });
-    iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [] });
+    answerEdgeResources(ec2, iam, { account: ACCOUNT });
   });
 
   async function scan(policies: readonly NamedPolicy[]) {
@@ -196,14 +151,7 @@ describe('scan --aws manifests --controller-policy with a Spot NodePool', () => 
       'us-east-1',
       '--controller-role',
       `demo=${CONTROLLER}`,
-      ...policyFlags(
-        referenceControllerPolicies('v1.14.1', {
-          partition: 'aws',
-          region: 'us-east-1',
-          accountId: ACCOUNT,
-          clusterName: 'demo',
-        })
-      ),
+      ...policyFlags(edgeReferencePolicies(ACCOUNT)),
       '--only',
       'nodepool-spot-service-linked-role',
       '--format',

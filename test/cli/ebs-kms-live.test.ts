@@ -4,14 +4,11 @@
 // account's EBS settings are read once, however many classes name them.
 import { join } from 'node:path';
 import {
-  DescribeImagesCommand,
-  DescribeSecurityGroupsCommand,
-  DescribeSubnetsCommand,
   EC2Client,
   GetEbsDefaultKmsKeyIdCommand,
   GetEbsEncryptionByDefaultCommand,
 } from '@aws-sdk/client-ec2';
-import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
+import { IAMClient } from '@aws-sdk/client-iam';
 import {
   DescribeKeyCommand,
   GetKeyPolicyCommand,
@@ -23,8 +20,13 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
-import { referenceControllerPolicies } from '../support/karpenter-controller-policy.js';
 import { ACCESS_DENIED } from '../support/live-aws-mocks.js';
+import {
+  answerEdgeResources,
+  controllerPolicyFlags,
+  edgeNodeClass,
+  edgeReferencePolicies,
+} from './support/edge-manifest.js';
 import { runCliCaptured, useTempTrees } from './support/run-cli.js';
 
 const ACCOUNT = '111122223333';
@@ -70,7 +72,8 @@ function policyFor(grantee: string): string {
 }
 
 function nodeClass(name: string, kmsKeyID?: string): string {
-  const mappings =
+  return edgeNodeClass(
+    name,
     kmsKeyID === undefined
       ? []
       : [
@@ -78,20 +81,8 @@ function nodeClass(name: string, kmsKeyID?: string): string {
           '    - deviceName: /dev/xvda',
           '      rootVolume: true',
           `      ebs: { volumeSize: 20Gi, encrypted: true, kmsKeyID: ${kmsKeyID} }`,
-        ];
-  return [
-    'apiVersion: karpenter.k8s.aws/v1',
-    'kind: EC2NodeClass',
-    `metadata: { name: ${name} }`,
-    'spec:',
-    '  amiFamily: AL2023',
-    '  amiSelectorTerms: [{ id: ami-0123456789abcdef0 }]',
-    '  role: KarpenterNodeRole-demo',
-    '  subnetSelectorTerms: [{ tags: { network: edge } }]',
-    '  securityGroupSelectorTerms: [{ tags: { karpenter.sh/discovery: demo } }]',
-    ...mappings,
-    '',
-  ].join('\n');
+        ]
+  );
 }
 
 beforeEach(() => {
@@ -100,34 +91,9 @@ beforeEach(() => {
   ssm.reset().onAnyCommand().rejects(ACCESS_DENIED);
   kms.reset().onAnyCommand().rejects(ACCESS_DENIED);
   sts.reset().on(GetCallerIdentityCommand).resolves({ Account: ACCOUNT });
-  ec2.on(DescribeImagesCommand).resolves({
-    Images: [
-      {
-        ImageId: 'ami-0123456789abcdef0',
-        State: 'available',
-        Architecture: 'x86_64',
-        CreationDate: '2026-11-01T00:00:00.000Z',
-      },
-    ],
-  });
-  ec2.on(DescribeSubnetsCommand).resolves({
-    Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-1', AvailableIpAddressCount: 100 }],
-  });
-  ec2.on(DescribeSecurityGroupsCommand).resolves({
-    SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes', VpcId: 'vpc-1' }],
-  });
+  answerEdgeResources(ec2, iam, { account: ACCOUNT });
   ec2.on(GetEbsEncryptionByDefaultCommand).resolves({ EbsEncryptionByDefault: false });
   ec2.on(GetEbsDefaultKmsKeyIdCommand).resolves({ KmsKeyId: 'alias/aws/ebs' });
-  iam.on(GetRoleCommand).resolves({
-    Role: {
-      RoleName: 'KarpenterNodeRole-demo',
-      Arn: `arn:aws:iam::${ACCOUNT}:role/KarpenterNodeRole-demo`,
-      Path: '/',
-      RoleId: 'AROAEXAMPLE',
-      CreateDate: new Date('2025-01-01T00:00:00Z'),
-    },
-  });
-  iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [] });
   for (const [alias, key] of Object.entries(KEYS)) {
     const arn = keyArn(key.id);
     kms.on(DescribeKeyCommand, { KeyId: alias }).resolves({
@@ -158,22 +124,7 @@ async function scan(): Promise<ScanReport> {
       nodeClass('plain-twin'),
     ].join('---\n'),
   });
-  const policyDir = tree(
-    Object.fromEntries(
-      referenceControllerPolicies('v1.14.1', {
-        partition: 'aws',
-        region: 'us-east-1',
-        accountId: ACCOUNT,
-        clusterName: 'demo',
-      }).map((policy) => [`${policy.name}.json`, policy.document])
-    )
-  );
-  const policies = referenceControllerPolicies('v1.14.1', {
-    partition: 'aws',
-    region: 'us-east-1',
-    accountId: ACCOUNT,
-    clusterName: 'demo',
-  }).flatMap((policy) => ['--controller-policy', join(policyDir, `${policy.name}.json`)]);
+  const policies = controllerPolicyFlags(tree, edgeReferencePolicies(ACCOUNT));
   const run = await runCliCaptured([
     'scan',
     '--aws',

@@ -5,13 +5,13 @@ import {
   DescribeSubnetsCommand,
   EC2Client,
 } from '@aws-sdk/client-ec2';
-import { GetRoleCommand, IAMClient, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
+import { GetRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ScanReport } from '../../lambda/core/report.js';
-import { EDGE_MANIFEST } from './support/edge-manifest.js';
+import { answerEdgeResources, EDGE_MANIFEST } from './support/edge-manifest.js';
 import { runCliCaptured, tempTree } from './support/run-cli.js';
 
 const ec2 = mockClient(EC2Client);
@@ -70,32 +70,7 @@ beforeEach(() => {
 describe('scan --aws with manifests', () => {
   it('evaluates the manifests against live AWS with Karpenter’s exact queries', async () => {
     // Prepare
-    ec2.on(DescribeImagesCommand).resolves({
-      Images: [
-        {
-          ImageId: 'ami-0123456789abcdef0',
-          State: 'available',
-          Architecture: 'x86_64',
-          CreationDate: '2026-11-01T00:00:00.000Z',
-        },
-      ],
-    });
-    ec2.on(DescribeSubnetsCommand).resolves({
-      Subnets: [{ SubnetId: 'subnet-1', VpcId: 'vpc-1', AvailableIpAddressCount: 0 }],
-    });
-    ec2.on(DescribeSecurityGroupsCommand).resolves({
-      SecurityGroups: [{ GroupId: 'sg-1', GroupName: 'nodes', VpcId: 'vpc-1' }],
-    });
-    iam.on(GetRoleCommand).resolves({
-      Role: {
-        RoleName: 'KarpenterNodeRole-demo',
-        Arn: 'arn:aws:iam::111122223333:role/KarpenterNodeRole-demo',
-        Path: '/',
-        RoleId: 'AROAEXAMPLE',
-        CreateDate: new Date('2025-01-01T00:00:00Z'),
-      },
-    });
-    iam.on(ListAttachedRolePoliciesCommand).resolves({ AttachedPolicies: [] });
+    answerEdgeResources(ec2, iam, { availableIps: 0 });
     const tree = tempTree({ 'edge.yaml': EDGE_MANIFEST });
     try {
       // Act

@@ -10,9 +10,14 @@ import { eksReaderActions } from '../../lambda/adapters/aws/eks-reader.js';
 import { HANDLER_NAMES } from '../../lambda/shared/config.js';
 import { REPO_ROOT } from './support.js';
 
-// Action lists that are deliberately no scanner role's: the DryRun role's own permissions, and
-// DryRun's sts:AssumeRole, which infra/permissions.ts grants only with a DryRun role configured.
-const NOT_THE_SCANNER_ROLE = ['dryRunAssumedRoleActions', 'dryRunActions'];
+// Action lists that are deliberately no scanner role's: the DryRun role's own permissions,
+// DryRun's sts:AssumeRole, which infra/permissions.ts grants only with a DryRun role configured,
+// and the CLI's account directory (each Lambda scans one cluster, below its threshold).
+const NOT_THE_SCANNER_ROLE = [
+  'dryRunAssumedRoleActions',
+  'dryRunActions',
+  'iamAccountDirectoryActions',
+];
 
 describe('declared-actions registry', () => {
   it('registers every adapter action list, so the role policy cannot miss an adapter', async () => {

@@ -214,12 +214,23 @@ describe('least privilege between the functions', () => {
         actionsIn(statement).some((action) => EBS_KEY_READS.includes(action))
       );
 
-      // Assess
-      expect(reads).toEqual([expect.objectContaining({ Effect: 'Allow' })]);
+      // Assess: KMS answers GetKeyPolicy to the key's own account only, so it is granted on
+      // this account's keys; DescribeKey and ListGrants work across accounts.
       expect(sorted(reads.flatMap(actionsIn))).toEqual([...EBS_KEY_READS].sort());
-      expect(reads[0]?.Resource).toEqual({
+      const resourceOf = (action: string) =>
+        reads.find((statement) => actionsIn(statement).includes(action))?.Resource;
+      const anyAccount = {
         'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:*:*:key/*']],
+      };
+      expect(resourceOf('kms:DescribeKey')).toEqual(anyAccount);
+      expect(resourceOf('kms:ListGrants')).toEqual(anyAccount);
+      expect(resourceOf('kms:GetKeyPolicy')).toEqual({
+        'Fn::Join': [
+          '',
+          ['arn:', { Ref: 'AWS::Partition' }, ':kms:*:', { Ref: 'AWS::AccountId' }, ':key/*'],
+        ],
       });
+      expect(reads.every((statement) => statement.Effect === 'Allow')).toBe(true);
     }
   );
 

@@ -49,6 +49,7 @@ import type { FindingStore } from '../../core/ports/service.js';
 import type { OversizedItem } from '../../core/storage-limits.js';
 import { utf8Length } from '../../core/text-budget.js';
 import { ItemTooLargeError, SourceUnavailableError } from '../../shared/errors.js';
+import { sortedKeysJson } from '../../shared/sorted-keys-json.js';
 import { toSourceUnavailable } from './aws-errors.js';
 import { batchWriteItems, type DocumentSender } from './dynamodb-batch.js';
 import { assertItemFits, attributeSizes, itemBytes, MAX_ITEM_BYTES } from './item-size.js';
@@ -171,17 +172,6 @@ function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
 }
 
-/** JSON with object keys sorted: equal for equal DynamoDB items, whatever their key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(
-          Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
-        )
-      : item
-  );
-}
-
 /** Whether a stored index item already holds what `next` would write (its stamp aside). */
 function sameIndexItem(
   stored: Record<string, unknown> | undefined,
@@ -190,7 +180,7 @@ function sameIndexItem(
   if (stored === undefined) return false;
   const { updatedAt: _storedAt, ...storedFields } = stored;
   const { updatedAt: _nextAt, ...nextFields } = next;
-  return canonicalJson(storedFields) === canonicalJson(nextFields);
+  return sortedKeysJson(storedFields) === sortedKeysJson(nextFields);
 }
 
 function malformed(sk: unknown, detail: string): SourceUnavailableError {

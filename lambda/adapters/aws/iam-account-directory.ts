@@ -19,8 +19,16 @@ import {
   type RoleDetail,
 } from '@aws-sdk/client-iam';
 import type { AwsFactsPort } from '../../core/ports/aws-facts.js';
+import { isAccessDenied } from './aws-errors.js';
 import { collectPages } from './paginate.js';
 import { instanceProfileFromSdk, roleFromSdk, type SdkInstanceProfile } from './sdk-shapes.js';
+
+/**
+ * The CLI's only: the Lambdas scan one cluster at a time, below the threshold, and are not granted
+ * it (test/infra/declared-actions.test.ts reads every `…Actions` export).
+ * @public
+ */
+export const iamAccountDirectoryActions = ['iam:GetAccountAuthorizationDetails'] as const;
 
 /** The API's largest page. */
 const MAX_ITEMS = 1000;
@@ -52,43 +60,50 @@ export function createIamAccountDirectory(
   options: { readonly maxItems?: number } = {}
 ): IamAccountDirectory {
   let loading: Promise<AccountDirectory | undefined> | undefined;
-  const read = async (): Promise<AccountDirectory | undefined> => {
+  const readOnce = async (): Promise<AccountDirectory> => {
     const roles = new Map<string, RoleDetail>();
     const policies = new Map<string, ManagedPolicyDetail>();
     const profiles = new Map<string, SdkInstanceProfile>();
-    try {
-      const pages = await collectPages(
-        (marker) =>
-          iam.send(
-            new GetAccountAuthorizationDetailsCommand({
-              Filter: ['Role', 'LocalManagedPolicy'],
-              MaxItems: options.maxItems ?? MAX_ITEMS,
-              ...(marker === undefined ? {} : { Marker: marker }),
-            })
-          ) as Promise<GetAccountAuthorizationDetailsCommandOutput>,
-        (page) => [page],
-        (page) => (page.IsTruncated ? page.Marker : undefined)
-      );
-      for (const page of pages) {
-        for (const role of page.RoleDetailList ?? []) {
-          if (role.RoleName === undefined) continue;
-          roles.set(role.RoleName, role);
-          for (const profile of role.InstanceProfileList ?? [])
-            if (profile.InstanceProfileName !== undefined)
-              profiles.set(profile.InstanceProfileName, profile);
-        }
-        for (const policy of page.Policies ?? [])
-          if (policy.Arn !== undefined) policies.set(policy.Arn, policy);
+    const pages = await collectPages(
+      (marker) =>
+        iam.send(
+          new GetAccountAuthorizationDetailsCommand({
+            Filter: ['Role', 'LocalManagedPolicy'],
+            MaxItems: options.maxItems ?? MAX_ITEMS,
+            ...(marker === undefined ? {} : { Marker: marker }),
+          })
+        ) as Promise<GetAccountAuthorizationDetailsCommandOutput>,
+      (page) => [page],
+      (page) => (page.IsTruncated ? page.Marker : undefined)
+    );
+    for (const page of pages) {
+      for (const role of page.RoleDetailList ?? []) {
+        if (role.RoleName === undefined) continue;
+        roles.set(role.RoleName, role);
+        for (const profile of role.InstanceProfileList ?? [])
+          if (profile.InstanceProfileName !== undefined)
+            profiles.set(profile.InstanceProfileName, profile);
       }
-    } catch {
-      // AccessDenied (or any failure): the per-entity reads answer instead, as without it.
-      return undefined;
+      for (const policy of page.Policies ?? [])
+        if (policy.Arn !== undefined) policies.set(policy.Arn, policy);
     }
     return {
       role: (name) => roles.get(name),
       instanceProfile: (name) => profiles.get(name),
       policy: (arn) => policies.get(arn),
     };
+  };
+  // Denied: the per-entity reads answer instead, as without the directory. Anything else (a
+  // throttle the SDK's retries did not outlast, a dropped connection) is tried once more first:
+  // falling back costs five or more calls per cluster from the same IAM budget.
+  const read = async (): Promise<AccountDirectory | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await readOnce();
+      } catch (error) {
+        if (isAccessDenied(error) || attempt === 2) return undefined;
+      }
+    }
   };
   return {
     load() {

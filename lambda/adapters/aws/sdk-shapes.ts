@@ -395,11 +395,17 @@ export interface SdkGrant {
 }
 
 export function kmsGrantFromSdk(grant: SdkGrant): KmsGrant {
-  const constraints = (grant.Constraints ?? {}) as Record<string, unknown>;
+  const constraints = Object.entries((grant.Constraints ?? {}) as Record<string, unknown>).filter(
+    ([, value]) => value !== undefined
+  );
   return defined({
     grantId: grant.GrantId,
     granteePrincipal: grant.GranteePrincipal,
     operations: [...(grant.Operations ?? [])],
-    constrained: Object.values(constraints).some((value) => value !== undefined),
+    constrained: constraints.length > 0,
+    constraints:
+      constraints.length === 0
+        ? undefined
+        : constraints.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join('; '),
   });
 }

@@ -7,16 +7,23 @@ import { factsKeyOf } from '../inventory.js';
 import { type EbsVolumeRef, ebsKeyUsesOf } from '../kms/ebs-key-uses.js';
 import { evaluateKeyPolicy } from '../kms/key-policy.js';
 import {
+  awsManagedEbsAliasMismatch,
   EBS_LAUNCH_KMS_ACTIONS,
   isAwsManagedEbsAlias,
+  type LaunchPlace,
   launchKmsContext,
 } from '../kms/launch-access.js';
+import type { Partition } from '../region.js';
 
 const GROUP = 'ebs-kms-key';
 const TROUBLESHOOTING =
   'https://karpenter.sh/docs/troubleshooting/#node-terminates-before-ready-on-failed-encrypted-ebs-volume';
 
 type Draft = Omit<FindingDraft, 'resource'>;
+
+const FLEET_KEY_ACCESS =
+  'https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-fleet-prerequisites.html#ec2-fleet-service-linked-roles-access-to-cmks';
+const SERVICE_LINKED_ROLES_NOT_EVALUATED = `Not evaluated: whether the service-linked roles AWSServiceRoleForEC2Fleet and AWSServiceRoleForEC2Spot may use the key, which AWS asks for when a fleet launches an encrypted AMI or EBS snapshot with a customer managed key (${FLEET_KEY_ACCESS}).`;
 
 /** Where the class's volumes use one key, for messages and evidence. */
 interface KeyUse {
@@ -64,15 +71,28 @@ function unusableReason(key: KmsKey, region: string | undefined): string | undef
   return undefined;
 }
 
-/** The operation a grant lists for an action (`kms:ReEncryptFrom` → `ReEncryptFrom`). */
-function grantCovers(grants: readonly KmsGrant[], principalArn: string, action: string): boolean {
+/**
+ * The role's grant for an action (`kms:ReEncryptFrom` → operation `ReEncryptFrom`): an
+ * unconstrained one allows it; one constrained to an encryption context allows only requests that
+ * carry that context, which the scanner cannot know of EC2's requests.
+ */
+function grantFor(
+  grants: readonly KmsGrant[],
+  principalArn: string,
+  action: string
+): { readonly constrained: boolean; readonly grant: KmsGrant } | undefined {
   const operation = action.slice('kms:'.length);
-  return grants.some(
-    (grant) =>
-      !grant.constrained &&
-      grant.granteePrincipal === principalArn &&
-      grant.operations.includes(operation)
+  const covering = grants.filter(
+    (grant) => grant.granteePrincipal === principalArn && grant.operations.includes(operation)
   );
+  const open = covering.find((grant) => !grant.constrained);
+  if (open !== undefined) return { constrained: false, grant: open };
+  const constrained = covering[0];
+  return constrained === undefined ? undefined : { constrained: true, grant: constrained };
+}
+
+function constrainedGrantText(grant: KmsGrant): string {
+  return `grant ${grant.grantId ?? '(no id)'} to the role allows it only with the encryption context ${grant.constraints ?? 'its constraint names'}, and whether EC2's requests carry that context cannot be known`;
 }
 
 interface AccessProblem {
@@ -88,7 +108,7 @@ function accessProblems(
   grants: readonly KmsGrant[] | undefined,
   facts: PermissionFacts,
   principalArn: string,
-  scope: { readonly region: string; readonly accountId: string; readonly partition: string }
+  scope: { readonly region: string; readonly accountId: string; readonly partition: Partition }
 ): AccessProblem[] {
   const verdict = interpretGroup(
     { ...facts, simulations: facts.simulations.filter((item) => item.request.group === GROUP) },
@@ -112,7 +132,9 @@ function accessProblems(
       });
       break;
     }
-    const granted = grants !== undefined && grantCovers(grants, principalArn, action);
+    const grant = grants === undefined ? undefined : grantFor(grants, principalArn, action);
+    const granted = grant !== undefined && !grant.constrained;
+    const onlyConstrained = grant?.constrained === true ? grant.grant : undefined;
     const denial = verdict.denials.find(
       (item) => item.action.toLowerCase() === action.toLowerCase() && item.resource === key.arn
     );
@@ -149,7 +171,13 @@ function accessProblems(
           });
         break;
       case 'not-granted':
-        if (!granted)
+        if (onlyConstrained !== undefined)
+          problems.push({
+            status: 'error',
+            action,
+            why: `no key policy statement allows the role or the account, and ${constrainedGrantText(onlyConstrained)}`,
+          });
+        else if (!granted)
           problems.push({
             status: 'fail',
             action,
@@ -162,6 +190,12 @@ function accessProblems(
       case 'delegates-to-iam':
         if (hardDeny) problems.push({ status: 'fail', action, why: describeDenial(denial) });
         else if (granted) break;
+        else if (denial !== undefined && onlyConstrained !== undefined)
+          problems.push({
+            status: 'error',
+            action,
+            why: `the key policy leaves it to IAM (statement ${byPolicy.statement}), ${describeDenial(denial)}, and ${constrainedGrantText(onlyConstrained)}`,
+          });
         else if (denial !== undefined)
           problems.push({
             status: 'fail',
@@ -189,7 +223,7 @@ function customerKeyDraft(
   readout: EbsKeyReadout,
   key: KmsKey,
   inventoryFacts: PermissionFacts | undefined,
-  scope: { readonly region: string; readonly partition: string; readonly cluster: string }
+  scope: { readonly region: string; readonly partition: Partition; readonly cluster: string }
 ): Draft {
   const evidence = evidenceOf(use, key);
   const lookup = readout.lookup.status === 'ok' ? readout.lookup.value : undefined;
@@ -263,7 +297,7 @@ function customerKeyDraft(
   }
   return {
     status: 'pass',
-    message: `${what}, is enabled, and controller role ${role.roleArn} may use it (${EBS_LAUNCH_KMS_ACTIONS.join(', ')}).`,
+    message: `${what}, is enabled, and controller role ${role.roleArn} may use it (${EBS_LAUNCH_KMS_ACTIONS.join(', ')}). ${SERVICE_LINKED_ROLES_NOT_EVALUATED}`,
     evidence: { ...evidence, controllerRole: role.roleArn, reason: 'usable' },
   };
 }
@@ -273,11 +307,29 @@ function keyDraft(
   use: KeyUse,
   readout: EbsKeyReadout | undefined,
   permissions: PermissionFacts | undefined,
-  scope: { readonly region?: string; readonly partition: string; readonly cluster: string }
+  scope: {
+    readonly region?: string;
+    readonly accountId?: string;
+    readonly partition: Partition;
+    readonly cluster: string;
+  }
 ): Draft {
   const what = volumesText(use);
   const evidence = evidenceOf(use);
-  if (isAwsManagedEbsAlias(use.reference)) {
+  const place: LaunchPlace = {
+    ...(scope.region === undefined ? {} : { region: scope.region }),
+    ...(scope.accountId === undefined ? {} : { accountId: scope.accountId }),
+  };
+  const mismatch = awsManagedEbsAliasMismatch(use.reference, place);
+  if (mismatch !== undefined) {
+    return {
+      status: 'fail',
+      message: `${what}, is the AWS managed EBS key of another place: ${mismatch}. EC2 cannot encrypt the volumes with it, so every launch of the class fails.`,
+      remediation: `Use alias/aws/ebs without an ARN (the launch's own account and region), or a key of ${[scope.region, scope.accountId === undefined ? undefined : `account ${scope.accountId}`].filter((part) => part !== undefined).join(', ')} that the controller role may use.`,
+      evidence: { ...evidence, reason: 'aws-managed-elsewhere' },
+    };
+  }
+  if (isAwsManagedEbsAlias(use.reference, place)) {
     return {
       status: 'pass',
       message: `${what}, is the AWS managed key for EBS: every principal of the account may use it through EC2.`,
@@ -321,6 +373,20 @@ function keyDraft(
             ? `Enable the key (aws kms enable-key --key-id ${key.arn}), or point kmsKeyID at another key.`
             : 'Point kmsKeyID (or the account default, aws ec2 modify-ebs-default-kms-key-id) at an enabled symmetric encryption key of the region.',
       evidence: { ...evidence, ...evidenceOf(use, key), reason: 'key-unusable' },
+    };
+  }
+  const keyAccount = accountOfArn(key.arn);
+  if (
+    key.manager !== 'CUSTOMER' &&
+    scope.accountId !== undefined &&
+    keyAccount !== undefined &&
+    keyAccount !== scope.accountId
+  ) {
+    return {
+      status: 'fail',
+      message: `${what}: the key is an AWS managed key of account ${keyAccount}, and an AWS managed key serves only its own account (${scope.accountId} launches here). EC2 cannot encrypt the volumes with it, so every launch of the class fails.`,
+      remediation: `Point kmsKeyID at a key of account ${scope.accountId} (alias/aws/ebs, or a customer managed key the controller role may use).`,
+      evidence: { ...evidenceOf(use, key), reason: 'aws-managed-elsewhere' },
     };
   }
   if (key.manager !== 'CUSTOMER') {
@@ -430,11 +496,16 @@ export const ebsKmsKeyUsable = defineCheck({
       const permissions = inventory.inputs.has('permissions')
         ? inventory.permissions.get(key)
         : undefined;
+      const controllerRole = permissions?.controllerRole;
+      const accountId =
+        (cluster.aws?.status === 'ok' ? cluster.aws.value.accountId : undefined) ??
+        (controllerRole?.status === 'found' ? accountOfArn(controllerRole.roleArn) : undefined);
       for (const use of keyUses) {
         const readout = facts.keys.find((item) => item.reference === use.reference);
         drafts.push({
           ...keyDraft(use, readout, permissions, {
             ...(cluster.region === undefined ? {} : { region: cluster.region }),
+            ...(accountId === undefined ? {} : { accountId }),
             partition: cluster.partition,
             cluster: entry.cluster,
           }),

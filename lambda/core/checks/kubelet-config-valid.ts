@@ -2,7 +2,12 @@ import { effectiveAmiFamily } from '../ami-family.js';
 import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
 import { UNKNOWN_FIELD_OUTCOME } from '../crd-fields.js';
 import { type CrdRuleRelease, crdRuleRelease } from '../crd-releases.js';
-import { KUBELET_CRD_FIELDS, kubeletCrdViolations } from '../crd-rules.js';
+import {
+  KUBELET_CRD_FIELDS,
+  KUBELET_EVICTION_SIGNALS,
+  KUBELET_RESERVED_RESOURCES,
+  kubeletCrdViolations,
+} from '../crd-rules.js';
 import type { ResourceRef } from '../model.js';
 import { type EC2NodeClass, formatPath } from '../schema.js';
 import { didYouMean } from '../suggest.js';
@@ -18,15 +23,6 @@ import { didYouMean } from '../suggest.js';
 // With the installed CRD at hand its schema decides: nodeclass-schema-valid reports its verdict
 // unless the CRD leaves spec.kubelet open.
 
-const EVICTION_SIGNALS = [
-  'memory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'pid.available',
-];
-const RESERVED_RESOURCES = ['cpu', 'memory', 'ephemeral-storage', 'pid'];
 const THRESHOLD_MAPS = ['evictionHard', 'evictionSoft', 'evictionMinimumReclaim'];
 /** Fields Karpenter reads and renders itself; every AMI family applies them. */
 const MANAGED_FIELDS = [
@@ -156,11 +152,11 @@ function semanticViolations(kubelet: Kubelet, at: (...p: PropertyKey[]) => strin
     const signals = maps[field];
     if (signals === undefined) continue;
     for (const key of sorted(signals)) {
-      if (!EVICTION_SIGNALS.includes(key)) {
+      if (!KUBELET_EVICTION_SIGNALS.includes(key)) {
         out.push({
           path: at(field, key),
           rule: 'eviction-signal',
-          message: `"${key}" isn't a valid eviction signal, must be one of ${EVICTION_SIGNALS.join(', ')}`,
+          message: `"${key}" isn't a valid eviction signal, must be one of ${KUBELET_EVICTION_SIGNALS.join(', ')}`,
         });
       }
       const value = signals[key] ?? '';
@@ -191,11 +187,11 @@ function semanticViolations(kubelet: Kubelet, at: (...p: PropertyKey[]) => strin
     const reserved = maps[field];
     if (reserved === undefined) continue;
     for (const key of sorted(reserved)) {
-      if (!RESERVED_RESOURCES.includes(key)) {
+      if (!KUBELET_RESERVED_RESOURCES.includes(key)) {
         out.push({
           path: at(field, key),
           rule: 'reservable-resource',
-          message: `"${key}" isn't a reservable resource, must be one of ${RESERVED_RESOURCES.join(', ')}`,
+          message: `"${key}" isn't a reservable resource, must be one of ${KUBELET_RESERVED_RESOURCES.join(', ')}`,
         });
       }
       // Values may be CEL expressions, so only a negative sign is rejected.

@@ -18,6 +18,8 @@ import { parseKarpenterVersion } from '../version.js';
 import {
   admissionDrafts,
   admissionEvidence,
+  annotatedKarpenterVersion,
+  isRecord,
   type LegacyApiVersion,
   legacyApiVersionDraft,
   releaseEvidence,
@@ -47,17 +49,10 @@ function legacyOf(entry: NodeClassEntry, resource: ResourceRef): LegacyApiVersio
 
 /** The object's own nodeclass-scanner/karpenter-version annotation, else the cluster's version. */
 function karpenterVersionOf(inventory: Inventory, entry: NodeClassEntry) {
-  const metadata = isRecord(entry.raw) && isRecord(entry.raw.metadata) ? entry.raw.metadata : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  const annotated = annotations[KARPENTER_VERSION_ANNOTATION];
   return (
-    parseKarpenterVersion(typeof annotated === 'string' ? annotated : undefined) ??
+    parseKarpenterVersion(annotatedKarpenterVersion(entry.raw)) ??
     clusterOf(inventory, entry.cluster)?.karpenterVersion
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** No `spec` at all (or `spec: null`, which the API server drops): the CRD does not require one. */

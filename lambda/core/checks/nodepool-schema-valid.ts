@@ -16,6 +16,8 @@ import { type KarpenterVersion, parseKarpenterVersion } from '../version.js';
 import {
   admissionDrafts,
   admissionEvidence,
+  annotatedKarpenterVersion,
+  isRecord,
   type LegacyApiVersion,
   legacyApiVersionDraft,
   releaseEvidence,
@@ -40,10 +42,6 @@ function legacyOf(resource: ResourceRef, apiVersion: string): LegacyApiVersion {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The apiVersion as written, also of an object that does not parse (a v1beta1 nodeClassRef). */
 function apiVersionOf(entry: NodePoolEntry): string | undefined {
   if (entry.parsed.ok) return entry.parsed.value.apiVersion;
@@ -54,11 +52,7 @@ function apiVersionOf(entry: NodePoolEntry): string | undefined {
 
 /** The annotation of an object that may not parse: the raw object's, else the parsed one's. */
 function annotatedVersion(entry: NodePoolEntry): string | undefined {
-  const object = entry.raw ?? (entry.parsed.ok ? entry.parsed.value : undefined);
-  const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
-  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
-  const value = annotations[KARPENTER_VERSION_ANNOTATION];
-  return typeof value === 'string' ? value : undefined;
+  return annotatedKarpenterVersion(entry.raw ?? (entry.parsed.ok ? entry.parsed.value : undefined));
 }
 
 /** Exists/DoesNotExist with values: admitted, but the values are ignored, which hides a mistake. */

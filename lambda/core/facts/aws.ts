@@ -326,6 +326,8 @@ export interface KmsGrant {
   readonly operations: readonly string[];
   /** The grant applies only to requests with this encryption context (never EC2's launch in general). */
   readonly constrained: boolean;
+  /** The constraint as ListGrants reports it (`EncryptionContextSubset {"aws:ebs:id":"vol-1"}`), when constrained. */
+  readonly constraints?: string;
 }
 
 /**

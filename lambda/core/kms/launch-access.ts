@@ -1,15 +1,20 @@
 // What a launch asks of a KMS key, and who asks. The principal that calls RunInstances or
 // CreateFleet needs these KMS actions on the key of every encrypted volume it creates, and EC2
-// calls KMS on its behalf, so `kms:ViaService` is EC2 of the region and `kms:CallerAccount` the
-// caller's account; its CreateGrant is for an AWS resource
-// (https://docs.aws.amazon.com/ebs/latest/userguide/ebs-encryption-requirements.html,
+// calls KMS on its behalf, so `kms:ViaService` is EC2 of the region (its endpoint name, whose DNS
+// suffix is the partition's) and `kms:CallerAccount` the caller's account; its CreateGrant is for
+// an AWS resource (https://docs.aws.amazon.com/ebs/latest/userguide/ebs-encryption-requirements.html,
 // https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html). Karpenter launches
-// through instant EC2 Fleets, which use no service-linked role
-// (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-fleet-prerequisites.html), and no Auto
-// Scaling group, so the controller role is the principal whose access decides.
+// through instant EC2 Fleets and no Auto Scaling group, so the controller role's access is what
+// this module evaluates. The EC2 Fleet prerequisites say an instant fleet does not require
+// AWSServiceRoleForEC2Fleet, yet the same page asks that this role (and, for Spot instances,
+// AWSServiceRoleForEC2Spot) be granted use of a customer managed key when the fleet launches an
+// encrypted AMI or EBS snapshot
+// (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-fleet-prerequisites.html#ec2-fleet-service-linked-roles-access-to-cmks);
+// the service-linked roles' key access is not evaluated.
 import type { ContextEntry, ControllerRoleFound, SimulationRequest } from '../facts/permissions.js';
 import type { PermissionScope } from '../iam/request-context.js';
 import { simulationKey } from '../iam/request-context.js';
+import { type Partition, partitionDnsSuffix } from '../region.js';
 
 /** `kms:ReEncrypt` of the EBS documentation is both halves (`kms:ReEncrypt*`). */
 export const EBS_LAUNCH_KMS_ACTIONS = [
@@ -28,12 +33,11 @@ const AWS_MANAGED_EBS_ALIAS = 'alias/aws/ebs';
 
 /** The condition values EC2's calls to KMS carry for a launch in `scope` (besides the principal's own). */
 export function launchKmsContext(
-  scope: { readonly region: string; readonly accountId: string; readonly partition: string },
+  scope: { readonly region: string; readonly accountId: string; readonly partition: Partition },
   action: string
 ): Record<string, string> {
-  const suffix = scope.partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
   return {
-    'kms:ViaService': `ec2.${scope.region}.${suffix}`,
+    'kms:ViaService': `ec2.${scope.region}.${partitionDnsSuffix(scope.partition)}`,
     'kms:CallerAccount': scope.accountId,
     'aws:PrincipalAccount': scope.accountId,
     ...(action === CREATE_GRANT ? { 'kms:GrantIsForAWSResource': 'true' } : {}),
@@ -93,10 +97,47 @@ export function ebsKmsKeyRequests(
   });
 }
 
-/** `alias/aws/ebs`, or its ARN in any region and account. */
-export function isAwsManagedEbsAlias(reference: string): boolean {
+const AWS_MANAGED_EBS_ALIAS_ARN = /^arn:[^:]+:kms:([^:]*):([^:]*):alias\/aws\/ebs$/;
+
+/** `alias/aws/ebs` in any form: the key is judged from the reference alone, never read. */
+export function namesAwsManagedEbsAlias(reference: string): boolean {
+  return reference === AWS_MANAGED_EBS_ALIAS || AWS_MANAGED_EBS_ALIAS_ARN.test(reference);
+}
+
+/** Where the launch runs, as far as the scan knows it. */
+export interface LaunchPlace {
+  readonly region?: string;
+  readonly accountId?: string;
+}
+
+/**
+ * Why an `alias/aws/ebs` ARN cannot encrypt the launch's volumes: EBS needs a key of the volume's
+ * region, and an AWS managed key serves only its own account (its policy, which only AWS may change,
+ * allows no other: https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-modifying.html).
+ * Undefined for the bare alias, another reference, or an ARN that matches what is known.
+ */
+export function awsManagedEbsAliasMismatch(
+  reference: string,
+  place: LaunchPlace
+): string | undefined {
+  const match = AWS_MANAGED_EBS_ALIAS_ARN.exec(reference);
+  if (match === null) return undefined;
+  const [, region = '', account = ''] = match;
+  const problems: string[] = [];
+  if (place.region !== undefined && region !== place.region)
+    problems.push(
+      `it is in ${region === '' ? 'no region' : region}, and EBS needs a key of the volume's region ${place.region}`
+    );
+  if (place.accountId !== undefined && account !== place.accountId)
+    problems.push(
+      `it belongs to account ${account === '' ? '(none)' : account}, and an AWS managed key serves only its own account (${place.accountId} launches here)`
+    );
+  return problems.length === 0 ? undefined : problems.join('; ');
+}
+
+/** `alias/aws/ebs`, or its ARN in the launch's region and account (each where known). */
+export function isAwsManagedEbsAlias(reference: string, place: LaunchPlace): boolean {
   return (
-    reference === AWS_MANAGED_EBS_ALIAS ||
-    /^arn:[^:]+:kms:[^:]*:[^:]*:alias\/aws\/ebs$/.test(reference)
+    namesAwsManagedEbsAlias(reference) && awsManagedEbsAliasMismatch(reference, place) === undefined
   );
 }

@@ -2,11 +2,11 @@
 // changed: on a real DynamoDB implementation (dynalite), so what is compared is what DynamoDB
 // hands back (marshalled and unmarshalled), not what the store wrote.
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.js';
 import type { NodeClassIndexEntry } from '../../../lambda/core/event-index.js';
 import type { FindingStore } from '../../../lambda/core/ports/service.js';
-import { type DynaliteTables, startDynalite } from '../../support/dynalite-table.js';
+import { useDynaliteTable } from '../../support/dynalite-table.js';
 
 const PROD = { account: '111122223333', region: 'eu-west-1', name: 'prod' };
 
@@ -39,8 +39,7 @@ const ENTRIES: readonly NodeClassIndexEntry[] = [
   },
 ];
 
-let dynamo: DynaliteTables;
-let table: string;
+const dynamo = useDynaliteTable();
 /** Every index row each BatchWriteItem put or deleted (`put <sk>` / `delete <sk>`). */
 let written: string[];
 
@@ -62,7 +61,7 @@ function countingClient(documents: DynamoDBDocumentClient): Pick<DynamoDBDocumen
 
 function store(at: Date): FindingStore {
   return createFindingStore(countingClient(dynamo.documents), {
-    tableName: table,
+    tableName: dynamo.name,
     resolvedTtlDays: 30,
     homeRegion: PROD.region,
     now: () => at,
@@ -71,16 +70,7 @@ function store(at: Date): FindingStore {
 
 const sk = (name: string) => `111122223333/eu-west-1/prod#${name}`;
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-
-afterAll(async () => {
-  await dynamo?.close();
-});
-
-beforeEach(async () => {
-  table = await dynamo.createTable();
+beforeEach(() => {
   written = [];
 });
 

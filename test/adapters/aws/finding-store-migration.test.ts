@@ -2,11 +2,9 @@
 // each cluster identity, without alerting: on a real DynamoDB implementation (dynalite), with the
 // earlier version's store writing the state (test/support/legacy-finding-store.ts, its write path
 // verbatim) and today's store reading it.
-import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import dynalite from 'dynalite';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.js';
 import {
   type PlanFactory,
@@ -14,6 +12,7 @@ import {
   scanAndPublish,
 } from '../../../lambda/app/scan-and-publish.js';
 import type { FindingStore } from '../../../lambda/core/ports/service.js';
+import { useDynaliteTable } from '../../support/dynalite-table.js';
 import { createLegacyFindingStore, legacyPort } from '../../support/legacy-finding-store.js';
 import {
   brokenNodeClass as broken,
@@ -28,54 +27,11 @@ const HOME = 'eu-west-1';
 const CHECK = 'instance-profile-is-name';
 const START = new Date('2026-11-01T00:00:00Z');
 
-let server: ReturnType<typeof dynalite>;
-let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  raw = new DynamoDBClient({
-    region: HOME,
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  documents = DynamoDBDocumentClient.from(raw, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-});
-
-afterAll(async () => {
-  raw?.destroy();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-});
-
-/** A table of its own per test (dynalite deletes tables asynchronously). */
-let table = '';
-let tables = 0;
-
-beforeEach(async () => {
-  tables += 1;
-  table = `state-${tables}`;
-  await raw.send(
-    new CreateTableCommand({
-      TableName: table,
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    })
-  );
-});
+const dynamo = useDynaliteTable(HOME);
 
 /** Every item of the table, attribute values unwrapped. */
 async function tableItems(): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await raw.send(new ScanCommand({ TableName: table }));
+  const { Items = [] } = await dynamo.client.send(new ScanCommand({ TableName: dynamo.name }));
   return Items.map((item) =>
     Object.fromEntries(Object.entries(item).map(([key, value]) => [key, Object.values(value)[0]]))
   );
@@ -93,8 +49,8 @@ function planFor(regions: Regions): PlanFactory {
 }
 
 function currentStore(): FindingStore {
-  return createFindingStore(documents, {
-    tableName: table,
+  return createFindingStore(dynamo.documents, {
+    tableName: dynamo.name,
     resolvedTtlDays: 30,
     homeRegion: HOME,
     now: () => START,
@@ -154,7 +110,11 @@ const homeOnly = (): Regions => new Map([[HOME, new Map([['prod', [broken('a'), 
 /** The state an earlier version leaves: its scans of `prod`, through its own store. */
 async function scanWithEarlierVersion(regions: Regions, scans = 2) {
   const legacy = legacyPort(
-    createLegacyFindingStore(documents, { tableName: table, resolvedTtlDays: 30, now: () => START })
+    createLegacyFindingStore(dynamo.documents, {
+      tableName: dynamo.name,
+      resolvedTtlDays: 30,
+      now: () => START,
+    })
   );
   const publisher = new RecordingPublisher();
   for (let n = 1; n <= scans; n++) {
@@ -225,8 +185,8 @@ describe('the first scan after the upgrade', () => {
     // Prepare: the earlier version claims the first findings, then dies before SNS takes them.
     const regions = homeOnly();
     const legacy = legacyPort(
-      createLegacyFindingStore(documents, {
-        tableName: table,
+      createLegacyFindingStore(dynamo.documents, {
+        tableName: dynamo.name,
         resolvedTtlDays: 30,
         now: () => START,
       })
@@ -287,9 +247,9 @@ describe('the first scan after the upgrade', () => {
     // Prepare: the legacy items cannot be deleted on the first attempt (after they were copied).
     const regions = homeOnly();
     await scanWithEarlierVersion(regions);
-    const send = documents.send.bind(documents);
+    const send = dynamo.documents.send.bind(dynamo.documents);
     let failures = 1;
-    const flaky = Object.assign(Object.create(documents) as DynamoDBDocumentClient, {
+    const flaky = Object.assign(Object.create(dynamo.documents) as DynamoDBDocumentClient, {
       send: ((command: unknown) => {
         if (command instanceof BatchWriteCommand && failures > 0) {
           failures -= 1;
@@ -301,7 +261,7 @@ describe('the first scan after the upgrade', () => {
       }) as DynamoDBDocumentClient['send'],
     });
     const store = createFindingStore(flaky, {
-      tableName: table,
+      tableName: dynamo.name,
       resolvedTtlDays: 30,
       homeRegion: HOME,
       now: () => START,
@@ -375,8 +335,8 @@ describe('two clusters of one name in two regions', () => {
   it('(an earlier version, keyed by name, alerted RESOLVED and NEW every round)', async () => {
     const legacy = () =>
       legacyPort(
-        createLegacyFindingStore(documents, {
-          tableName: table,
+        createLegacyFindingStore(dynamo.documents, {
+          tableName: dynamo.name,
           resolvedTtlDays: 30,
           now: () => START,
         })

@@ -258,4 +258,41 @@ describe('IAM account directory', () => {
     expect(callsOf(GetAccountAuthorizationDetailsCommand)).toBe(1);
     expect(callsOf(GetRoleCommand)).toBe(2);
   });
+
+  it('reads the directory once more after a failure that is not a refusal, before falling back', async () => {
+    // Prepare: the first read fails as a connection drop would, the second answers
+    iamMock
+      .on(GetAccountAuthorizationDetailsCommand)
+      .rejectsOnce(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
+      .resolves({
+        RoleDetailList: [
+          { RoleName: NODE_ROLE, Arn: roleArn(NODE_ROLE), Path: '/', AttachedManagedPolicies: [] },
+        ],
+        IsTruncated: false,
+      });
+    const directory = createIamAccountDirectory(new IAMClient({ region: 'us-east-1' }));
+
+    // Act
+    const loaded = await directory.load();
+
+    // Assess
+    expect(loaded?.role(NODE_ROLE)?.Arn).toBe(roleArn(NODE_ROLE));
+    expect(callsOf(GetAccountAuthorizationDetailsCommand)).toBe(2);
+  });
+
+  it('falls back after a second failure, and does not read a third time', async () => {
+    // Prepare
+    iamMock
+      .on(GetAccountAuthorizationDetailsCommand)
+      .rejects(Object.assign(new Error('Rate exceeded'), { name: 'Throttling' }));
+    const directory = createIamAccountDirectory(new IAMClient({ region: 'us-east-1' }));
+
+    // Act
+    const loaded = await directory.load();
+    const again = await directory.load();
+
+    // Assess
+    expect([loaded, again]).toEqual([undefined, undefined]);
+    expect(callsOf(GetAccountAuthorizationDetailsCommand)).toBe(2);
+  });
 });

@@ -227,6 +227,7 @@ const SAMPLES: Record<KeyedKey, Sample> = {
             granteePrincipal: 'arn:aws:iam::111122223333:role/b',
             operations: ['Decrypt'],
             constrained: true,
+            constraints: 'EncryptionContextSubset {"aws:ebs:id":"vol-1"}',
           },
         ],
       },

@@ -2,7 +2,7 @@
 // (budget instances) with concurrent callers each, and the table's conditional updates alone keep
 // them within one budget.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DocumentSender } from '../../../lambda/adapters/aws/dynamodb-batch.js';
 import {
   FALLBACK_MS,
@@ -10,23 +10,10 @@ import {
   TableRateBudget,
   type TableRateBudgetOptions,
 } from '../../../lambda/adapters/aws/table-rate-budget.js';
-import { type DynaliteTables, startDynalite } from '../../support/dynalite-table.js';
+import { useDynaliteTable } from '../../support/dynalite-table.js';
 import { fakeClock } from '../../support/fake-clock.js';
 
-let dynamo: DynaliteTables;
-let table: string;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-
-afterAll(async () => {
-  await dynamo?.close();
-});
-
-beforeEach(async () => {
-  table = await dynamo.createTable();
-});
+const dynamo = useDynaliteTable();
 
 /** A successful take as the table decided it: the `now` its condition used, and its tokens. */
 interface Take {
@@ -57,7 +44,7 @@ function budget(
   options: Partial<TableRateBudgetOptions> & Pick<TableRateBudgetOptions, 'ratePerSecond' | 'burst'>
 ): TableRateBudget {
   return new TableRateBudget(client, {
-    tableName: table,
+    tableName: dynamo.name,
     name: 'iam',
     now: () => Date.now(),
     sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
@@ -160,7 +147,7 @@ describe('TableRateBudget', () => {
     for (const tat of [Date.now() + 3_600_000, 'garbage']) {
       await dynamo.documents.send(
         new PutCommand({
-          TableName: table,
+          TableName: dynamo.name,
           Item: { pk: RATE_BUDGET_PK, sk: 'iam', tat: typeof tat === 'number' ? tat * 1000 : tat },
         })
       );

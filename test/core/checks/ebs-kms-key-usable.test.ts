@@ -259,6 +259,11 @@ describe('ebs-kms-key-usable', () => {
 
     // Assess
     expect(keyFinding(allowed)?.status).toBe('pass');
+    // The fleet's service-linked roles' key access (encrypted AMI snapshots) is named as not evaluated.
+    expect(keyFinding(allowed)?.message).toContain(
+      'Not evaluated: whether the service-linked roles AWSServiceRoleForEC2Fleet and AWSServiceRoleForEC2Spot may use the key'
+    );
+    expect(keyFinding(allowed)?.message).toContain('ec2-fleet-prerequisites.html');
     const failure = keyFinding(denied);
     expect(failure?.status).toBe('fail');
     expect(failure?.message).toContain(
@@ -329,7 +334,124 @@ describe('ebs-kms-key-usable', () => {
 
     // Assess
     expect(keyFinding(granted)?.status).toBe('pass');
-    expect(keyFinding(onlyConstrained)?.status).toBe('fail');
+    expect(keyFinding(onlyConstrained)?.status).not.toBe('pass');
+  });
+
+  it('reports an error, not a fail, when only an encryption-context-constrained grant lets the role use the key', () => {
+    // Arrange
+    const operations = EBS_LAUNCH_KMS_ACTIONS.map((action) => action.slice('kms:'.length));
+    const constrained: KmsGrant = {
+      grantId: 'g-ctx',
+      granteePrincipal: CONTROLLER_ROLE,
+      operations,
+      constrained: true,
+      constraints: 'EncryptionContextSubset {"team":"data"}',
+    };
+    const nobody = withPermissions(
+      anAwsInventory(
+        [aClass('default')],
+        ebsFacts(ok(aLookup({}, ok(keyPolicy('nobody')), ok([constrained]))))
+      )
+    );
+    const iamDenies = withPermissions(
+      anAwsInventory(
+        [aClass('default')],
+        ebsFacts(ok(aLookup({}, ok(keyPolicy('root')), ok([constrained]))))
+      ),
+      simulated('implicitDeny')
+    );
+
+    // Act
+    const byPolicy = keyFinding(nobody);
+    const byIam = keyFinding(iamDenies);
+
+    // Assess
+    expect(byPolicy?.status).toBe('error');
+    expect(byPolicy?.evidence?.reason).toBe('access-unknown');
+    expect(byPolicy?.message).toContain('grant g-ctx');
+    expect(byPolicy?.message).toContain('EncryptionContextSubset {"team":"data"}');
+    expect(byPolicy?.message).toContain('cannot be known');
+    expect(byIam?.status).toBe('error');
+    expect(byIam?.message).toContain('grant g-ctx');
+  });
+
+  it.each([
+    [
+      'another region and account',
+      'arn:aws:kms:eu-west-1:999999999999:alias/aws/ebs',
+      ['it is in eu-west-1', 'account 999999999999'],
+    ],
+    [
+      'another account',
+      'arn:aws:kms:us-east-1:999999999999:alias/aws/ebs',
+      ['account 999999999999'],
+    ],
+  ])('fails the AWS managed EBS key of %s, naming the mismatch', (_case, reference, parts) => {
+    // Arrange
+    const inventory = withPermissions(
+      anAwsInventory(
+        [aClass('default', reference)],
+        ebsFacts(ok(undefined), AWS_DEFAULTS, reference)
+      )
+    );
+
+    // Act
+    const finding = evaluate(inventory).find(
+      (draft) => draft.discriminator === `kmsKeyID:${reference}`
+    );
+
+    // Assess
+    expect(finding).toMatchObject({
+      status: 'fail',
+      evidence: { reason: 'aws-managed-elsewhere' },
+    });
+    for (const part of parts) expect(finding?.message).toContain(part);
+  });
+
+  it("passes the AWS managed EBS key by its ARN in the cluster's region and account", () => {
+    // Arrange
+    const reference = `arn:aws:kms:us-east-1:${ACCOUNT}:alias/aws/ebs`;
+    const inventory = withPermissions(
+      anAwsInventory(
+        [aClass('default', reference)],
+        ebsFacts(ok(undefined), AWS_DEFAULTS, reference)
+      )
+    );
+
+    // Act
+    const finding = evaluate(inventory).find(
+      (draft) => draft.discriminator === `kmsKeyID:${reference}`
+    );
+
+    // Assess
+    expect(finding).toMatchObject({ status: 'pass', evidence: { reason: 'aws-managed' } });
+  });
+
+  it('fails an AWS managed key that DescribeKey places in another account', () => {
+    // Arrange
+    const foreign = withPermissions(
+      anAwsInventory(
+        [aClass('default')],
+        ebsFacts(
+          ok(
+            aLookup({
+              manager: 'AWS',
+              arn: 'arn:aws:kms:us-east-1:999999999999:key/11111111-2222-3333-4444-555555555555',
+            })
+          )
+        )
+      )
+    );
+
+    // Act
+    const finding = keyFinding(foreign);
+
+    // Assess
+    expect(finding).toMatchObject({
+      status: 'fail',
+      evidence: { reason: 'aws-managed-elsewhere' },
+    });
+    expect(finding?.message).toContain('account 999999999999');
   });
 
   it('fails on a key policy Deny, even when another statement allows the role', () => {

@@ -4,7 +4,7 @@ import { launchKmsContext } from '../../../lambda/core/kms/launch-access.js';
 
 const ACCOUNT = '111122223333';
 const ROLE = `arn:aws:iam::${ACCOUNT}:role/Karpenter`;
-const SCOPE = { region: 'us-east-1', accountId: ACCOUNT, partition: 'aws' };
+const SCOPE = { region: 'us-east-1', accountId: ACCOUNT, partition: 'aws' } as const;
 
 function request(action = 'kms:Decrypt'): KmsPolicyRequest {
   return {

@@ -1,12 +1,24 @@
 // Shared by nodeclass-schema-valid and nodepool-schema-valid: one failing finding per violated
 // rule or per field that did not parse, located at the field's path.
 import type { AdmissionVerdict } from '../../admission/types.js';
-import type { FindingDraft } from '../../check.js';
+import { type FindingDraft, KARPENTER_VERSION_ANNOTATION } from '../../check.js';
 import { UNKNOWN_FIELD_OUTCOME, type UnknownField } from '../../crd-fields.js';
 import { type CrdRuleRelease, SINCE } from '../../crd-releases.js';
 import type { CrdViolation } from '../../crd-rules.js';
 import type { ResourceRef } from '../../model.js';
 import type { SchemaIssue } from '../../schema.js';
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The nodeclass-scanner/karpenter-version annotation as written, of an object that may not parse. */
+export function annotatedKarpenterVersion(object: unknown): string | undefined {
+  const metadata = isRecord(object) && isRecord(object.metadata) ? object.metadata : {};
+  const annotations = isRecord(metadata.annotations) ? metadata.annotations : {};
+  const value = annotations[KARPENTER_VERSION_ANNOTATION];
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** A failing finding for one violation of `rule` at `path` (the id is unique per path and rule). */
 export function violationDraft(
