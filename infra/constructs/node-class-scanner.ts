@@ -171,6 +171,7 @@ export class NodeClassScanner extends Construct {
         dryRunRoleArn,
         securityHub: settings.securityHub === true,
         ssmParameterPrefixes: settings.ssmParameterPrefixes ?? [],
+        iamBudgetTableArn: settings.iamBudgetTableArn || undefined,
         vpc: props.vpc,
         vpcSubnets: props.vpcSubnets,
         accessEntries: settings.accessEntries === true,
@@ -239,6 +240,11 @@ export class NodeClassScanner extends Construct {
           : `${handler} role`
       );
     }
+    output(
+      SCANNER_OUTPUTS.stateTableArn,
+      this.table.tableArn,
+      'The state table (findings, and the IAM budget other deployments may share: iamBudgetTableArn)'
+    );
     output(SCANNER_OUTPUTS.dashboardName, this.dashboard.dashboardName);
   }
 
@@ -301,6 +307,7 @@ const STACKS_WITH_OUTPUTS = new WeakSet<Stack>();
 /** Output keys besides the roles' (`<Handler>RoleArn`), as README documents them. */
 const SCANNER_OUTPUTS = {
   topicArn: 'TopicArn',
+  stateTableArn: 'StateTableArn',
   dashboardName: 'DashboardName',
 } as const;
 

@@ -2,12 +2,20 @@
 // actions, plus the topic key for the functions that publish to the encrypted topic.
 import { Aws, type CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { type CfnRole, ManagedPolicy, Policy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  type CfnRole,
+  ManagedPolicy,
+  Policy,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { HANDLER_ACTIONS } from '../../lambda/adapters/aws/declared-actions.js';
+import { RATE_BUDGET_PK } from '../../lambda/adapters/aws/table-rate-budget.js';
 import type { HandlerName } from '../../lambda/shared/config.js';
 import { HANDLER_METADATA_KEY, pascal, ROLE_CONSTRUCT_IDS } from '../handler-roles.js';
 import { scannerPolicyStatements, wildcardReasons } from '../permissions.js';
@@ -23,6 +31,27 @@ export interface RoleResources {
   readonly ssmParameterPrefixes?: readonly string[];
   /** The securityHub setting: grants the Security Hub actions the scanning functions declare. */
   readonly securityHub?: boolean;
+  /** The iamBudgetTableArn setting: another deployment's table whose IAM budget is shared. */
+  readonly iamBudgetTableArn?: string | undefined;
+}
+
+/**
+ * The budget actions on another deployment's table, its `BUDGET` items only: sharing a budget
+ * must not let this deployment read or change that deployment's findings.
+ */
+function sharedBudgetStatement(
+  registry: (typeof HANDLER_ACTIONS)[HandlerName],
+  tableArn: string | undefined
+): PolicyStatement[] {
+  const actions = 'iamBudget' in registry ? registry.iamBudget : undefined;
+  if (tableArn === undefined || actions === undefined) return [];
+  return [
+    new PolicyStatement({
+      actions: [...actions],
+      resources: [tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [RATE_BUDGET_PK] } },
+    }),
+  ];
 }
 
 const DESCRIPTIONS: Readonly<Record<HandlerName, string>> = {
@@ -59,7 +88,10 @@ export function createHandlerRole(
     ssmParameterPrefixes: resources.ssmParameterPrefixes ?? [],
     securityHub: resources.securityHub === true,
   };
-  const statements = scannerPolicyStatements(registry, arns);
+  const statements = [
+    ...scannerPolicyStatements(registry, arns),
+    ...sharedBudgetStatement(registry, resources.iamBudgetTableArn),
+  ];
   if (statements.length > 0) {
     const policy = new Policy(scope, `${pascal(handler)}Policy`, { statements });
     policy.attachToRole(role);

@@ -46,6 +46,8 @@ export interface ScanningProps {
   readonly securityHub?: boolean | undefined;
   /** Custom SSM parameter prefixes the scanning roles may read (validated by the caller). */
   readonly ssmParameterPrefixes: readonly string[];
+  /** Another deployment's state table whose IAM budget this one shares (validated by the caller). */
+  readonly iamBudgetTableArn?: string | undefined;
   readonly vpc?: IVpc | undefined;
   readonly vpcSubnets?: SubnetSelection | undefined;
   readonly accessEntries: boolean;
@@ -104,6 +106,7 @@ export function createScanning(
           ...resources,
           dryRunRoleArn: props.dryRunRoleArn,
           ssmParameterPrefixes: props.ssmParameterPrefixes,
+          iamBudgetTableArn: props.iamBudgetTableArn,
           securityHub: props.securityHub === true,
         },
         { inVpc: inVpc(handler) }

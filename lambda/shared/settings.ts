@@ -70,6 +70,9 @@ function matching(pattern: RegExp, expected: string): Check {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** A table of any partition and region; the name as DynamoDB allows it. */
+const DYNAMODB_TABLE_ARN =
+  /^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_.-]{3,255}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/;
 /** CloudFormation's limit on a stack name, less the longest suffix a forwarding stack adds. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,118}$/;
@@ -313,6 +316,20 @@ export const SETTINGS = {
     requiredBy: ['scan-cluster', 'ami-event', 'iam-event'],
     default: 3,
     doc: "IAM calls per second all scans of this deployment share (bursts of at most one second's worth), paced through an item of the state table so concurrent scans cannot add up. IAM's request rate is the account's, unpublished and not adjustable ([IAM quotas](https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html), [throttling](https://repost.aws/knowledge-center/iam-sts-throttling-error)): the default leaves most of it to your own pipelines. Should the table be unavailable, each scan paces itself at this rate divided by `scanConcurrency` and logs it. The CLI paces in process (5/s).",
+  },
+  iamBudgetTableArn: {
+    type: 'text',
+    check: (value) =>
+      value === ''
+        ? undefined
+        : matching(
+            DYNAMODB_TABLE_ARN,
+            'a DynamoDB table ARN such as arn:aws:dynamodb:eu-west-1:123456789012:table/NodeClassScanner-StateTable'
+          )(value),
+    prop: 'iamBudgetTableArn',
+    env: 'IAM_BUDGET_TABLE_ARN',
+    defaultText: "none (this deployment's state table)",
+    doc: "Share one IAM budget among several deployments of an account: the `StateTableArn` output of the deployment that keeps it (any region of the account). The scanning Lambdas then take their IAM tokens from that table's `BUDGET` item, so all deployments naming it stay within one `iamCallsPerSecond` together (give each the same value). They are granted `GetItem` and `UpdateItem` on that table's `BUDGET` items only ([one IAM budget for the account](#world-state-files-and-live-aws)).",
   },
   reservedScanConcurrency: {
     type: 'integer',

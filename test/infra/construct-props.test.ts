@@ -1,12 +1,14 @@
 // The construct's props are checked as their cdk.json keys are (one settings table), and what it
 // deploys has names scripts can use: fixed output keys, a dashboard and alarms named after the stack.
 import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 import { parseScannerConfig } from '../../infra/config.js';
 import { LAMBDA_BUNDLES_CONTEXT_KEY } from '../../infra/constructs/scanner-function.js';
 import { NodeClassScanner, type NodeClassScannerProps } from '../../infra/index.js';
+import { RATE_BUDGET_PK } from '../../lambda/adapters/aws/table-rate-budget.js';
 import { LOG_RETENTION_DAYS } from '../../lambda/shared/settings.js';
 import { FINDINGS_TOPIC_TAG } from '../../lambda/shared/telemetry.js';
 import {
@@ -105,6 +107,7 @@ describe('deployed names scripts can use', () => {
         'ScanClusterRoleArn',
         'AmiEventRoleArn',
         'IamEventRoleArn',
+        'StateTableArn',
         'DashboardName',
       ].sort()
     );
@@ -126,6 +129,40 @@ describe('deployed names scripts can use', () => {
     template.hasResourceProperties('AWS::SNS::Topic', {
       Tags: [{ Key: FINDINGS_TOPIC_TAG, Value: { Ref: 'AWS::StackName' } }],
     });
+  });
+});
+
+describe('iamBudgetTableArn: one IAM budget for several deployments of an account', () => {
+  const shared = 'arn:aws:dynamodb:us-east-1:123456789012:table/Home-StateTable0A1B2C3D';
+  const budgetStatements = (scanner: NodeClassScanner) =>
+    Object.values(Template.fromStack(Stack.of(scanner)).findResources('AWS::IAM::Policy')).flatMap(
+      (policy) =>
+        (
+          policy as {
+            Properties: { PolicyDocument: { Statement: { Resource: unknown }[] } };
+          }
+        ).Properties.PolicyDocument.Statement.filter((statement) => statement.Resource === shared)
+    );
+
+  it("grants each scanning role the budget's two actions on the shared table's BUDGET items only", () => {
+    const statements = budgetStatements(
+      scannerIn({ clusters: ['prod'], iamBudgetTableArn: shared }, 'eu-west-1')
+    );
+    expect(statements).toHaveLength(3);
+    for (const statement of statements) {
+      expect(statement).toMatchObject({
+        Effect: 'Allow',
+        Action: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [RATE_BUDGET_PK] } },
+      });
+    }
+  });
+
+  it('grants nothing on another table without it, and refuses a value that is not a table ARN', () => {
+    expect(budgetStatements(scannerIn({ clusters: ['prod'] }, 'eu-west-1'))).toEqual([]);
+    expect(() =>
+      scannerIn({ clusters: ['prod'], iamBudgetTableArn: 'Home-StateTable' }, 'eu-west-1')
+    ).toThrow(/iamBudgetTableArn.*DynamoDB table ARN/);
   });
 });
 

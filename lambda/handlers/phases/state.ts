@@ -15,12 +15,21 @@ import { SETTINGS } from '../../shared/settings.js';
  * is the account's), in bursts of at most one second's worth; with the table failing, this
  * environment's share of it.
  */
-function iamBudget(config: Config, documents: DynamoDBDocumentClient): TableRateBudget {
+function iamBudget(
+  config: Config,
+  documents: DynamoDBDocumentClient,
+  counter: ApiCallCounter
+): TableRateBudget {
+  const shared = sharedBudgetTable(config.settings.iamBudgetTableArn);
   const ratePerSecond = config.settings.iamCallsPerSecond ?? SETTINGS.iamCallsPerSecond.default;
   const concurrency = config.settings.scanConcurrency ?? SETTINGS.scanConcurrency.default;
   const fallback = { ratePerSecond: ratePerSecond / concurrency, burst: 1 };
-  return new TableRateBudget(documents, {
-    tableName: config.stateTableName,
+  const client =
+    shared === undefined || shared.region === config.region
+      ? documents
+      : documentClient(shared.region, counter);
+  return new TableRateBudget(client, {
+    tableName: shared?.tableName ?? config.stateTableName,
     name: 'iam',
     ratePerSecond,
     burst: ratePerSecond,
@@ -35,15 +44,27 @@ function iamBudget(config: Config, documents: DynamoDBDocumentClient): TableRate
   });
 }
 
-export function createStateStores(config: Config, counter: ApiCallCounter, clock: () => Date) {
+/** The table and region of `iamBudgetTableArn` (validated when deployed), when it is set. */
+export function sharedBudgetTable(
+  arn: string | undefined
+): { readonly region: string; readonly tableName: string } | undefined {
+  const match =
+    arn === undefined ? null : /^arn:[^:]+:dynamodb:([^:]+):\d{12}:table\/(.+)$/.exec(arn);
+  const [, region, tableName] = match ?? [];
+  return region === undefined || tableName === undefined ? undefined : { region, tableName };
+}
+
+function documentClient(region: string, counter: ApiCallCounter): DynamoDBDocumentClient {
   const client = instrumentClient(
-    new DynamoDBClient({ region: config.region, ...STANDARD_RETRIES }),
+    new DynamoDBClient({ region, ...STANDARD_RETRIES }),
     'dynamodb',
     counter
   );
-  const documents = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+export function createStateStores(config: Config, counter: ApiCallCounter, clock: () => Date) {
+  const documents = documentClient(config.region, counter);
   return {
     store: createFindingStore(documents, {
       tableName: config.stateTableName,
@@ -55,7 +76,7 @@ export function createStateStores(config: Config, counter: ApiCallCounter, clock
       tableName: config.stateTableName,
       now: clock,
     }),
-    iamBudget: iamBudget(config, documents),
+    iamBudget: iamBudget(config, documents, counter),
   };
 }
 
