@@ -13,16 +13,16 @@
 //   the policies use them, so they split contexts only then.
 //
 // One call is one list of actions on one list of resources, every pair of the cross product
-// answered, 100 results to a page (MaxItems' default,
+// answered, at most 1,000 results to a page (MaxItems' largest value; 100 when not given,
 // https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html): a call
-// holds at most 100 (action, resource) pairs, and a call of one context answers no other context.
-// Per context, ⌈pairs / 100⌉ calls are needed. Where that is one call but the context's actions ×
-// its resources exceed 100 (the Describe actions on `*` next to `ssm:GetParameter` on a dozen
-// parameters), one call cannot hold them: two are needed, so the floor counts two. Beyond that no
-// cross-product cost is counted, so the floor may still be below what any packing reaches.
+// holds at most 1,000 (action, resource) pairs, and a call of one context answers no other
+// context. Per context, ⌈pairs / 1,000⌉ calls are needed. Where that is one call but the context's
+// actions × its resources exceed a page, one call cannot hold them: two are needed, so the floor
+// counts two. Beyond that no cross-product cost is counted, so the floor may still be below what
+// any packing reaches.
 import { aliasParameters } from './fleet.js';
 
-const RESULTS_PER_CALL = 100;
+const RESULTS_PER_CALL = 1000;
 
 type Json = Record<string, unknown>;
 
@@ -251,7 +251,7 @@ export interface SimulationFloor {
   readonly contexts: number;
   /** Distinct (action, resource) pairs, summed over contexts. */
   readonly pairs: number;
-  /** Σ ⌈pairs / 100⌉ over contexts. */
+  /** Σ ⌈pairs / results per call⌉ over contexts. */
   readonly byPairs: number;
   /** The floor: `byPairs`, plus one call per context whose pairs fit one page but not one call. */
   readonly calls: number;

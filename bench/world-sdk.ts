@@ -392,7 +392,9 @@ export function createWorldSdk(
               }) as ContextEntry
           ),
         } as unknown as SimulationRequest;
-        const results = await simulator.simulate(request);
+        // One result per action and resource, MaxItems (default 100) to a page, as IAM counts them.
+        const all = await simulator.simulate(request);
+        const { items: results, nextToken } = page(all, input.MaxItems ?? 100, input.Marker);
         const byAction = new Map<string, EvaluationResult>();
         for (const result of results) {
           const evaluation = byAction.get(result.action) ?? {
@@ -413,7 +415,12 @@ export function createWorldSdk(
           });
           byAction.set(result.action, evaluation);
         }
-        return { EvaluationResults: [...byAction.values()], IsTruncated: false, $metadata: {} };
+        return {
+          EvaluationResults: [...byAction.values()],
+          IsTruncated: nextToken !== undefined,
+          ...(nextToken === undefined ? {} : { Marker: nextToken }),
+          $metadata: {},
+        };
       });
     }
     throw new Error(`world SDK: unsupported IAM command ${String(command)}`);

@@ -248,9 +248,9 @@ describe('fleet lower bound', () => {
     });
     // 7 contexts per cluster; PassRole and discovery merge (12). The merged discovery context holds
     // 11 Describe actions, ListInstanceProfiles, DescribeCluster and GetParameter (14) on `*`, two
-    // clusters and 5 parameters (8): 112 > 100, so two calls.
+    // clusters and 5 parameters (8): 112 results, one page of 1,000 (two at IAM's default 100).
     expect(bound.simulationContexts).toBe(12);
-    expect(bound.byOperation['iam:SimulatePrincipalPolicy']).toBe(13);
+    expect(bound.byOperation['iam:SimulatePrincipalPolicy']).toBe(12);
     expect(bound.byOperation['iam:ListRolePolicies']).toBe(1);
   });
 
@@ -435,8 +435,8 @@ describe('simulation floor', () => {
     ]);
   });
 
-  it('counts a second call where one context fits a page but not one actions × resources call', () => {
-    const floor = simulationFloor(floorWorld(twoClasses(ALIAS_B)));
+  it('counts a second call where one context fits a page but not one actions × resources call (100 a page)', () => {
+    const floor = simulationFloor(floorWorld(twoClasses(ALIAS_B)), 100);
     // Launch gains 5 images (36 pairs); discovery names 10 parameters: 21 pairs, one page, but
     // 12 actions × 12 resources = 144 in one call. 36 + 5 + 2 + 1 + 1 + 4 + 21 = 70.
     expect(floor).toMatchObject({ contexts: 7, pairs: 70, byPairs: 7, calls: 8 });
@@ -494,17 +494,19 @@ describe('simulation floor', () => {
     expect(floor).toMatchObject({ contexts: 16, calls: 16 });
   });
 
-  it('needs ⌈pairs / 100⌉ calls for a context over one page', () => {
+  it('needs ⌈pairs / page⌉ calls for a context over one page', () => {
     const ids = Array.from({ length: 60 }, (_, index) => `ami-x${index}`);
     const world = floorWorld([{ name: 'nc', ami: {}, nodePool: 'np' }]);
     const spec = world.eks.clusters[0]?.kubernetes.ec2NodeClasses[0]?.spec;
     if (spec === undefined) throw new Error('no class');
     spec.amiSelectorTerms = ids.map((id) => ({ id }));
-    const large = simulationFloor(world);
-    // Launch: 8 + 2 × (60 images + snapshot/* + 2 subnets + 1 group) = 136 pairs → 2 calls.
+    const large = simulationFloor(world, 100);
+    // Launch: 8 + 2 × (60 images + snapshot/* + 2 subnets + 1 group) = 136 pairs → 2 calls of 100.
     // Discovery without parameters: 9 + 1 on `*`, DescribeCluster = 11 pairs.
     expect(large.byContext[0]).toMatchObject({ label: 'launch', pairs: 136, calls: 2 });
     expect(large).toMatchObject({ contexts: 7, byPairs: 8, calls: 8 });
+    // IAM's largest page (1,000, what the scanner asks for) holds them in one.
+    expect(simulationFloor(world).byContext[0]).toMatchObject({ pairs: 136, calls: 1 });
   });
 
   it('follows the release and the mode: no profile calls for instanceProfile, none listed before v1.7', () => {

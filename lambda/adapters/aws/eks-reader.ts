@@ -7,15 +7,16 @@ import {
   type DescribeClusterCommandOutput,
   DescribePodIdentityAssociationCommand,
   type EKSClient,
-  paginateListAccessEntries,
-  paginateListClusters,
-  paginateListPodIdentityAssociations,
+  ListAccessEntriesCommand,
+  ListClustersCommand,
+  ListPodIdentityAssociationsCommand,
 } from '@aws-sdk/client-eks';
 import type { AccessEntry } from '../../core/facts/aws.js';
 import type { EndpointAccess, PodIdentityAssociation } from '../../core/facts/cluster.js';
 import { tagMapOf, tagValue } from '../../core/selectors/tag-map.js';
 import { mapLimited } from '../../shared/concurrency.js';
 import { toSourceUnavailable } from './aws-errors.js';
+import { collectPages } from './paginate.js';
 
 export const eksReaderActions = [
   'eks:ListClusters',
@@ -55,6 +56,8 @@ export interface EksReader {
   /** DescribeCluster, called once per cluster per reader. */
   describeCluster(name: string): Promise<EksCluster>;
   listAccessEntries(cluster: string): Promise<AccessEntry[]>;
+  /** The access entry of exactly this principal ARN; undefined when the cluster has none. */
+  describeAccessEntry(cluster: string, principalArn: string): Promise<AccessEntry | undefined>;
   listPodIdentityAssociations(
     cluster: string,
     filter?: { readonly namespace?: string; readonly serviceAccount?: string }
@@ -114,13 +117,37 @@ export function createEksReader(deps: { readonly eks: EKSClient }): EksReader {
     };
   }
 
+  async function describeEntry(
+    cluster: string,
+    principalArn: string
+  ): Promise<AccessEntry | undefined> {
+    try {
+      const { accessEntry } = await eks.send(
+        new DescribeAccessEntryCommand({ clusterName: cluster, principalArn })
+      );
+      return {
+        principalArn: accessEntry?.principalArn ?? principalArn,
+        ...(accessEntry?.type ? { type: accessEntry.type } : {}),
+        kubernetesGroups: accessEntry?.kubernetesGroups ?? [],
+      };
+    } catch (error) {
+      if ((error as { name?: string } | undefined)?.name === 'ResourceNotFoundException') {
+        return undefined;
+      }
+      throw toSourceUnavailable(`eks:DescribeAccessEntry ${cluster} ${principalArn}`, error);
+    }
+  }
+
   const reader: EksReader = {
     async listClusters(tagFilter) {
-      const names: string[] = [];
+      let names: string[];
       try {
-        for await (const page of paginateListClusters({ client: eks }, {})) {
-          names.push(...(page.clusters ?? []));
-        }
+        names = await collectPages(
+          'eks:ListClusters',
+          (nextToken) => eks.send(new ListClustersCommand(nextToken ? { nextToken } : {})),
+          (page) => page.clusters,
+          (page) => page.nextToken
+        );
       } catch (error) {
         throw toSourceUnavailable('eks:ListClusters', error);
       }
@@ -143,46 +170,55 @@ export function createEksReader(deps: { readonly eks: EKSClient }): EksReader {
     },
 
     async listAccessEntries(cluster) {
-      const principals: string[] = [];
+      let principals: string[];
       try {
-        for await (const page of paginateListAccessEntries(
-          { client: eks },
-          { clusterName: cluster }
-        )) {
-          principals.push(...(page.accessEntries ?? []));
-        }
+        principals = await collectPages(
+          `eks:ListAccessEntries ${cluster}`,
+          (nextToken) =>
+            eks.send(
+              new ListAccessEntriesCommand({
+                clusterName: cluster,
+                ...(nextToken ? { nextToken } : {}),
+              })
+            ),
+          (page) => page.accessEntries,
+          (page) => page.nextToken
+        );
       } catch (error) {
         throw toSourceUnavailable(`eks:ListAccessEntries ${cluster}`, error);
       }
       return mapLimited(principals, DESCRIBE_CONCURRENCY, async (principalArn) => {
-        try {
-          const { accessEntry } = await eks.send(
-            new DescribeAccessEntryCommand({ clusterName: cluster, principalArn })
-          );
-          return {
-            principalArn: accessEntry?.principalArn ?? principalArn,
-            ...(accessEntry?.type ? { type: accessEntry.type } : {}),
-            kubernetesGroups: accessEntry?.kubernetesGroups ?? [],
-          };
-        } catch (error) {
-          throw toSourceUnavailable(`eks:DescribeAccessEntry ${cluster} ${principalArn}`, error);
-        }
+        const entry = await describeEntry(cluster, principalArn);
+        // Listed a moment ago: gone since is a race, read as an entry of no type.
+        return entry ?? { principalArn, kubernetesGroups: [] };
       });
     },
 
+    describeAccessEntry: describeEntry,
+
     async listPodIdentityAssociations(cluster, filter = {}) {
-      const ids: string[] = [];
+      let ids: string[];
       try {
         const input = {
           clusterName: cluster,
           ...(filter.namespace ? { namespace: filter.namespace } : {}),
           ...(filter.serviceAccount ? { serviceAccount: filter.serviceAccount } : {}),
         };
-        for await (const page of paginateListPodIdentityAssociations({ client: eks }, input)) {
-          for (const summary of page.associations ?? []) {
-            if (summary.associationId) ids.push(summary.associationId);
-          }
-        }
+        const summaries = await collectPages(
+          `eks:ListPodIdentityAssociations ${cluster}`,
+          (nextToken) =>
+            eks.send(
+              new ListPodIdentityAssociationsCommand({
+                ...input,
+                ...(nextToken ? { nextToken } : {}),
+              })
+            ),
+          (page) => page.associations,
+          (page) => page.nextToken
+        );
+        ids = summaries.flatMap((summary) =>
+          summary.associationId ? [summary.associationId] : []
+        );
       } catch (error) {
         throw toSourceUnavailable(`eks:ListPodIdentityAssociations ${cluster}`, error);
       }

@@ -41,9 +41,9 @@ export const iamSimulatorActions = [
 ] as const;
 
 /**
- * Results come one per action and resource, 100 to a page by default (MaxItems). The scan packs
- * its requests to fit one page (simulation-batches.ts); a larger request is cut here into calls
- * that each fit, so no call pages. IAM documents no cap on ResourceArns themselves; PMapper's
+ * Results come one per action and resource, up to MaxItems (1,000 asked; 100 by default) to a
+ * page. The scan packs its requests to fit one page (simulation-batches.ts); a larger request is
+ * cut here into calls that each fit, so no call pages unless IAM returns fewer than asked. IAM documents no cap on ResourceArns themselves; PMapper's
  * 20-ARN chunks were a response to throttling, which a call count bounded by results addresses.
  */
 export type IamSimulatorSender = Pick<IAMClient, 'send'>;
@@ -143,6 +143,7 @@ export function createIamSimulator(
       for (const { actions, resourceArns } of calls) {
         try {
           const evaluations = await collectPages(
+            'iam:SimulatePrincipalPolicy',
             (marker) =>
               iam.send(
                 new SimulatePrincipalPolicyCommand({
@@ -150,6 +151,8 @@ export function createIamSimulator(
                   ActionNames: actions,
                   ...(resourceArns.length === 0 ? {} : { ResourceArns: resourceArns }),
                   ...(contextEntries.length === 0 ? {} : { ContextEntries: contextEntries }),
+                  // The page the calls are packed to: without it IAM pages at 100.
+                  MaxItems: resultsPerCall,
                   ...(marker === undefined ? {} : { Marker: marker }),
                 })
               ),
@@ -205,6 +208,7 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
               ?.PermissionsBoundaryArn
           : known.permissionsBoundaryArn;
       const inlineNames = await collectPages(
+        'iam:ListRolePolicies',
         (marker) =>
           sender.send(
             new ListRolePoliciesCommand({ RoleName, ...(marker ? { Marker: marker } : {}) })
@@ -216,6 +220,7 @@ export function createIamRolePolicyReader(sender: IamSimulatorSender): RolePolic
         known?.attachedPolicyArns ??
         (
           await collectPages(
+            'iam:ListAttachedRolePolicies',
             (marker) =>
               sender.send(
                 new ListAttachedRolePoliciesCommand({

@@ -32,6 +32,7 @@ import {
   type KubeClient,
   type KubeClientOptions,
   type KubeLimits,
+  type KubeRetryPolicy,
 } from './kube-client.js';
 import { KubeApiError } from './kube-errors.js';
 
@@ -63,6 +64,8 @@ export interface ClusterSourceOptions {
   readonly readTimeoutMs?: number;
   /** Deadlines and byte budgets per request and per list (`DEFAULT_KUBE_LIMITS` otherwise). */
   readonly kubeLimits?: Partial<KubeLimits>;
+  /** Retries of transient failures (`DEFAULT_KUBE_RETRY` otherwise). */
+  readonly kubeRetry?: Partial<KubeRetryPolicy>;
   readonly concurrency?: number;
   readonly onProgress?: (progress: ClusterProgress) => void;
   /** Replaces the HTTPS client factory (tests). */
@@ -112,6 +115,21 @@ function addListItems(
   });
 }
 
+/**
+ * The distinct node role names the cluster's NodeClasses name (`spec.role`, a name; the part after
+ * the last `/` of an ARN given by mistake), or undefined when one names none (instance profile
+ * mode, or a NodeClass that did not parse): then only a full list can find its role's entry.
+ */
+function nodeRoleNames(nodeClasses: readonly NodeClassEntry[]): string[] | undefined {
+  const names = new Set<string>();
+  for (const entry of nodeClasses) {
+    const role = entry.parsed.ok ? entry.parsed.value.spec.role : undefined;
+    if (role === undefined || role === '') return undefined;
+    names.add(role.slice(role.lastIndexOf('/') + 1));
+  }
+  return [...names].sort();
+}
+
 function awsFactsOf(cluster: EksCluster, accessEntries: Slice<readonly AccessEntry[]>) {
   const facts: AwsClusterFacts = {
     ...(cluster.accountId ? { accountId: cluster.accountId } : {}),
@@ -129,10 +147,31 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
   const partition = partitionOf(options.region);
   const makeClient = options.createKubeClient ?? createKubeClient;
 
-  async function readAccessEntries(cluster: EksCluster): Promise<Slice<readonly AccessEntry[]>> {
+  /**
+   * The access entries node-role-can-join needs: those of the NodeClasses' node roles. Each is
+   * described directly by the role's ARN without a path (one call, no list); only when one is not
+   * found that way (a role with a path, or no entry at all), or a NodeClass names no role (an
+   * instance profile's role is known only to IAM), are all the cluster's entries listed.
+   */
+  async function readAccessEntries(
+    cluster: EksCluster,
+    nodeClasses: readonly NodeClassEntry[]
+  ): Promise<Slice<readonly AccessEntry[]>> {
     // Access entries exist only in API modes; CONFIG_MAP clusters have none by definition.
     if (!cluster.authenticationMode?.includes('API')) return ok([]);
     try {
+      const roles = nodeRoleNames(nodeClasses);
+      if (roles !== undefined && cluster.accountId !== undefined) {
+        const accountId = cluster.accountId;
+        const found = await mapLimited(roles, 4, (role) =>
+          options.eks.describeAccessEntry(
+            cluster.name,
+            `arn:${partition}:iam::${accountId}:role/${role}`
+          )
+        );
+        const entries = found.filter((entry) => entry !== undefined);
+        if (entries.length === found.length) return ok(entries);
+      }
       return ok(await options.eks.listAccessEntries(cluster.name));
     } catch (error) {
       return sliceFromError(error);
@@ -208,7 +247,6 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
       };
     }
 
-    const accessEntries = readAccessEntries(cluster);
     const endpointState = {
       ...(cluster.endpoint ? { endpoint: cluster.endpoint } : {}),
       endpointAccess: cluster.endpointAccess,
@@ -226,7 +264,7 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
         context: {
           ...base,
           ...(karpenterVersion ? { karpenterVersion } : {}),
-          aws: awsFactsOf(cluster, await accessEntries),
+          aws: awsFactsOf(cluster, await readAccessEntries(cluster, objects.nodeClasses)),
           state: { ...state, podIdentityAssociations: podIdentity },
           ...(crds === undefined ? {} : { crds }),
         },
@@ -254,6 +292,7 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
         : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
       ...(options.kubeLimits === undefined ? {} : { limits: options.kubeLimits }),
+      ...(options.kubeRetry === undefined ? {} : { retry: options.kubeRetry }),
     });
     try {
       let items: unknown[];

@@ -7,11 +7,13 @@ import { type ContextKeyUsage, comparesValue } from './policy-conditions.js';
 import { simulationKey } from './request-context.js';
 
 /**
- * Results of one call: one per action and resource, and IAM returns 100 to a page by default
- * (MaxItems, https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html).
- * A call that fits never pages, so each call is one request to IAM.
+ * Results of one call: one per action and resource. IAM returns 100 to a page unless MaxItems asks
+ * for more, up to 1,000 (MaxItems' valid range,
+ * https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html); the
+ * simulator asks for this many, so a call that fits is one request to IAM (IAM may still return
+ * fewer, and the simulator then follows `Marker`).
  */
-export const RESULTS_PER_CALL = 100;
+export const RESULTS_PER_CALL = 1000;
 
 export interface SimulationBatch {
   /** What is sent: one member's context, the packed actions and resources. */

@@ -148,6 +148,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         // The create calls and the use of existing resources carry the same context (request
         // tags, no ec2:CreateAction): one simulation of all their pairs.
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['ec2:CreateLaunchTemplate', 'ec2:CreateFleet', 'ec2:RunInstances'],
         ResourceArns: [
           `${EC2}:launch-template/*`,
@@ -166,12 +167,14 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       // Each tag on create, with the ec2:CreateAction AWS sets on it.
       {
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['ec2:CreateTags'],
         ResourceArns: [`${EC2}:launch-template/*`],
         ContextEntries: [...created, ctx('ec2:CreateAction', ['CreateLaunchTemplate'])],
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['ec2:CreateTags'],
         ResourceArns: [
           `${EC2}:fleet/*`,
@@ -183,18 +186,21 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['ec2:CreateTags'],
         ResourceArns: [`${EC2}:instance/*`, `${EC2}:volume/*`, `${EC2}:network-interface/*`],
         ContextEntries: [...created, ctx('ec2:CreateAction', ['RunInstances'])],
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['ec2:RunInstances', 'ec2:CreateFleet'],
         ResourceArns: [`${EC2}:launch-template/*`],
         ContextEntries: [...tags.request, REGION, ...tags.resource, tags.keys],
       },
       {
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['iam:PassRole'],
         ResourceArns: [NODE_ROLE],
         ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
@@ -202,6 +208,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       {
         // Creating the profile: its tags are the request's (it has none yet).
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: ['iam:CreateInstanceProfile'],
         ResourceArns: [PROFILE],
         ContextEntries: [
@@ -214,6 +221,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
       {
         // Calls on the existing profile (only v1.0 also tagged it; the cluster runs v1.7.0).
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: [
           'iam:GetInstanceProfile',
           'iam:AddRoleToInstanceProfile',
@@ -227,6 +235,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
         // The discovery requests and ListInstanceProfiles (IAM's region is us-east-1 too) share
         // their context: one simulation of all their pairs.
         PolicySourceArn: CONTROLLER_ROLE,
+        MaxItems: 1000,
         ActionNames: [
           'iam:ListInstanceProfiles',
           'ec2:DescribeCapacityReservations',
@@ -268,6 +277,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
     ]);
     expect(inputFor(['iam:PassRole'], GPU_NODE_ROLE)).toEqual({
       PolicySourceArn: CONTROLLER_ROLE,
+      MaxItems: 1000,
       ActionNames: ['iam:PassRole'],
       ResourceArns: [GPU_NODE_ROLE],
       ContextEntries: [REGION, ctx('iam:PassedToService', ['ec2.amazonaws.com'])],
@@ -276,6 +286,7 @@ describe('iam-simulator: exact SimulatePrincipalPolicy inputs', () => {
     const launch = ['ec2:CreateLaunchTemplate', 'ec2:CreateFleet', 'ec2:RunInstances'];
     expect(inputFor(launch, `${EC2}:subnet/subnet-ccc`)).toEqual({
       PolicySourceArn: CONTROLLER_ROLE,
+      MaxItems: 1000,
       ActionNames: launch,
       ResourceArns: [
         `${EC2}:launch-template/*`,
@@ -411,7 +422,26 @@ describe('iam-simulator adapter', () => {
     context: [{ key: 'aws:TagKeys', type: 'stringList', values: ['a', 'b'] }],
   };
 
-  it('cuts a request into calls of at most 100 results (actions × resources) and follows Marker pages', async () => {
+  it("asks for IAM's largest page, 1,000 results: 3 actions × 300 resources in one call", async () => {
+    iamMock.on(SimulatePrincipalPolicyCommand).resolves({ EvaluationResults: [] });
+    await createIamSimulator(new IAMClient({})).simulate({
+      ...request,
+      actions: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateTags'],
+      resourceArns: Array.from(
+        { length: 300 },
+        (_, index) => `arn:aws:ec2:us-east-1:111122223333:subnet/subnet-${index}`
+      ),
+    });
+    expect(
+      inputs().map((input) => [
+        input.ActionNames?.length,
+        input.ResourceArns?.length,
+        input.MaxItems,
+      ])
+    ).toEqual([[3, 300, 1000]]);
+  });
+
+  it('cuts a request into calls of at most the page asked for (actions × resources) and follows Marker pages', async () => {
     iamMock
       .on(SimulatePrincipalPolicyCommand)
       .callsFake((input: SimulatePrincipalPolicyCommandInput) => ({
@@ -419,20 +449,23 @@ describe('iam-simulator adapter', () => {
           {
             EvalActionName: input.ActionNames?.[0],
             EvalResourceName: input.ResourceArns?.[0],
-            EvalDecision: 'allowed',
+            // The Marker page brings a result of its own (a page of only repeats is refused).
+            EvalDecision: input.Marker === undefined ? 'allowed' : 'implicitDeny',
           },
         ],
         IsTruncated: input.Marker === undefined && input.ResourceArns?.length === 1,
         Marker: 'page-2',
       }));
 
-    // 45 resources × 1 action: one call. 3 actions × 45 resources: 33 per call (99 results).
-    await createIamSimulator(new IAMClient({})).simulate(request);
+    // At IAM's default page (100): 45 resources × 1 action, one call; 3 actions × 45 resources,
+    // 33 per call (99 results).
+    const defaultPage = { resultsPerCall: 100 };
+    await createIamSimulator(new IAMClient({}), defaultPage).simulate(request);
     const threeActions = {
       ...request,
       actions: ['ec2:RunInstances', 'ec2:CreateFleet', 'ec2:CreateTags'],
     };
-    await createIamSimulator(new IAMClient({})).simulate(threeActions);
+    await createIamSimulator(new IAMClient({}), defaultPage).simulate(threeActions);
     // A page that says it is truncated is followed with its Marker.
     const results = await createIamSimulator(new IAMClient({}), { resultsPerCall: 1 }).simulate({
       ...request,
@@ -441,15 +474,20 @@ describe('iam-simulator adapter', () => {
 
     const sent = inputs();
     expect(
-      sent.map((input) => [input.ActionNames?.length, input.ResourceArns?.length, input.Marker])
+      sent.map((input) => [
+        input.ActionNames?.length,
+        input.ResourceArns?.length,
+        input.MaxItems,
+        input.Marker,
+      ])
     ).toEqual([
-      [1, 45, undefined],
-      [3, 33, undefined],
-      [3, 12, undefined],
-      [1, 1, undefined],
-      [1, 1, 'page-2'],
-      [1, 1, undefined],
-      [1, 1, 'page-2'],
+      [1, 45, 100, undefined],
+      [3, 33, 100, undefined],
+      [3, 12, 100, undefined],
+      [1, 1, 1, undefined],
+      [1, 1, 1, 'page-2'],
+      [1, 1, 1, undefined],
+      [1, 1, 1, 'page-2'],
     ]);
     expect(sent[0]?.ContextEntries).toEqual([ctx('aws:TagKeys', ['a', 'b'], 'stringList')]);
     expect(results).toHaveLength(4);

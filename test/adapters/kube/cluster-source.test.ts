@@ -1,10 +1,12 @@
 import {
+  DescribeAccessEntryCommand,
   DescribeClusterCommand,
   DescribePodIdentityAssociationCommand,
   EKSClient,
   ListAccessEntriesCommand,
   ListClustersCommand,
   ListPodIdentityAssociationsCommand,
+  ResourceNotFoundException,
 } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -565,5 +567,88 @@ describe('cluster-source', () => {
       );
       expect(findings.filter((finding) => finding.status === 'pass')).toHaveLength(1);
     });
+  });
+});
+
+describe("cluster-source: the node roles' access entries", () => {
+  const arnOf = (role: string) => `arn:aws:iam::123456789012:role/${role}`;
+  const entryOf = (principalArn: string) => ({
+    accessEntry: { principalArn, type: 'EC2_LINUX', kubernetesGroups: [] },
+  });
+  /** A cluster whose NodeClasses have these specs (all in one page). */
+  async function accessEntriesOf(specs: Record<string, unknown>[]) {
+    eksMock.on(DescribeClusterCommand).resolves(describeResponse('good', server.endpoint));
+    serveCluster({
+      '/apis/karpenter.k8s.aws/v1/ec2nodeclasses': (_req, res) =>
+        sendJson(res, 200, {
+          items: specs.map((spec, index) => aNodeClassObject({ name: `nc-${index}`, spec })),
+        }),
+    });
+    const loaded = await source(['good']).load();
+    const aws = loaded.clusters[0]?.aws;
+    return aws?.status === 'ok' ? aws.value.accessEntries : aws;
+  }
+
+  it('describes each distinct node role by its ARN, and lists nothing', async () => {
+    eksMock.on(DescribeAccessEntryCommand).callsFake((input) => entryOf(input.principalArn));
+    const entries = await accessEntriesOf([
+      { role: 'NodeA' },
+      { role: 'NodeB' },
+      { role: 'NodeA' },
+    ]);
+    expect(entries).toEqual({
+      status: 'ok',
+      value: [arnOf('NodeA'), arnOf('NodeB')].map((principalArn) => ({
+        principalArn,
+        type: 'EC2_LINUX',
+        kubernetesGroups: [],
+      })),
+    });
+    expect(eksMock.commandCalls(ListAccessEntriesCommand)).toHaveLength(0);
+  });
+
+  it('lists every entry when a role has none under its plain ARN (a path, or none at all)', async () => {
+    const withPath = 'arn:aws:iam::123456789012:role/nodes/NodeB';
+    eksMock.on(DescribeAccessEntryCommand).callsFake((input) => {
+      if (input.principalArn === arnOf('NodeA') || input.principalArn === withPath) {
+        return entryOf(input.principalArn);
+      }
+      throw new ResourceNotFoundException({ message: 'no entry', $metadata: {} });
+    });
+    eksMock
+      .on(ListAccessEntriesCommand)
+      .resolves({ accessEntries: [arnOf('NodeA'), withPath, arnOf('Admin')] });
+    const entries = await accessEntriesOf([{ role: 'NodeA' }, { role: 'NodeB' }]);
+    expect(entries?.status === 'ok' && entries.value.map((entry) => entry.principalArn)).toEqual([
+      arnOf('NodeA'),
+      withPath,
+      arnOf('Admin'),
+    ]);
+    expect(eksMock.commandCalls(ListAccessEntriesCommand)).toHaveLength(1);
+  });
+
+  it("lists every entry when a NodeClass names an instance profile (its role is IAM's to tell)", async () => {
+    eksMock.on(DescribeAccessEntryCommand).callsFake((input) => entryOf(input.principalArn));
+    eksMock.on(ListAccessEntriesCommand).resolves({ accessEntries: [arnOf('ProfileRole')] });
+    const entries = await accessEntriesOf([
+      { role: 'NodeA' },
+      { role: undefined, instanceProfile: 'nodes-profile' },
+    ]);
+    expect(entries?.status === 'ok' && entries.value.map((entry) => entry.principalArn)).toEqual([
+      arnOf('ProfileRole'),
+    ]);
+    expect(
+      eksMock
+        .commandCalls(DescribeAccessEntryCommand)
+        .map((call) => call.args[0].input.principalArn)
+    ).toEqual([arnOf('ProfileRole')]);
+  });
+
+  it('reports a describe that fails as unreadable entries, not as none', async () => {
+    eksMock
+      .on(DescribeAccessEntryCommand)
+      .rejects(Object.assign(new Error('denied'), { name: 'AccessDeniedException' }));
+    const entries = await accessEntriesOf([{ role: 'NodeA' }]);
+    expect(entries).toMatchObject({ status: 'unavailable', reason: 'access-denied' });
   });
 });

@@ -92,12 +92,22 @@ describe('simulation batches packed by results', () => {
     );
   });
 
-  it('cuts an oversized request into full calls: 3 actions × 140 resources in 5 calls of 99 or less', () => {
+  it('cuts an oversized request into full calls: 3 actions × 140 resources at 100 a call in 5 calls of 99 or less', () => {
+    const batches = batchSimulations(
+      [requestOf(ACTIONS.slice(0, 3), RESOURCES)],
+      () => UNKNOWN_USAGE,
+      100
+    );
+    expect(batches.map((batch) => batch.request.resourceArns.length)).toEqual([33, 33, 33, 33, 8]);
+  });
+
+  it("fits 3 actions × 140 resources in one call of IAM's largest page (1,000 results)", () => {
     const batches = batchSimulations(
       [requestOf(ACTIONS.slice(0, 3), RESOURCES)],
       () => UNKNOWN_USAGE
     );
-    expect(batches.map((batch) => batch.request.resourceArns.length)).toEqual([33, 33, 33, 33, 8]);
+    expect(batches.map((batch) => batch.request.resourceArns.length)).toEqual([140]);
+    expect(RESULTS_PER_CALL).toBe(1000);
   });
 
   it('packs requests of different shapes and one context into one call when their cross product fits', () => {
