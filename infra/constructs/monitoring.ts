@@ -65,6 +65,8 @@ interface AlarmSpec {
   readonly threshold: number;
   readonly comparison: ComparisonOperator;
   readonly evaluationPeriods?: number;
+  /** Breaching periods (of `evaluationPeriods`) that raise the alarm; all of them when not given. */
+  readonly datapointsToAlarm?: number;
   readonly missing: TreatMissingData;
 }
 
@@ -103,6 +105,9 @@ export function createMonitoring(
       threshold: spec.threshold,
       comparisonOperator: spec.comparison,
       evaluationPeriods: spec.evaluationPeriods ?? 1,
+      ...(spec.datapointsToAlarm === undefined
+        ? {}
+        : { datapointsToAlarm: spec.datapointsToAlarm }),
       treatMissingData: spec.missing,
     });
     created.addAlarmAction(new SnsAction(props.topic));
@@ -125,14 +130,17 @@ export function createMonitoring(
         TreatMissingData.NOT_BREACHING
       )
     ),
-    alarm(
-      'SourceErrorsAlarm',
-      above(
-        'A scan could not read a source (cluster, AWS API).',
+    // A read fault never changes an alert (docs/faults.md), so a fault that persists is
+    // reported here: two periods in a row, never one blip.
+    alarm('SourceErrorsAlarm', {
+      ...above(
+        'Scans could not read a source (cluster, AWS API) in two consecutive periods: a fault that persists, not a blip. Alerts of what the source feeds are kept as they were until it reads again (see docs/faults.md).',
         metricQuery('SUM', 'SourceErrors', { label: 'Source errors', period: alarmPeriod }),
         TreatMissingData.IGNORE
-      )
-    ),
+      ),
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+    }),
     // Counts only scans that completed, whatever the Lambda or SQS saw; no data is no scan.
     alarm('NoSuccessfulScanAlarm', {
       description: 'No cluster scan succeeded for two schedule periods.',

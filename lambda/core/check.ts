@@ -1,3 +1,4 @@
+import type { UnavailableReason } from './facts/slice.js';
 import type {
   CheckInput,
   ClusterContext,
@@ -7,7 +8,14 @@ import type {
 } from './inventory.js';
 import { clusterOf } from './inventory.js';
 import type { MaterialPath } from './material.js';
-import type { CheckStatus, FindingLocation, ResourceKind, ResourceRef, Severity } from './model.js';
+import type {
+  CheckStatus,
+  FindingLocation,
+  ReadFault,
+  ResourceKind,
+  ResourceRef,
+  Severity,
+} from './model.js';
 import { isRegionName, partitionOf } from './region.js';
 import { type EC2NodeClass, NODEPOOL_API_VERSION, type NodePool } from './schema.js';
 import { parseKarpenterVersion } from './version.js';
@@ -82,6 +90,67 @@ export interface FindingDraft {
    * root check did not fail or error there.
    */
   readonly causedBy?: RootCause;
+  /**
+   * Set on an `error` that is one because an input could not be read in this scan (an unavailable
+   * slice, or one never collected): the lifecycle then keeps the stored state as it was. Errors
+   * that are conclusions (a condition key the scanner cannot know, a CEL rule not evaluated, an
+   * invalid annotation, a crash) have none.
+   */
+  readonly readFault?: ReadFault | undefined;
+}
+
+/** The read fault of an unavailable slice, or of one the scan never collected (`undefined`). */
+export function readFaultOf(
+  input: string,
+  slice: { readonly reason: UnavailableReason } | undefined
+): ReadFault {
+  return { reason: slice?.reason ?? 'not-collected', input };
+}
+
+/** How findings name the controller read (version, env and role come from it). */
+export const CONTROLLER_INPUT = 'the Karpenter controller Deployment';
+
+/**
+ * The read fault behind an unknown Karpenter version: the controller Deployment could not be read
+ * (and neither the scan nor an annotation gave the version). Undefined when the version is known,
+ * or simply not given (a manifest scan): version-aware checks then keep their worst-case verdict.
+ */
+export function versionReadFault(cluster: ClusterContext): ReadFault | undefined {
+  return cluster.karpenterVersion === undefined ? controllerReadFault(cluster) : undefined;
+}
+
+/**
+ * The read fault of the controller Deployment, whose env (feature gates) and version checks of
+ * Karpenter's behaviour depend on; undefined when it was read or not looked at (a manifest scan).
+ */
+export function controllerReadFault(cluster: ClusterContext): ReadFault | undefined {
+  const controller = cluster.state?.controller;
+  return controller?.status === 'unavailable'
+    ? readFaultOf(CONTROLLER_INPUT, controller)
+    : undefined;
+}
+
+/**
+ * The `error` a version-aware check reports instead of a verdict when the version (or the
+ * controller's settings) is unknown because of a read fault: a worst-case verdict on a blip would
+ * open or resolve alerts.
+ */
+export function versionUnreadDraft(
+  resource: ResourceRef,
+  fault: ReadFault,
+  cluster: ClusterContext
+): FindingDraft {
+  return {
+    status: 'error',
+    resource,
+    message: `Not evaluated: the verdict depends on Karpenter's version or settings, unknown because ${fault.input} could not be read (${fault.reason}).`,
+    evidence: { reason: fault.reason, input: fault.input },
+    readFault: fault,
+    causedBy: {
+      checkId: 'scanner-can-read-cluster',
+      resource: { cluster: cluster.name, kind: 'Cluster', name: cluster.name },
+    },
+  };
 }
 
 export interface CheckContext {

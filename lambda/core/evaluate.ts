@@ -38,6 +38,9 @@ export function toFinding(check: FindingMaker, draft: FindingDraft): Finding {
     remediation: text.remediation,
     evidence,
     ...(text.location ? { location: text.location } : {}),
+    ...(draft.readFault === undefined || draft.status !== 'error'
+      ? {}
+      : { readFault: draft.readFault }),
     materialHash: materialHash({ status: draft.status, severity, evidence }, check.material),
   };
 }
@@ -104,9 +107,28 @@ function linkRootCauses(
       current = root;
     }
   };
+  // An `error` that could not be evaluated because its root could not read an input could not
+  // read it either: it inherits the root's read fault, along a chain of `error`s.
+  const inheritedFault = (finding: Finding): Finding['readFault'] => {
+    const seen = new Set<Finding>([finding]);
+    let current = finding;
+    for (;;) {
+      const root = directRoot(current);
+      if (root === undefined || seen.has(root)) return undefined;
+      if (root.readFault !== undefined) return root.readFault;
+      if (root.status !== 'error') return undefined;
+      seen.add(root);
+      current = root;
+    }
+  };
   return findings.map((finding) => {
     const root = linkedRoot(finding);
-    return root === undefined ? finding : { ...finding, causedBy: root.id };
+    if (root === undefined) return finding;
+    const fault =
+      finding.status === 'error' && finding.readFault === undefined
+        ? inheritedFault(finding)
+        : undefined;
+    return { ...finding, causedBy: root.id, ...(fault === undefined ? {} : { readFault: fault }) };
   });
 }
 

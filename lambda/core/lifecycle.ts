@@ -162,6 +162,63 @@ function erroredInputs(findings: readonly Finding[]): {
   return { pairs, crashedChecks };
 }
 
+/** Where this scan's read faults are, per check (`Finding.readFault`). */
+interface ReadFaults {
+  /** Check and resource of every read fault. */
+  readonly resources: Set<string>;
+  /** Check and cluster of every read fault, whatever its resource. */
+  readonly clusters: Set<string>;
+  /** Check and cluster of read faults on the Cluster itself. */
+  readonly onClusters: Set<string>;
+}
+
+function clusterKey(checkId: string, cluster: string): string {
+  return `${checkId}\u0000${cluster}`;
+}
+
+function readFaultsOf(findings: Iterable<Finding>): ReadFaults {
+  const faults: ReadFaults = { resources: new Set(), clusters: new Set(), onClusters: new Set() };
+  for (const finding of findings) {
+    if (finding.readFault === undefined) continue;
+    const { checkId, resource } = finding;
+    faults.resources.add(resourceKey(checkId, resource));
+    faults.clusters.add(clusterKey(checkId, resource.cluster));
+    if (resource.kind === 'Cluster') faults.onClusters.add(clusterKey(checkId, resource.cluster));
+  }
+  return faults;
+}
+
+/** Statuses that are a verdict of "nothing to report": what a read fault could have caused. */
+function isQuietVerdict(finding: Finding | undefined): boolean {
+  return (
+    finding === undefined ||
+    finding.status === 'pass' ||
+    finding.status === 'not-applicable' ||
+    finding.status === 'notice'
+  );
+}
+
+/**
+ * A stored state this scan cannot judge, so it is kept exactly as stored: its finding is a read
+ * fault, or its finding is absent or quiet while a read fault of the same check covers it (on the
+ * same resource; anywhere in the cluster for a Cluster-scoped state, whose verdict depends on
+ * every object; or on the cluster itself, which covers all of the check's states there).
+ */
+function isKeptByReadFault(
+  faults: ReadFaults,
+  previous: FindingState,
+  finding: Finding | undefined
+): boolean {
+  if (finding?.readFault !== undefined) return true;
+  if (!isQuietVerdict(finding)) return false;
+  const { checkId, resource } = previous;
+  return (
+    faults.resources.has(resourceKey(checkId, resource)) ||
+    faults.onClusters.has(clusterKey(checkId, resource.cluster)) ||
+    (resource.kind === 'Cluster' && faults.clusters.has(clusterKey(checkId, resource.cluster)))
+  );
+}
+
 function elapsedMs(from: string | undefined, now: Date): number {
   if (from === undefined) return Number.POSITIVE_INFINITY;
   const then = Date.parse(from);
@@ -197,13 +254,20 @@ function followOnsByRoot(findings: Iterable<Finding>): Map<string, Finding[]> {
 }
 
 /**
- * Diffs stored state against a new scan. Rules:
+ * Diffs stored state against a new scan. First rule, before any other: a read fault is never a
+ * verdict. A stored state is kept exactly as stored (no change, no silent close, no touch) when
+ * its finding in this scan is a read fault (`readFault`: an `error` because an input could not be
+ * read; root or follow-on, suppressed or not), or when its finding is absent, passing,
+ * not-applicable or a notice while a read fault of the same check covers it: on the same
+ * resource; anywhere in the cluster when the stored state is Cluster-scoped; on the cluster itself
+ * for any of the check's states there (`isKeptByReadFault`). A read fault with no open state
+ * opens nothing: persistent faults are the `SourceErrors` alarm's. Then:
  * - `new`: an open finding with no stored state, or whose stored state is resolved (reopened);
  * - `changed`: still open with other material facts (`changeBetween`: status, severity, the
  *   evidence its check declares material), never for a re-worded message alone;
  * - `resolved`: stored open, in scope, and now passing, a notice (of another severity) or gone —
- *   unless its input errored (the same id now `error`, an `error` for the same check and resource,
- *   a crashed check, or an unread cluster);
+ *   unless kept by a read fault, or its input errored (the same id now `error`, an `error` for the
+ *   same check and resource, a crashed check, an unread cluster or unread NodePools);
  * - `suppressed`: stored open, and now accepted by an annotation or an ignore rule: closed (stored
  *   as resolved) with one notification saying who suppressed it and why, so whoever can edit a
  *   NodeClass cannot close an alert without a trace. When the suppression is removed or expires
@@ -211,8 +275,8 @@ function followOnsByRoot(findings: Iterable<Finding>): Map<string, Finding[]> {
  * - `reminder`: unchanged and last notified at least `reminderIntervalMs` ago.
  * A stored failure that now errors stays open and silent: "could not look" is not "fixed".
  * Suppressed findings and follow-ons (`causedBy`) never alert on their own: a stored open follow-on
- * is closed silently (`silenced`), and an `error` among them still blocks resolving its check's
- * failures.
+ * of a real failure is closed silently (`silenced`), and an `error` among them still blocks
+ * resolving its check's failures.
  * Notices are never stored, alerted or reminded; a stored failure that was the notice itself (an
  * earlier version's state, `isStoredNotice`) is closed silently too.
  */
@@ -230,6 +294,7 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
     }
   }
   const errored = erroredInputs([...current.values()]);
+  const faults = readFaultsOf(current.values());
   const followOns = followOnsByRoot(current.values());
   const withFollowOns = (id: string) => {
     const list = followOns.get(id);
@@ -241,6 +306,9 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
 
   for (const finding of current.values()) {
     const previous = storedById.get(finding.id);
+    // A read fault opens nothing, and whatever is stored stays as it is.
+    if (finding.readFault !== undefined) continue;
+    if (previous?.status === 'open' && isKeptByReadFault(faults, previous, finding)) continue;
     if (finding.status === 'suppressed' && previous?.status === 'open') {
       changes.push({
         kind: 'suppressed',
@@ -313,6 +381,7 @@ export function diffFindings(input: DiffInput): LifecycleDiff {
     )
       continue;
     const blocked =
+      isKeptByReadFault(faults, previous, finding) ||
       unread.has(previous.resource.cluster) ||
       (previous.resource.kind === 'NodePool' && unreadPools.has(previous.resource.cluster)) ||
       errored.crashedChecks.has(previous.checkId) ||

@@ -1,3 +1,5 @@
+import type { UnavailableReason } from './facts/slice.js';
+
 /** Severities, most severe first. The order is part of the contract (`--fail-on`). */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -30,6 +32,16 @@ export interface Suppression {
 }
 
 export type ResourceKind = 'EC2NodeClass' | 'NodePool' | 'Cluster';
+
+/**
+ * Why a finding could not be evaluated: an input was not read in this scan. `not-collected`: the
+ * scan never read it (it ran out of time, or the collector did not reach it).
+ */
+export interface ReadFault {
+  readonly reason: UnavailableReason | 'not-collected';
+  /** What could not be read, as a person names it (`subnets (DescribeSubnets)`). */
+  readonly input: string;
+}
 
 /**
  * Which manifest object a resource is, when its name does not say: set only when the scanned
@@ -100,6 +112,12 @@ export interface Finding {
    * id. Such a finding is shown under its root and never alerts or counts on its own.
    */
   readonly causedBy?: string;
+  /**
+   * Set on an `error` (also once suppressed) that could not be evaluated because an input could not
+   * be read in this scan, or whose root could not (a follow-on inherits it). Its stored state is
+   * kept as it was: a read fault is never a verdict (lifecycle.ts).
+   */
+  readonly readFault?: ReadFault;
   /** Present exactly when `status` is `suppressed`. */
   readonly suppression?: Suppression;
 }

@@ -504,7 +504,11 @@ describe('ScannerStack: dashboard and alarms', () => {
         }),
       ],
     });
+    // A persistent fault pages, one blip does not: two breaching periods of two.
     expect(byName('SourceErrors')).toMatchObject({
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      AlarmDescription: expect.stringContaining('two consecutive periods'),
       Metrics: [
         expect.objectContaining({ Expression: 'SELECT SUM(SourceErrors) FROM NodeClassScanner' }),
       ],

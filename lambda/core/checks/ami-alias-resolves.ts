@@ -1,5 +1,5 @@
 import { parseAlias } from '../ami/alias.js';
-import { defineCheck, forEachNodeClass } from '../check.js';
+import { defineCheck, forEachNodeClass, readFaultOf } from '../check.js';
 import type { AliasResolution } from '../facts/aws.js';
 import { nodeClassSchemaValid } from './nodeclass-schema-valid.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
@@ -50,6 +50,7 @@ export const amiAliasResolves = defineCheck({
               resource,
               message: 'Not evaluated: the alias was not resolved by the AWS facts collector.',
               evidence: { reason: 'not-collected' },
+              readFault: readFaultOf('the alias SSM parameters', undefined),
             },
           ];
         }
@@ -113,6 +114,7 @@ export const amiAliasResolves = defineCheck({
                 2
               )}.`,
               evidence: { ...evidence, reason },
+              readFault: { reason, input: `SSM parameters for alias ${alias.alias}` },
             },
           ];
         }

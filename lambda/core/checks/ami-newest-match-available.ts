@@ -1,4 +1,10 @@
-import { defineCheck, forEachNodeClass, KARPENTER_VERSION_ANNOTATION } from '../check.js';
+import {
+  defineCheck,
+  forEachNodeClass,
+  KARPENTER_VERSION_ANNOTATION,
+  versionReadFault,
+  versionUnreadDraft,
+} from '../check.js';
 import type { SelectedImage } from '../facts/aws.js';
 import { isAtLeast } from '../version.js';
 import { awsFactsOf, list, withSlice } from './support/aws-facts.js';
@@ -52,6 +58,8 @@ export const amiNewestMatchAvailable = defineCheck({
                 },
               ];
             }
+            const faulted = versionReadFault(cluster);
+            if (faulted) return [versionUnreadDraft(resource, faulted, cluster)];
             const version = cluster.karpenterVersion;
             const affected = version === undefined || !isAtLeast(version, FIXED_IN);
             const images = list(notAvailable.map(describeImage));

@@ -82,6 +82,13 @@ export const amiSelectorResolves = defineCheck({
               causedBy: {
                 checkId: aliasUnreadable ? amiAliasResolves.id : amiSsmParameterResolves.id,
               },
+              readFault: {
+                reason:
+                  unreadableSsm[0]?.value.status === 'unavailable'
+                    ? unreadableSsm[0].value.reason
+                    : 'unknown',
+                input: 'SSM parameters (ssm:GetParameter)',
+              },
             },
           ];
         }

@@ -5,7 +5,7 @@ import {
   visibleImageIds,
 } from '../ami/ssm-scope.js';
 import type { FindingDraft } from '../check.js';
-import { defineCheck, forEachNodeClass } from '../check.js';
+import { defineCheck, forEachNodeClass, readFaultOf } from '../check.js';
 import { awsFactsOf, withSlice } from './support/aws-facts.js';
 
 /**
@@ -49,6 +49,7 @@ export const amiSsmParameterResolves = defineCheck({
               status: 'error',
               message: `Not evaluated: SSM parameter ${parameter} could not be read (${lookup.value.reason}): ${lookup.value.message}`,
               evidence: { parameter, reason: lookup.value.reason },
+              readFault: readFaultOf(`SSM parameter ${parameter}`, lookup.value),
             };
           }
           const value = lookup.value.value;
@@ -74,6 +75,10 @@ export const amiSsmParameterResolves = defineCheck({
                 reason,
                 ...(shown === undefined ? {} : { value: shown }),
               },
+              readFault: readFaultOf(
+                'images (DescribeImages)',
+                images.status === 'unavailable' ? images : { reason: 'unknown' }
+              ),
             };
           }
           const outside = !isPublicParameter(parameter);

@@ -48,6 +48,7 @@ function dryRunDraft(outcome: DryRunOutcome): Omit<FindingDraft, 'resource'> {
         discriminator,
         evidence,
         message: `EC2 DryRun ${outcome.operation} could not be run: ${outcome.message}`,
+        readFault: { reason: 'unknown', input: `EC2 DryRun ${outcome.operation}` },
       };
   }
 }

@@ -1,4 +1,4 @@
-import { defineCheck, type FindingDraft } from '../check.js';
+import { defineCheck, type FindingDraft, readFaultOf } from '../check.js';
 import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { ResourceRef } from '../model.js';
 import { scannerCanReadCluster } from './scanner-can-read-cluster.js';
@@ -34,6 +34,7 @@ export const controllerRoleFound = defineCheck({
           status: 'error',
           resource,
           message: 'Not evaluated: the controller role was not looked up for this cluster.',
+          readFault: readFaultOf("Karpenter's controller role", undefined),
         });
         continue;
       }
@@ -59,6 +60,7 @@ export const controllerRoleFound = defineCheck({
           resource,
           message: `Karpenter's controller role could not be determined (${role.reason}): ${role.message}`,
           evidence: { ...evidence, reason: role.reason },
+          readFault: readFaultOf("Karpenter's controller role", role),
           ...(controllerUnread === 'unavailable'
             ? { causedBy: { checkId: scannerCanReadCluster.id } }
             : {}),

@@ -1,4 +1,4 @@
-import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
+import { defineCheck, type FindingDraft, forEachNodeClass, readFaultOf } from '../check.js';
 import type { EbsKeyReadout, KmsGrant, KmsKey } from '../facts/aws.js';
 import type { PermissionFacts } from '../facts/permissions.js';
 import { accountOfArn } from '../iam/arns.js';
@@ -241,6 +241,9 @@ function customerKeyDraft(
       status: 'error',
       message: `${what}, is enabled; whether Karpenter's controller may use it is unknown: its role is unknown (see controller-role-found).`,
       evidence: { ...evidence, reason: 'controller-role-unknown' },
+      ...(role.status === 'unavailable'
+        ? { readFault: readFaultOf("Karpenter's controller role", role) }
+        : {}),
       causedBy: {
         checkId: 'controller-role-found',
         resource: { cluster: scope.cluster, kind: 'Cluster', name: scope.cluster },
@@ -267,6 +270,7 @@ function customerKeyDraft(
           status: 'error',
           message: `${what}, is enabled, but its key policy could not be read (${policy?.status === 'unavailable' ? policy.message : 'not read'}), so whether controller role ${role.roleArn} may use it is unknown. Allow the scanner kms:GetKeyPolicy on ${key.arn} (in its IAM policy and, unless the key policy defers to IAM, in the key policy).${grantsNote}`,
           evidence: { ...evidence, controllerRole: role.roleArn, reason: 'policy-unreadable' },
+          readFault: readFaultOf(`the key policy of ${key.arn} (kms:GetKeyPolicy)`, policy),
         };
   }
   const problems = accessProblems(key, policy.value, grants, inventoryFacts, role.roleArn, {
@@ -341,6 +345,7 @@ function keyDraft(
       status: 'error',
       message: `Not evaluated: ${what}, was not read.`,
       evidence: { ...evidence, reason: 'not-read' },
+      readFault: readFaultOf('the KMS key (kms:DescribeKey)', undefined),
     };
   }
   if (readout.lookup.status === 'unavailable') {
@@ -348,6 +353,7 @@ function keyDraft(
       status: 'error',
       message: `${what}: the key could not be described (${readout.lookup.message}). Allow the scanner kms:DescribeKey on the key (its key policy must allow it too, or defer to IAM).`,
       evidence: { ...evidence, reason: readout.lookup.reason },
+      readFault: readFaultOf('the KMS key (kms:DescribeKey)', readout.lookup),
     };
   }
   const lookup = readout.lookup.value;
@@ -443,6 +449,7 @@ export const ebsKmsKeyUsable = defineCheck({
             resource,
             message: `Not evaluated: the KMS keys of the class's EBS volumes could not be read (${read.message}).`,
             evidence: { reason: read.reason },
+            readFault: readFaultOf("the KMS keys of the class's EBS volumes", read),
           },
         ];
       }
@@ -481,6 +488,7 @@ export const ebsKmsKeyUsable = defineCheck({
             discriminator: 'account-default',
             message: `The account's default EBS key could not be read (${defaults.message}). Allow the scanner ec2:GetEbsEncryptionByDefault and ec2:GetEbsDefaultKmsKeyId.`,
             evidence: { reason: defaults.reason },
+            readFault: readFaultOf("the account's default EBS key", defaults),
           });
         } else {
           const volumes = defaults.value.encryptedByDefault ? defaultVolumes : uses.defaultKey;

@@ -4,6 +4,8 @@ import {
   KARPENTER_VERSION_ANNOTATION,
   type NodeClassTarget,
   REGION_ANNOTATION,
+  versionReadFault,
+  versionUnreadDraft,
 } from '../check.js';
 import { IMDS_IPV6_UNSUPPORTED_REGIONS } from '../region.js';
 import { isAtLeast } from '../version.js';
@@ -103,6 +105,8 @@ export const imdsIpv6Supported = defineCheck({
           },
         ];
       }
+      const faulted = versionReadFault(cluster);
+      if (faulted) return [versionUnreadDraft(resource, faulted, cluster)];
       const httpProtocolIPv6 = stored.value;
       const evidence = {
         region,

@@ -3,6 +3,7 @@ import {
   type FindingDraft,
   forEachNodeClass,
   KARPENTER_VERSION_ANNOTATION,
+  versionReadFault,
 } from '../check.js';
 import type { ClusterContext } from '../inventory.js';
 import { applicableDefects, type KarpenterDefect } from '../karpenter-defects.js';
@@ -78,6 +79,7 @@ export const karpenterVersionSupported = defineCheck({
               status: 'error',
               resource,
               message: `Karpenter's version is unknown: ${reason}.`,
+              readFault: versionReadFault(cluster),
               remediation:
                 'Run the scanner with read access to deployments (see scanner-can-read-cluster), or pass --karpenter-version.',
               // scanner-can-read-cluster reports the controller it could not read.

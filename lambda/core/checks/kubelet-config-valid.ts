@@ -1,5 +1,11 @@
 import { effectiveAmiFamily } from '../ami-family.js';
-import { defineCheck, type FindingDraft, forEachNodeClass } from '../check.js';
+import {
+  defineCheck,
+  type FindingDraft,
+  forEachNodeClass,
+  versionReadFault,
+  versionUnreadDraft,
+} from '../check.js';
 import { UNKNOWN_FIELD_OUTCOME } from '../crd-fields.js';
 import { type CrdRuleRelease, crdRuleRelease } from '../crd-releases.js';
 import {
@@ -367,6 +373,9 @@ export const kubeletConfigValid = defineCheck({
       if (kubelet === undefined || Object.keys(kubelet).length === 0) return [];
       const at = (...path: PropertyKey[]) => formatPath(['spec', 'kubelet', ...path]);
       const admission = entry.admission;
+      // Without the installed CRD, the rules are the release's: unknown on a read fault.
+      const faulted = admission === undefined ? versionReadFault(cluster) : undefined;
+      if (faulted) return [versionUnreadDraft(resource, faulted, cluster)];
       const release = crdRuleRelease(cluster.karpenterVersion);
       let mechanism: Mechanism;
       if (admission !== undefined) {

@@ -1,6 +1,7 @@
 import { aliasAmiFamily } from '../ami-family.js';
 import { defineCheck, forEachNodeClass } from '../check.js';
 import type { AccessEntry, AwsAuthRoleMapping, Role } from '../facts/aws.js';
+import type { ReadFault } from '../model.js';
 import type { EC2NodeClassSpec } from '../schema.js';
 import { awsFactsOf, unreadable, withSlice } from './support/aws-facts.js';
 
@@ -93,6 +94,7 @@ export const nodeRoleCanJoin = defineCheck({
           // Which mapping is missing or wrong, as codes: the material part of `problems`.
           const causes: string[] = [];
           const unread: string[] = [];
+          let unreadReason: ReadFault['reason'] | undefined;
           let wrongType: AccessEntry | undefined;
 
           if (useEntries) {
@@ -119,6 +121,7 @@ export const nodeRoleCanJoin = defineCheck({
                   : `no access entry exists for ${role.name}`
               );
             } else {
+              unreadReason ??= entries?.reason ?? 'not-collected';
               unread.push(
                 entries
                   ? `access entries (${entries.reason}: ${entries.message})`
@@ -149,6 +152,7 @@ export const nodeRoleCanJoin = defineCheck({
                   : `aws-auth does not map ${role.name}`
               );
             } else {
+              unreadReason ??= mappings?.reason ?? 'not-collected';
               unread.push(
                 mappings
                   ? `aws-auth (${mappings.reason}: ${mappings.message})`
@@ -163,6 +167,7 @@ export const nodeRoleCanJoin = defineCheck({
                 resource,
                 message: `Not evaluated: could not read ${unread.join(' and ')}${problems.length > 0 ? `; ${problems.join('; ')}` : ''}.`,
                 evidence: { role: role.arn, authenticationMode: mode },
+                readFault: { reason: unreadReason ?? 'not-collected', input: unread.join(' and ') },
               },
             ];
           }

@@ -7,6 +7,8 @@ import {
   invalidOverrideOutcome,
   KARPENTER_VERSION_ANNOTATION,
   nodeClassRef,
+  versionReadFault,
+  versionUnreadDraft,
 } from '../check.js';
 import { unknownNodeClassFields } from '../crd-fields.js';
 import { crdRuleRelease } from '../crd-releases.js';
@@ -212,7 +214,19 @@ export const nodeClassSchemaValid = defineCheck({
         name: entry.cluster,
         partition: 'aws' as const,
       };
-      const version = effectiveCluster(cluster, nodeClass).cluster.karpenterVersion;
+      const effective = effectiveCluster(cluster, nodeClass).cluster;
+      // Without the installed CRD the rules are the release's: unknown on a read fault.
+      const faulted = versionReadFault(effective);
+      if (faulted) {
+        return [
+          ...objectNameViolations(nodeClass.metadata.name).map((violation) =>
+            violationDraft(resource, violation.path, violation.rule, violation.message, {})
+          ),
+          versionUnreadDraft(resource, faulted, effective),
+          ...contextAnnotationDrafts(resource, nodeClass),
+        ];
+      }
+      const version = effective.karpenterVersion;
       const release = crdRuleRelease(version);
       const evidence = releaseEvidence(release);
       const drafts: FindingDraft[] = [

@@ -1,4 +1,4 @@
-import { defineCheck } from '../check.js';
+import { controllerReadFault, defineCheck, versionUnreadDraft } from '../check.js';
 import { factsKeyOf } from '../inventory.js';
 import { launchabilityEvaluable } from '../launchability.js';
 import { admittedValues, nodePoolRequirements } from '../nodepool-requirements.js';
@@ -69,6 +69,9 @@ export const nodePoolCapacityTypeOffered = defineCheck({
           ];
         }
       }
+      // The version gate and the ReservedCapacity feature gate come from the controller.
+      const faulted = controllerReadFault(target.cluster);
+      if (faulted) return [versionUnreadDraft(resource, faulted, target.cluster)];
       if (version !== undefined && !isAtLeast(version, RESERVED_SINCE)) {
         return [
           {

@@ -1,5 +1,10 @@
-import { defineCheck } from '../check.js';
-import { describeDenial, describeInconclusive, interpretGroup } from '../iam/interpret.js';
+import { defineCheck, readFaultOf } from '../check.js';
+import {
+  describeDenial,
+  describeInconclusive,
+  interpretGroup,
+  verdictReadFault,
+} from '../iam/interpret.js';
 import { SPOT_SERVICE_LINKED_ROLE } from '../iam/request-context.js';
 import { factsKeyOf } from '../inventory.js';
 import { allowsSpot } from '../nodepool-requirements.js';
@@ -48,6 +53,7 @@ export const nodePoolSpotServiceLinkedRole = defineCheck({
               status: 'error',
               resource,
               message: `Not evaluated: whether the account has ${SPOT_SERVICE_LINKED_ROLE} was not read.`,
+              readFault: readFaultOf(SPOT_SERVICE_LINKED_ROLE, undefined),
             },
           ];
         }
@@ -58,6 +64,7 @@ export const nodePoolSpotServiceLinkedRole = defineCheck({
               resource,
               message: `Whether the account has ${SPOT_SERVICE_LINKED_ROLE} is unknown: ${known.message}`,
               evidence: { reason: known.reason },
+              readFault: readFaultOf(SPOT_SERVICE_LINKED_ROLE, known),
             },
           ];
         }
@@ -79,6 +86,9 @@ export const nodePoolSpotServiceLinkedRole = defineCheck({
               resource,
               message: `The account has no ${SPOT_SERVICE_LINKED_ROLE}, and whether Karpenter's controller may create it is unknown: its role is unknown (see controller-role-found).`,
               evidence: { reason: 'role-absent' },
+              ...(role.status === 'unavailable'
+                ? { readFault: readFaultOf("Karpenter's controller role", role) }
+                : {}),
               causedBy: {
                 checkId: 'controller-role-found',
                 resource: { cluster: entry.cluster, kind: 'Cluster', name: entry.cluster },
@@ -132,6 +142,7 @@ export const nodePoolSpotServiceLinkedRole = defineCheck({
               unsimulated: verdict.unsimulated,
               inconclusive: verdict.inconclusive,
             },
+            readFault: verdictReadFault(verdict),
           },
         ];
       });

@@ -1,5 +1,5 @@
 import type { FindingDraft } from '../check.js';
-import { defineCheck } from '../check.js';
+import { defineCheck, readFaultOf } from '../check.js';
 import type { ClusterState, EndpointAccess } from '../facts/cluster.js';
 import type { Slice } from '../facts/slice.js';
 import type { ClusterContext } from '../inventory.js';
@@ -59,6 +59,8 @@ function readFinding(cluster: ClusterContext, state: ClusterState): FindingDraft
     };
   }
   const base = { resource, evidence: { ...evidence, reason: read.reason, detail: read.message } };
+  // The errors below are read faults: a denial (401, 403) is the verdict this check alerts on.
+  const readFault = readFaultOf('EC2NodeClasses (Kubernetes API)', read);
   const failure = state.readFailure;
   if (read.reason === 'not-installed') {
     return {
@@ -97,6 +99,7 @@ function readFinding(cluster: ClusterContext, state: ClusterState): FindingDraft
     return {
       ...base,
       status: 'error',
+      readFault,
       message: `${read.message}.`,
       remediation:
         'Check that nothing intercepts TLS between the scanner and the cluster endpoint (proxy, VPC endpoint); the scanner trusts only the CA from DescribeCluster.',
@@ -110,6 +113,7 @@ function readFinding(cluster: ClusterContext, state: ClusterState): FindingDraft
     return {
       ...base,
       status: 'error',
+      readFault,
       message: `Could not reach ${where(state, cluster)}: ${read.message}.${networkHint(state.endpointAccess)}`,
       remediation:
         'Make the cluster endpoint reachable from the scanner: a private endpoint needs the Lambda in the cluster VPC; a restricted public endpoint needs the scanner egress IP in publicAccessCidrs.',
@@ -118,6 +122,7 @@ function readFinding(cluster: ClusterContext, state: ClusterState): FindingDraft
   return {
     ...base,
     status: 'error',
+    readFault,
     message: `Could not list EC2NodeClasses from ${where(state, cluster)}: ${read.message}`,
   };
 }
@@ -140,6 +145,7 @@ function partialFinding(
       message: `Could not read ${label} in ${cluster.name}: ${slice.message}`,
       ...(denied ? { remediation: rbacFix() } : {}),
       evidence: { reason: slice.reason, detail: slice.message },
+      ...(denied ? {} : { readFault: readFaultOf(label, slice) }),
     },
   ];
 }
@@ -194,6 +200,7 @@ export const scannerCanReadCluster = defineCheck({
               status: 'error',
               resource: clusterRef(cluster),
               message: `Karpenter's state in ${cluster.name} was not collected.`,
+              readFault: readFaultOf("Karpenter's cluster state", undefined),
             },
           ];
         }

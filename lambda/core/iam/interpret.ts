@@ -14,6 +14,7 @@ import type {
   SimulationResult,
 } from '../facts/permissions.js';
 import type { UnavailableReason } from '../facts/slice.js';
+import type { ReadFault } from '../model.js';
 import { launchSupplyOf } from './launch-context.js';
 import {
   describeStatement,
@@ -122,6 +123,18 @@ function openKeysOf(
     );
     return using.length === 0 ? [] : [{ key, statements: using.map(refOf) }];
   });
+}
+
+/**
+ * The read fault behind an `error` verdict: every open question is a simulation or an input that
+ * could not be read. `not-found` gaps (no image, no node role) follow from another check's
+ * failure, and inconclusive keys are the scanner's limit: both are conclusions, not faults.
+ */
+export function verdictReadFault(verdict: GroupVerdict): ReadFault | undefined {
+  const [first] = verdict.unsimulated;
+  if (first === undefined || verdict.inconclusive.length > 0) return undefined;
+  if (verdict.unsimulated.some((item) => item.reason === 'not-found')) return undefined;
+  return { reason: first.reason, input: `IAM policy simulation (${first.kind})` };
 }
 
 /** Interprets every simulation of one group for one NodeClass. */

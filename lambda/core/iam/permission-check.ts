@@ -1,5 +1,12 @@
 // Shared evaluation of the controller-* permission checks: one finding per NodeClass and group.
-import { type FindingDraft, forEachNodeClass, type RootCause } from '../check.js';
+import {
+  type FindingDraft,
+  forEachNodeClass,
+  type RootCause,
+  readFaultOf,
+  versionReadFault,
+  versionUnreadDraft,
+} from '../check.js';
 import type {
   ControllerRoleFound,
   PermissionFacts,
@@ -17,6 +24,7 @@ import {
   describeInconclusive,
   type GroupVerdict,
   interpretGroup,
+  verdictReadFault,
 } from './interpret.js';
 import {
   launchRootCheck,
@@ -177,6 +185,7 @@ export function permissionCheckDrafts(
           resource,
           message:
             'Not evaluated: the controller permissions were not simulated for this NodeClass.',
+          readFault: readFaultOf('the controller permissions', undefined),
         },
       ];
     }
@@ -190,9 +199,15 @@ export function permissionCheckDrafts(
             "Not evaluated: Karpenter's controller role is unknown (see controller-role-found).",
           evidence: { lookedAt: role.lookedAt },
           causedBy: { checkId: CONTROLLER_ROLE_FOUND, resource: clusterResource(entry.cluster) },
+          ...(role.status === 'unavailable'
+            ? { readFault: readFaultOf("Karpenter's controller role", role) }
+            : {}),
         },
       ];
     }
+    // Karpenter's calls and resources differ by version: no verdict on an assumed one.
+    const faulted = versionReadFault(cluster);
+    if (faulted) return [versionUnreadDraft(resource, faulted, cluster)];
     const verdict = interpretGroup(facts, options.group);
     const notes = (facts.notes ?? []).filter(
       (note) => note.group === undefined || note.group === options.group
@@ -259,6 +274,7 @@ export function permissionCheckDrafts(
             unsimulated: verdict.unsimulated,
             inconclusive: verdict.inconclusive,
           },
+          readFault: verdictReadFault(verdict),
         },
         ...extra,
       ];

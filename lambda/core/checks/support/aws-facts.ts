@@ -1,6 +1,6 @@
 // Shared plumbing of the AWS-backed (group B) checks: find a NodeClass's facts and turn a slice
 // that could not be read into an `error` finding naming the reason.
-import type { FindingDraft, NodeClassTarget } from '../../check.js';
+import { type FindingDraft, type NodeClassTarget, readFaultOf } from '../../check.js';
 import type {
   AmiFacts,
   AwsNodeClassFacts,
@@ -21,7 +21,7 @@ export function awsFactsOf(target: NodeClassTarget): AwsNodeClassFacts {
   return target.inventory.awsFacts.get(factsKeyOf(target.entry)) ?? {};
 }
 
-/** `error` finding for facts that could not be read (or were never collected). */
+/** `error` finding, a read fault, for facts that could not be read (or were never collected). */
 export function unreadable(
   resource: ResourceRef,
   what: string,
@@ -33,6 +33,7 @@ export function unreadable(
       resource,
       message: `Not evaluated: ${what} were not collected for this NodeClass.`,
       evidence: { reason: 'not-collected' },
+      readFault: readFaultOf(what, undefined),
     };
   }
   return {
@@ -40,6 +41,7 @@ export function unreadable(
     resource,
     message: `Not evaluated: ${what} could not be read (${slice.reason}): ${slice.message}`,
     evidence: { reason: slice.reason, detail: slice.message },
+    readFault: readFaultOf(what, slice),
   };
 }
 

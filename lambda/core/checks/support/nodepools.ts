@@ -2,10 +2,12 @@
 // one launches through (same cluster), and the subnets its zone requirements admit. The
 // requirement semantics themselves live in ../../nodepool-requirements.ts.
 import {
+  controllerReadFault,
   type FindingDraft,
   forEachNodePool,
   type NodePoolTarget,
   nodeClassRef,
+  versionUnreadDraft,
 } from '../../check.js';
 import type { AwsNodeClassFacts, SelectedImage, Subnet } from '../../facts/aws.js';
 import { LABEL } from '../../instance-types.js';
@@ -194,6 +196,9 @@ export function withLaunchability(
         unreadable(resource, 'capacity reservations (DescribeCapacityReservations)', reservations),
       ];
     }
+    // Offerings depend on the controller's version and feature gates (reserved capacity).
+    const faulted = controllerReadFault(target.cluster);
+    if (faulted) return [versionUnreadDraft(resource, faulted, target.cluster)];
     if (images.length === 0) {
       return [
         {
