@@ -18,6 +18,7 @@ const NEEDS_OWN_PROCESS = [
   // Real DynamoDB clients against dynalite: another file's mockClient would stub their send.
   'test/adapters/aws/table-rate-budget.test.ts',
   'test/adapters/aws/finding-store-index-writes.test.ts',
+  'test/adapters/aws/finding-store-batch.test.ts',
 ];
 const isolated = readdirSync(join(import.meta.dirname, 'test'), {
   recursive: true,

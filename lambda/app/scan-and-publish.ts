@@ -73,6 +73,7 @@ import type {
 } from '../core/ports/service.js';
 import { applyStorageLimits, type OversizedItem } from '../core/storage-limits.js';
 import { mapLimited } from '../shared/concurrency.js';
+import { type ScanDeadline, withScanDeadline } from '../shared/deadline.js';
 import { ItemTooLargeError } from '../shared/errors.js';
 import { apiCallMeter } from './api-call-meter.js';
 import { logFindingStates } from './finding-state-log.js';
@@ -120,6 +121,8 @@ export interface ScanAndPublishDeps {
   readonly apiCallCount?: () => number;
   /** Opt-in (`securityHub` setting): changes are imported into Security Hub before the claim. */
   readonly securityHub?: SecurityHubSink;
+  /** The deadline of a cluster's reads, taken as its scan starts (none: reads are not cut short). */
+  readonly readDeadline?: () => ScanDeadline | undefined;
 }
 
 export interface ScanRequest {
@@ -314,7 +317,11 @@ function messagesFor(
     readonly threshold: number;
     readonly firstScan: boolean;
   }
-): { change: LifecycleChange; message: OutgoingMessage }[] {
+): {
+  planned: { change: LifecycleChange; message: OutgoingMessage }[];
+  /** The first scan's summary: its changes are claimed as one batch when the store can. */
+  firstScanSummary?: OutgoingMessage;
+} {
   const summaries = new Map<string, OutgoingMessage>();
   for (const pending of adopted) {
     if (pending.message.attributes.change !== 'summary') continue;
@@ -326,9 +333,21 @@ function messagesFor(
   const fresh = candidates.filter(
     (change) => batchable(change) && !summaries.has(coverKey(change))
   );
-  // Summarised: in parts of at most SUMMARY_MAX_COVERS, so no claim outgrows its item.
+  // A first scan's summary is one message however many changes it has: the store keeps it and
+  // its changes once (`claimBatch`). Any other summary travels in each of its claims, so it
+  // covers at most SUMMARY_MAX_COVERS changes and further summaries carry the rest.
   const summaryOf = new Map<LifecycleChange, OutgoingMessage>();
-  if (fresh.length > batch.threshold || (batch.firstScan && fresh.length > 0)) {
+  let firstScanSummary: OutgoingMessage | undefined;
+  if (batch.firstScan && fresh.length > 0) {
+    firstScanSummary = renderSummary({
+      cluster: batch.cluster,
+      scanSeq: batch.stamp.scanSeq,
+      location: batch.location,
+      changes: fresh,
+      firstScan: true,
+    });
+    for (const change of fresh) summaryOf.set(change, firstScanSummary);
+  } else if (fresh.length > batch.threshold) {
     summaryParts(fresh).forEach((part, index) => {
       const summary = renderSummary({
         cluster: batch.cluster,
@@ -341,13 +360,14 @@ function messagesFor(
       for (const change of part) summaryOf.set(change, summary);
     });
   }
-  return candidates.map((change) => ({
+  const planned = candidates.map((change) => ({
     change,
     message:
       summaries.get(coverKey(change)) ??
       summaryOf.get(change) ??
       renderChangeMessage(change, { location: batch.location }),
   }));
+  return { planned, ...(firstScanSummary === undefined ? {} : { firstScanSummary }) };
 }
 
 /** What the evaluation of one cluster yields, ready to diff and store (steps before any write). */
@@ -374,9 +394,13 @@ async function evaluateCluster(
   started: Date
 ): Promise<EvaluatedCluster> {
   const cluster = identity.name;
-  const basePlan = await deps.planFor(target);
-  const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
-  const { inventory, inputErrors } = await collectInventory(plan);
+  // Reads only: past the deadline they fail fast and become `error` findings, and the writes
+  // below still have the time the deadline left them.
+  const { inventory, inputErrors } = await withScanDeadline(deps.readDeadline?.(), async () => {
+    const basePlan = await deps.planFor(target);
+    const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
+    return collectInventory(plan);
+  });
   const evaluated = evaluateInventory(
     inventory,
     {
@@ -444,14 +468,35 @@ async function adoptPending(
   ).filter(defined);
 }
 
-/** Step 5: claims each planned change; a duplicate delivery loses the conditional write. */
+/**
+ * Step 5: claims each planned change; a duplicate delivery loses the conditional write. The
+ * changes of a first scan's summary are claimed as one batch when the store can (all or none).
+ */
 async function claimChanges(
   deps: ScanAndPublishDeps,
   planned: readonly { change: LifecycleChange; message: OutgoingMessage }[],
-  stamp: ScanStamp
+  stamp: ScanStamp,
+  firstScanSummary: OutgoingMessage | undefined
 ): Promise<{ change: LifecycleChange; message: OutgoingMessage }[]> {
-  return (
-    await mapLimited(planned, CLAIM_CONCURRENCY, async ({ change, message }) =>
+  const claimBatch = deps.store.claimBatch?.bind(deps.store);
+  const batched = new Set(
+    claimBatch === undefined || firstScanSummary === undefined
+      ? []
+      : planned.filter(
+          (item) => item.message === firstScanSummary && item.change.previous === undefined
+        )
+  );
+  const batchWon =
+    claimBatch !== undefined &&
+    firstScanSummary !== undefined &&
+    batched.size > 0 &&
+    (await claimBatch(
+      [...batched].map((item) => item.change),
+      { stamp, message: firstScanSummary }
+    ));
+  const single = planned.filter((item) => !batched.has(item));
+  const claimedSingly = (
+    await mapLimited(single, CLAIM_CONCURRENCY, async ({ change, message }) =>
       (await forObject(change.next.resource, 'claim', () =>
         deps.store.claim(change, { stamp, message })
       ))
@@ -459,6 +504,7 @@ async function claimChanges(
         : undefined
     )
   ).filter(defined);
+  return [...(batchWon ? batched : []), ...claimedSingly];
 }
 
 interface Delivery {
@@ -617,6 +663,8 @@ interface Decision {
   readonly superseded: boolean;
   /** Each change with the message it is claimed with (step 5). */
   readonly planned: readonly { change: LifecycleChange; message: OutgoingMessage }[];
+  /** The first scan's summary, claimed as one batch (step 5). */
+  readonly firstScanSummary?: OutgoingMessage;
   /** The silent closes to write (step 8). */
   readonly silenced: readonly SilentClose[];
 }
@@ -674,7 +722,7 @@ async function decideChanges(
     ...(identity.region === '' ? {} : { region: identity.region }),
     ...(deps.settings.region === undefined ? {} : { homeRegion: deps.settings.region }),
   };
-  const planned = messagesFor(
+  const { planned, firstScanSummary } = messagesFor(
     candidates.filter((change) => ready(change.next.id)),
     input.adopted,
     {
@@ -690,6 +738,7 @@ async function decideChanges(
     diff,
     superseded,
     planned,
+    ...(firstScanSummary === undefined ? {} : { firstScanSummary }),
     silenced: closes.filter((close) => ready(close.next.id)),
   };
 }
@@ -731,7 +780,7 @@ async function scanCluster(
     adopted,
   });
   // Step 5: claim first, publish second.
-  const claimed = await claimChanges(deps, decision.planned, stamp);
+  const claimed = await claimChanges(deps, decision.planned, stamp, decision.firstScanSummary);
   const delivery = await publishAndSettle(
     deps,
     [

@@ -337,20 +337,14 @@ describe('scanAndPublish batching', () => {
     expect(JSON.parse(sent[0]?.bodies.default ?? '{}')).toMatchObject({ firstScan: true });
   });
 
-  it('splits a first scan of 1,100 changes into summaries of at most 500, each change covered once', async () => {
+  it('sends a first scan of 1,100 changes as one summary covering each change once', async () => {
     const world: World = new Map([['prod', brokenClasses('c', 1100)]]);
     await scanAndPublish(deps(world), request(['prod'], 'first'));
     const summaries = publisher.sent.filter((message) => message.attributes.change === 'summary');
 
-    // Each claim stores its summary's covers: bounded, so no claim outgrows DynamoDB's item limit.
-    expect(summaries.map((message) => message.covers?.length)).toEqual([500, 500, 100]);
-    expect(summaries.map((message) => message.id)).toEqual([
-      summaryMessageId('prod', 1),
-      summaryMessageId('prod', 1, 1),
-      summaryMessageId('prod', 1, 2),
-    ]);
-    const covered = summaries.flatMap((message) => message.covers ?? []);
-    expect(new Set(covered).size).toBe(1100);
+    // The store keeps a first scan's summary once, not per claim: no split is needed.
+    expect(summaries.map((message) => message.id)).toEqual([summaryMessageId('prod', 1)]);
+    expect(new Set(summaries[0]?.covers).size).toBe(1100);
   });
 
   it('names the account, region and cluster in every message', async () => {

@@ -233,6 +233,7 @@ export function createLegacyFindingStore(
   ) {
     try {
       return await collectPages(
+        operation,
         (token) =>
           client.send(
             new QueryCommand({

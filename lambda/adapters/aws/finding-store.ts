@@ -13,6 +13,16 @@
 // between leaves it for the next attempt instead of losing it. A silent close (the finding is now
 // suppressed, or a follow-on of another) is the same conditional Put without a pending publish.
 // Resolved findings carry `expiresAt` (epoch seconds), the table's TTL attribute.
+//   First-scan batch: pk = CLUSTER#<account>/<region>/<name>  sk = BATCH#<scan seq>#<chunk>
+// A first scan's summary is claimed as one unit (`claimBatch`), so its size never multiplies: the
+// message and the claimed states are written ONCE, in chunk items of at most BATCH_CHUNK_BYTES;
+// then one conditional update of the scan counter takes the claim (`batch*` attributes: no newer
+// scan started, no other batch pending); then the finding items are batch-written without pending
+// attributes. The counter's marker is the pending publish of every change of the batch: a later
+// load turns it into one PendingPublish per change, an adopter takes the marker over and rewrites
+// the finding items (idempotent), and the publish removes the marker and the chunks. Chunks no
+// marker names and older than BATCH_ORPHAN_AGE_MS (a scan that lost the claim or died before it)
+// are deleted by the next load.
 // No item is sent that DynamoDB would refuse for its size (`item-size.ts`): `oversizedItems` tells
 // the scan beforehand which of its items would be, and every Put checks again (`ItemTooLargeError`).
 //
@@ -90,6 +100,26 @@ const SCAN_SEQ_SK = 'SCAN#SEQ';
 const LEGACY_CHECKED = 'legacyChecked';
 /** On a legacy counter item: the identity (`clusterKey`) that adopted the legacy state. */
 const ADOPTED_BY = 'adoptedBy';
+/** Attributes of the counter item naming the first-scan batch pending publish (see the header). */
+const BATCH_MARKER_ATTRIBUTES = [
+  'batchKey',
+  'batchChunks',
+  'batchMessageId',
+  'batchOwnerSeq',
+  'batchScanId',
+  'batchSince',
+] as const;
+const BATCH_PREFIX = 'BATCH#';
+const batchSk = (key: number, chunk: number) =>
+  `${BATCH_PREFIX}${String(key).padStart(16, '0')}#${String(chunk).padStart(6, '0')}`;
+/**
+ * The most a chunk's members (and, on the first chunk, the message) may take: a chunk that holds
+ * one member only may take more, as much as that state (itself bounded by the finding item's
+ * limit); keys and stamps take little. Every chunk stays under DynamoDB's 400 KB.
+ */
+export const BATCH_CHUNK_BYTES = 300 * 1024;
+/** Older than any Lambda invocation: a chunk no marker names is then no scan's any more. */
+const BATCH_ORPHAN_AGE_MS = 60 * 60 * 1000;
 const PENDING_ATTRIBUTES = [
   'pendingKind',
   'pendingMessage',
@@ -146,6 +176,101 @@ const OutgoingMessageSchema = z.object({
   bodies: z.object({ default: z.string(), email: z.string(), https: z.string() }),
   covers: z.array(z.string()).optional(),
 });
+
+const BatchMarkerSchema = z.object({
+  batchKey: z.number().int(),
+  batchChunks: z.number().int().min(1),
+  batchMessageId: z.string(),
+  batchOwnerSeq: z.number().int(),
+  batchScanId: z.string(),
+  batchSince: z.string(),
+});
+type BatchMarker = z.infer<typeof BatchMarkerSchema>;
+
+const BatchChunkSchema = z.object({
+  batchKey: z.number().int(),
+  chunk: z.number().int().min(0),
+  createdAt: z.string(),
+  members: z.string(),
+  message: z.string().optional(),
+});
+
+/** One change of a batch as its chunk stores it: the change kind and the claimed state. */
+const BatchMemberSchema = z.tuple([
+  z.enum(CHANGE_KINDS),
+  z
+    .object({
+      id: z.string(),
+      checkId: z.string(),
+      resource: z.object({
+        cluster: z.string(),
+        kind: z.enum(['EC2NodeClass', 'NodePool', 'Cluster']),
+        name: z.string(),
+      }),
+      status: z.enum(['open', 'resolved']),
+      findingStatus: z.enum(['fail', 'error']),
+      severity: z.enum(SEVERITIES),
+      message: z.string(),
+      firstSeen: z.string(),
+      lastSeen: z.string(),
+      revision: z.number().int(),
+    })
+    .loose(),
+]);
+
+/** A batch this store claimed, adopted or loaded: what settling or releasing it touches. */
+interface BatchRecord {
+  readonly key: number;
+  readonly chunks: number;
+  readonly messageId: string;
+  readonly ownerSeq: number;
+  readonly states: readonly FindingState[];
+}
+
+/**
+ * The chunk items of a batch: members packed in order, each chunk's members at most
+ * `BATCH_CHUNK_BYTES`; the first chunk carries the message (its `covers` are the members).
+ */
+export function batchChunkItems(
+  pk: string,
+  key: number,
+  members: readonly { readonly kind: string; readonly state: FindingState }[],
+  message: OutgoingMessage,
+  createdAt: string
+): Record<string, unknown>[] {
+  const { covers: _covers, ...stored } = message;
+  const messageJson = JSON.stringify(stored);
+  const chunks: string[][] = [[]];
+  // The first chunk holds the message: it counts against that chunk's room.
+  let used = utf8Length(messageJson);
+  for (const member of members) {
+    const json = JSON.stringify([member.kind, member.state]);
+    const bytes = utf8Length(json) + 1;
+    const current = chunks[chunks.length - 1] ?? [];
+    // A chunk takes members while they fit; one alone always fits (a state is bounded itself).
+    const startsNew =
+      (current.length > 0 || chunks.length === 1) && used + bytes > BATCH_CHUNK_BYTES;
+    if (startsNew) {
+      chunks.push([json]);
+      used = bytes;
+    } else {
+      current.push(json);
+      used += bytes;
+    }
+  }
+  return chunks.map((jsons, chunk) =>
+    withoutUndefined({
+      pk,
+      sk: batchSk(key, chunk),
+      type: 'batch',
+      batchKey: key,
+      chunk,
+      createdAt,
+      members: `[${jsons.join(',')}]`,
+      message: chunk === 0 ? messageJson : undefined,
+    })
+  );
+}
 
 function parseMessage(json: string): OutgoingMessage | undefined {
   try {
@@ -285,6 +410,7 @@ export function createFindingStore(
   ) {
     try {
       return await collectPages(
+        operation,
         (token) =>
           client.send(
             new QueryCommand({
@@ -294,7 +420,12 @@ export function createFindingStore(
             })
           ),
         (page) => page.Items,
-        (page) => (page.LastEvaluatedKey ? JSON.stringify(page.LastEvaluatedKey) : undefined)
+        (page) => (page.LastEvaluatedKey ? JSON.stringify(page.LastEvaluatedKey) : undefined),
+        // The table's key: cheaper than the content of every item of a large cluster.
+        {
+          identityOf: ({ pk, sk }) =>
+            typeof pk === 'string' && typeof sk === 'string' ? `${pk}\u0000${sk}` : undefined,
+        }
       );
     } catch (error) {
       throw toSourceUnavailable(operation, error);
@@ -569,6 +700,144 @@ export function createFindingStore(
     });
   }
 
+  /** The batch each cluster's last load found pending (by partition key). */
+  const loadedBatches = new Map<string, BatchRecord>();
+  /** Batches a scan holds (claimed or adopted), by `<pk>|<scan seq>`. */
+  const heldBatches = new Map<string, BatchRecord>();
+  /** One takeover or release of a batch however many of its changes ask for it. */
+  const batchOnce = new Map<string, Promise<boolean>>();
+  const heldKey = (cluster: ClusterIdentity, scanSeq: number) => `${findingPk(cluster)}|${scanSeq}`;
+
+  function once(key: string, run: () => Promise<boolean>): Promise<boolean> {
+    const existing = batchOnce.get(key);
+    if (existing !== undefined) return existing;
+    const started = run().catch((error: unknown) => {
+      // A failed attempt may be tried again.
+      batchOnce.delete(key);
+      throw error;
+    });
+    batchOnce.set(key, started);
+    return started;
+  }
+
+  const batchChunkKeys = (cluster: ClusterIdentity, batch: Pick<BatchRecord, 'key' | 'chunks'>) =>
+    Array.from({ length: batch.chunks }, (_, chunk) => ({
+      DeleteRequest: { Key: { pk: findingPk(cluster), sk: batchSk(batch.key, chunk) } },
+    }));
+
+  /** Removes the counter's marker of `batch` while `ownerSeq` holds it (a lost condition: not ours). */
+  async function removeBatchMarker(cluster: ClusterIdentity, batch: BatchRecord, ownerSeq: number) {
+    await send('dynamodb:UpdateItem', () =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: seqKey(cluster),
+          UpdateExpression: `REMOVE ${BATCH_MARKER_ATTRIBUTES.join(', ')}`,
+          ConditionExpression: 'batchKey = :key AND batchOwnerSeq = :owner',
+          ExpressionAttributeValues: { ':key': batch.key, ':owner': ownerSeq },
+        })
+      )
+    );
+  }
+
+  /** The finding items of a batch's claimed states, written by `scanSeq`, without pending marks. */
+  async function writeBatchStates(
+    cluster: ClusterIdentity,
+    states: readonly FindingState[],
+    scanSeq: number
+  ) {
+    await batchWrite(
+      states.map((state) => ({ PutRequest: { Item: findingItem(state, cluster, scanSeq) } }))
+    );
+  }
+
+  /**
+   * The batch the counter's marker names, as its claimed states and one pending publish per
+   * change; chunks of no marker older than BATCH_ORPHAN_AGE_MS are returned for deletion.
+   */
+  function loadBatch(
+    cluster: ClusterIdentity,
+    items: readonly Record<string, unknown>[]
+  ): { batch?: BatchRecord; pending: PendingPublish[]; orphans: Record<string, unknown>[] } {
+    const counter = items.find((item) => item.sk === SCAN_SEQ_SK);
+    const marker: BatchMarker | undefined =
+      counter?.batchKey === undefined ? undefined : parseBatchMarker(counter);
+    const chunks = items
+      .filter((item) => typeof item.sk === 'string' && item.sk.startsWith(BATCH_PREFIX))
+      .map((item) => {
+        const parsed = BatchChunkSchema.safeParse(item);
+        if (!parsed.success) throw malformed(item.sk, parsed.error.issues[0]?.message ?? '');
+        return { sk: String(item.sk), ...parsed.data };
+      });
+    const orphanBefore = now().getTime() - BATCH_ORPHAN_AGE_MS;
+    const orphans = chunks
+      .filter((chunk) => chunk.batchKey !== marker?.batchKey)
+      .filter((chunk) => !(Date.parse(chunk.createdAt) > orphanBefore))
+      .map((chunk) => ({ DeleteRequest: { Key: { pk: findingPk(cluster), sk: chunk.sk } } }));
+    if (marker === undefined) return { pending: [], orphans };
+    const own = chunks
+      .filter((chunk) => chunk.batchKey === marker.batchKey)
+      .sort((a, b) => a.chunk - b.chunk);
+    if (own.length !== marker.batchChunks || own.some((chunk, index) => chunk.chunk !== index)) {
+      throw malformed(
+        batchSk(marker.batchKey, 0),
+        `pending batch has ${own.length} of its ${marker.batchChunks} chunks`
+      );
+    }
+    const members = own.flatMap((chunk) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(chunk.members);
+      } catch {
+        throw malformed(chunk.sk, 'members are not JSON');
+      }
+      const result = z.array(BatchMemberSchema).safeParse(parsed);
+      if (!result.success) throw malformed(chunk.sk, result.error.issues[0]?.message ?? '');
+      return result.data.map(([kind, state]) => ({ kind, state: state as FindingState }));
+    });
+    const head = own[0]?.message === undefined ? undefined : parseMessage(own[0].message);
+    if (head === undefined) throw malformed(batchSk(marker.batchKey, 0), 'no readable message');
+    const message: OutgoingMessage = {
+      ...head,
+      covers: members.map((member) => `${member.kind}:${member.state.id}`),
+    };
+    const batch: BatchRecord = {
+      key: marker.batchKey,
+      chunks: marker.batchChunks,
+      messageId: marker.batchMessageId,
+      ownerSeq: marker.batchOwnerSeq,
+      states: members.map((member) => member.state),
+    };
+    return {
+      batch,
+      orphans,
+      pending: members.map((member) => ({
+        kind: member.kind,
+        state: member.state,
+        message,
+        scanId: marker.batchScanId,
+        scanSeq: marker.batchOwnerSeq,
+        since: marker.batchSince,
+      })),
+    };
+  }
+
+  function parseBatchMarker(counter: Record<string, unknown>): BatchMarker {
+    const parsed = BatchMarkerSchema.safeParse(counter);
+    if (!parsed.success) throw malformed(counter.sk, parsed.error.issues[0]?.message ?? '');
+    return parsed.data;
+  }
+
+  /** The batch `pending` belongs to, when it is the one the last load of its cluster found. */
+  function batchOf(pending: PendingPublish, cluster: ClusterIdentity): BatchRecord | undefined {
+    const batch = loadedBatches.get(findingPk(cluster));
+    return batch !== undefined &&
+      batch.messageId === pending.message.id &&
+      batch.ownerSeq === pending.scanSeq
+      ? batch
+      : undefined;
+  }
+
   return {
     async nextScanSeq(cluster) {
       const response = await send('dynamodb:UpdateItem', () =>
@@ -614,6 +883,10 @@ export function createFindingStore(
       }
       const states: FindingState[] = [];
       const pending: PendingPublish[] = [];
+      const batch = loadBatch(cluster, items);
+      if (batch.batch === undefined) loadedBatches.delete(findingPk(cluster));
+      else loadedBatches.set(findingPk(cluster), batch.batch);
+      await batchWrite(batch.orphans);
       for (const item of items.filter(isFindingItem)) {
         const {
           cluster: itemCluster,
@@ -648,6 +921,10 @@ export function createFindingStore(
           since: pendingSince,
         });
       }
+      // A claimed state whose finding item the claimer did not write yet is stored all the same.
+      const stored = new Set(states.map((state) => state.id));
+      states.push(...(batch.batch?.states ?? []).filter((state) => !stored.has(state.id)));
+      pending.push(...batch.pending);
       return { states, pending };
     },
 
@@ -676,6 +953,57 @@ export function createFindingStore(
       return written !== undefined;
     },
 
+    async claimBatch(changes, { stamp, message }) {
+      if (changes.some((change) => change.previous !== undefined)) {
+        throw new Error('claimBatch takes first sightings only');
+      }
+      const { cluster, scanSeq } = stamp;
+      const chunks = batchChunkItems(
+        findingPk(cluster),
+        scanSeq,
+        changes.map((change) => ({ kind: change.kind, state: change.next })),
+        message,
+        now().toISOString()
+      );
+      for (const chunk of chunks) assertItemFits(chunk);
+      await batchWrite(chunks.map((item) => ({ PutRequest: { Item: item } })));
+      const record: BatchRecord = {
+        key: scanSeq,
+        chunks: chunks.length,
+        messageId: message.id,
+        ownerSeq: scanSeq,
+        states: changes.map((change) => change.next),
+      };
+      // The claim: no newer scan of the cluster started, and no other batch is pending.
+      const won = await send('dynamodb:UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: seqKey(cluster),
+            UpdateExpression:
+              'SET batchKey = :key, batchChunks = :chunks, batchMessageId = :messageId, batchOwnerSeq = :seq, batchScanId = :scanId, batchSince = :since',
+            ConditionExpression: '#seq = :seq AND attribute_not_exists(batchKey)',
+            ExpressionAttributeNames: { '#seq': 'seq' },
+            ExpressionAttributeValues: {
+              ':key': record.key,
+              ':chunks': record.chunks,
+              ':messageId': record.messageId,
+              ':seq': scanSeq,
+              ':scanId': stamp.scanId,
+              ':since': stamp.at,
+            },
+          })
+        )
+      );
+      if (won === undefined) {
+        await batchWrite(batchChunkKeys(cluster, record));
+        return false;
+      }
+      heldBatches.set(heldKey(cluster, scanSeq), record);
+      await writeBatchStates(cluster, record.states, scanSeq);
+      return true;
+    },
+
     async close({ previous, next }, stamp) {
       const item = findingItem(next, stamp.cluster, stamp.scanSeq);
       assertItemFits(item);
@@ -692,6 +1020,35 @@ export function createFindingStore(
     },
 
     async adopt(pending, stamp) {
+      const batch = batchOf(pending, stamp.cluster);
+      if (batch !== undefined) {
+        return once(`adopt|${heldKey(stamp.cluster, stamp.scanSeq)}|${batch.key}`, async () => {
+          const taken = await send('dynamodb:UpdateItem', () =>
+            client.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: seqKey(stamp.cluster),
+                UpdateExpression:
+                  'SET batchOwnerSeq = :scanSeq, batchScanId = :scanId, batchSince = :since',
+                ConditionExpression: 'batchKey = :key AND batchOwnerSeq = :owner',
+                ExpressionAttributeValues: {
+                  ':scanSeq': stamp.scanSeq,
+                  ':scanId': stamp.scanId,
+                  ':since': stamp.at,
+                  ':key': batch.key,
+                  ':owner': batch.ownerSeq,
+                },
+              })
+            )
+          );
+          if (taken === undefined) return false;
+          const held = { ...batch, ownerSeq: stamp.scanSeq };
+          heldBatches.set(heldKey(stamp.cluster, stamp.scanSeq), held);
+          // The earlier owner may have stopped before writing them: written again (idempotent).
+          await writeBatchStates(stamp.cluster, batch.states, stamp.scanSeq);
+          return true;
+        });
+      }
       const written = await send('dynamodb:UpdateItem', () =>
         client.send(
           new UpdateCommand({
@@ -714,15 +1071,39 @@ export function createFindingStore(
     },
 
     async clearPending(states, stamp) {
-      await updateEach(states, (state) => ({
-        Key: findingKey(state, stamp),
-        UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
-        ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
-        ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
-      }));
+      const held = heldBatches.get(heldKey(stamp.cluster, stamp.scanSeq));
+      const members = new Set(held?.states.map((state) => state.id));
+      if (held !== undefined && states.some((state) => members.has(state.id))) {
+        await removeBatchMarker(stamp.cluster, held, stamp.scanSeq);
+        // A chunk left behind is an orphan: the next load deletes it.
+        await batchWrite(batchChunkKeys(stamp.cluster, held));
+        heldBatches.delete(heldKey(stamp.cluster, stamp.scanSeq));
+      }
+      await updateEach(
+        states.filter((state) => !members.has(state.id)),
+        (state) => ({
+          Key: findingKey(state, stamp),
+          UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
+          ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
+          ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
+        })
+      );
     },
 
     async release(change: LifecycleChange, stamp) {
+      const held = heldBatches.get(heldKey(stamp.cluster, stamp.scanSeq));
+      if (held?.states.some((state) => state.id === change.next.id)) {
+        // The whole batch goes back: its first sightings are deleted, so a later scan claims them.
+        await once(`release|${heldKey(stamp.cluster, stamp.scanSeq)}|${held.key}`, async () => {
+          await batchWrite(
+            held.states.map((state) => ({ DeleteRequest: { Key: findingKey(state, stamp) } }))
+          );
+          await removeBatchMarker(stamp.cluster, held, stamp.scanSeq);
+          await batchWrite(batchChunkKeys(stamp.cluster, held));
+          return true;
+        });
+        return;
+      }
       const condition = {
         ConditionExpression: 'revision = :revision',
         ExpressionAttributeValues: { ':revision': change.next.revision },

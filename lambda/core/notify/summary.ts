@@ -37,8 +37,8 @@ import { fittingSubject } from './sanitize.js';
 /** Changes listed in full; beyond it (or the size limit) they are counted, not listed. */
 const SUMMARY_MAX_ITEMS = 200;
 /**
- * Smaller than one SNS message may be: every claim of the batch stores a copy of the summary
- * until it is published, and a longer email is not read anyway.
+ * Smaller than one SNS message may be: a summary is stored until it is published (once for a
+ * first scan's batch, in each claim otherwise), and a longer email is not read anyway.
  */
 const MAX_SUMMARY_BYTES = 128 * 1024;
 const CHAT_ITEMS = 25;
@@ -58,7 +58,8 @@ export interface SummaryInput {
 }
 
 /**
- * The most changes one summary covers. Each claim stores the keys of the changes its summary covers
+ * The most changes one summary covers when each of its claims carries it (any summary but a first
+ * scan's, which the store keeps once however large). Each claim stores the keys of the changes its summary covers
  * (about 25 bytes each): 500 keep that list near 13 KB, inside the room a claim item keeps for its
  * notification under DynamoDB's 400 KB item limit, however many changes one scan has.
  */

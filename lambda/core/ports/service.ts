@@ -44,6 +44,16 @@ export interface FindingStore {
     claim: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
   ): Promise<boolean>;
   /**
+   * Claims a first scan's summary as one unit (every change a first sighting, all carried by
+   * `message`): true when this scan holds it and no newer scan of the cluster had started; false
+   * claims none. The summary and its changes are stored once, not per change, so a batch of any
+   * size stays within the store's item limit. Optional: a store without it gets one `claim` each.
+   */
+  claimBatch?(
+    changes: readonly LifecycleChange[],
+    claim: { readonly stamp: ScanStamp; readonly message: OutgoingMessage }
+  ): Promise<boolean>;
+  /**
    * Writes a silent close (`close.next`, never notified) under the same conditions as a claim,
    * without a pending publish. False when the condition fails.
    */
