@@ -9,6 +9,7 @@ import {
   SNSClient,
 } from '@aws-sdk/client-sns';
 import type { Command } from 'commander';
+import { collectPages } from '../adapters/aws/paginate.js';
 import { chatbotNotification } from '../core/notify/chatbot.js';
 import { regionProblem } from '../core/region.js';
 import { ConfigError } from '../shared/errors.js';
@@ -20,19 +21,17 @@ export type SnsSender = Pick<SNSClient, 'send'>;
 
 /** The stack's findings topic; a usage error naming the stack when there is none, or several. */
 async function findFindingsTopic(sns: SnsSender, stack: string): Promise<string> {
-  const candidates: string[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = await sns.send(
-      new ListTopicsCommand(nextToken === undefined ? {} : { NextToken: nextToken })
-    );
-    for (const topic of page.Topics ?? []) {
-      const arn = topic.TopicArn ?? '';
-      // CloudFormation names a topic it creates `<stack>-<logical id>-<random>`.
-      if ((arn.split(':')[5] ?? '').startsWith(`${stack}-`)) candidates.push(arn);
-    }
-    nextToken = page.NextToken;
-  } while (nextToken !== undefined);
+  const topics = await collectPages(
+    'sns:ListTopics',
+    (nextToken) =>
+      sns.send(new ListTopicsCommand(nextToken === undefined ? {} : { NextToken: nextToken })),
+    (page) => page.Topics,
+    (page) => page.NextToken
+  );
+  // CloudFormation names a topic it creates `<stack>-<logical id>-<random>`.
+  const candidates = topics
+    .map((topic) => topic.TopicArn ?? '')
+    .filter((arn) => (arn.split(':')[5] ?? '').startsWith(`${stack}-`));
   const matches: string[] = [];
   for (const arn of candidates) {
     const { Tags = [] } = await sns.send(new ListTagsForResourceCommand({ ResourceArn: arn }));

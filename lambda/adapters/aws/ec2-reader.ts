@@ -26,30 +26,35 @@ function readList(ec2: Ec2Sender, fact: AnyEc2ListFact) {
   // The SDK's `send` is overloaded per command class; the descriptor pairs command and output.
   const send = (command: object) => (ec2.send as (command: object) => Promise<unknown>)(command);
   return (query: never): Promise<unknown[]> =>
-    guarded(fact.action, () =>
-      collectPages(
+    guarded(fact.action, async () => {
+      const items = await collectPages(
+        fact.action,
         (token) => send(fact.command(query, token)).then((output) => fact.page(output)),
-        (page) => page.items.map((item) => fact.fromSdk(item)),
-        (page) => page.nextToken
-      )
-    );
+        (page) => page.items,
+        (page) => page.nextToken,
+        { identityOf: (item) => fact.recordId(item) }
+      );
+      return items.map((item) => fact.fromSdk(item));
+    });
 }
 
 /** Every page of a region-wide fact's query (one query serves every NodeClass), translated. */
 function readRegion(ec2: Ec2Sender, fact: AnyRegionFact) {
   const send = (command: object) => (ec2.send as (command: object) => Promise<unknown>)(command);
   return (): Promise<unknown[]> =>
-    guarded(fact.action, () =>
-      collectPages(
+    guarded(fact.action, async () => {
+      const records = await collectPages(
+        fact.action,
         (token) => send(fact.command(fact.query, token)).then((output) => fact.page(output)),
-        (page) =>
-          page.items.flatMap((record) => {
-            const item = fact.fromWorld(record);
-            return item === undefined ? [] : [item];
-          }),
-        (page) => page.nextToken
-      )
-    );
+        (page) => page.items,
+        (page) => page.nextToken,
+        { identityOf: (record) => fact.recordId(record) }
+      );
+      return records.flatMap((record) => {
+        const item = fact.fromWorld(record);
+        return item === undefined ? [] : [item];
+      });
+    });
 }
 
 export function createEc2Reader(ec2: Ec2Sender) {

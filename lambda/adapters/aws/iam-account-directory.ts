@@ -55,6 +55,9 @@ export interface IamAccountDirectory {
 
 type IamSender = { send(command: unknown): Promise<unknown> };
 
+/** One item of a directory page: a role or a customer managed policy. */
+type DirectoryEntry = { readonly role: RoleDetail } | { readonly policy: ManagedPolicyDetail };
+
 export function createIamAccountDirectory(
   iam: IamSender,
   options: { readonly maxItems?: number } = {}
@@ -64,7 +67,8 @@ export function createIamAccountDirectory(
     const roles = new Map<string, RoleDetail>();
     const policies = new Map<string, ManagedPolicyDetail>();
     const profiles = new Map<string, SdkInstanceProfile>();
-    const pages = await collectPages(
+    const entries = await collectPages(
+      'iam:GetAccountAuthorizationDetails',
       (marker) =>
         iam.send(
           new GetAccountAuthorizationDetailsCommand({
@@ -73,19 +77,29 @@ export function createIamAccountDirectory(
             ...(marker === undefined ? {} : { Marker: marker }),
           })
         ) as Promise<GetAccountAuthorizationDetailsCommandOutput>,
-      (page) => [page],
-      (page) => (page.IsTruncated ? page.Marker : undefined)
-    );
-    for (const page of pages) {
-      for (const role of page.RoleDetailList ?? []) {
-        if (role.RoleName === undefined) continue;
-        roles.set(role.RoleName, role);
-        for (const profile of role.InstanceProfileList ?? [])
-          if (profile.InstanceProfileName !== undefined)
-            profiles.set(profile.InstanceProfileName, profile);
+      (page): DirectoryEntry[] => [
+        ...(page.RoleDetailList ?? []).map((role) => ({ role })),
+        ...(page.Policies ?? []).map((policy) => ({ policy })),
+      ],
+      (page) => (page.IsTruncated ? page.Marker : undefined),
+      {
+        identityOf: (entry) => {
+          const id = 'role' in entry ? entry.role.RoleId : entry.policy.PolicyId;
+          return id ? `${'role' in entry ? 'role' : 'policy'} ${id}` : undefined;
+        },
       }
-      for (const policy of page.Policies ?? [])
-        if (policy.Arn !== undefined) policies.set(policy.Arn, policy);
+    );
+    for (const entry of entries) {
+      if ('policy' in entry) {
+        if (entry.policy.Arn !== undefined) policies.set(entry.policy.Arn, entry.policy);
+        continue;
+      }
+      const { role } = entry;
+      if (role.RoleName === undefined) continue;
+      roles.set(role.RoleName, role);
+      for (const profile of role.InstanceProfileList ?? [])
+        if (profile.InstanceProfileName !== undefined)
+          profiles.set(profile.InstanceProfileName, profile);
     }
     return {
       role: (name) => roles.get(name),

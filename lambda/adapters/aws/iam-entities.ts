@@ -22,6 +22,7 @@ export function createIamEntityReader(iam: IamEntitiesSender): IamEntityReader {
     async rolesAttachedToPolicy(policyArn) {
       try {
         const roles = await collectPages(
+          'iam:ListEntitiesForPolicy',
           (marker) =>
             iam.send(
               new ListEntitiesForPolicyCommand({
@@ -44,6 +45,7 @@ export function createIamEntityReader(iam: IamEntitiesSender): IamEntityReader {
     async instanceProfilesForRole(roleName) {
       try {
         const profiles = await collectPages(
+          'iam:ListInstanceProfilesForRole',
           (marker) =>
             iam.send(
               new ListInstanceProfilesForRoleCommand({

@@ -441,6 +441,7 @@ const roles = keyedFact({
     // Deleted between the two calls (not found): the role is gone.
     const attached = await lookup('iam:ListAttachedRolePolicies', () =>
       collectPages(
+        'iam:ListAttachedRolePolicies',
         (marker) => {
           const page: ListAttachedRolePoliciesCommandInput = {
             RoleName: name,
@@ -616,6 +617,7 @@ const kmsKeys = keyedFact({
       }),
       readOptional('kms:ListGrants', () =>
         collectPages(
+          'kms:ListGrants',
           (marker) => {
             const page: ListGrantsCommandInput = {
               KeyId: key.arn,

@@ -68,8 +68,38 @@ describe('eks-reader', () => {
 
     // Assess
     expect(names).toEqual(['a', 'b', 'c']);
-    // The SDK paginator reuses one input object across pages, so only the count is comparable.
-    expect(eksMock.commandCalls(ListClustersCommand)).toHaveLength(2);
+    expect(
+      eksMock.commandCalls(ListClustersCommand).map((call) => call.args[0].input.nextToken)
+    ).toEqual([undefined, 't1']);
+  });
+
+  it('fails a listing whose tokens go round (A, B, A), naming it, instead of looping', async () => {
+    // Prepare: a new entry on every page, so only the tokens show the loop
+    let served = 0;
+    eksMock.on(ListAccessEntriesCommand).callsFake(async (input: { nextToken?: string }) => {
+      served += 1;
+      return {
+        accessEntries: [`arn:aws:iam::123456789012:role/r${served}`],
+        nextToken: input.nextToken === 'A' ? 'B' : 'A',
+      };
+    });
+
+    // Act
+    const failure = await reader()
+      .listAccessEntries('prod')
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(failure).toBeInstanceOf(SourceUnavailableError);
+    expect(failure).toMatchObject({
+      source: 'eks:ListAccessEntries prod',
+      reason: 'invalid-response',
+    });
+    expect((failure as Error).message).toContain(
+      'eks:ListAccessEntries prod pagination repeated an earlier token after 3 pages'
+    );
+    expect(eksMock.commandCalls(ListAccessEntriesCommand)).toHaveLength(3);
+    expect(eksMock.commandCalls(DescribeAccessEntryCommand)).toHaveLength(0);
   });
 
   it('keeps only clusters whose tags match the filter, describing each once', async () => {

@@ -295,4 +295,26 @@ describe('IAM account directory', () => {
     expect([loaded, again]).toEqual([undefined, undefined]);
     expect(callsOf(GetAccountAuthorizationDetailsCommand)).toBe(2);
   });
+
+  it('falls back, never answering from a partial directory, when its Marker goes round', async () => {
+    // Prepare: markers m1, m2, m1, … with the node role on the first page only
+    iamMock
+      .on(GetAccountAuthorizationDetailsCommand)
+      .callsFake(async (input: { Marker?: string }) => ({
+        RoleDetailList:
+          input.Marker === undefined
+            ? [{ RoleName: NODE_ROLE, RoleId: 'AROA1', Arn: roleArn(NODE_ROLE), Path: '/' }]
+            : [{ RoleName: `other-${input.Marker}`, RoleId: `AROA-${input.Marker}`, Path: '/' }],
+        IsTruncated: true,
+        Marker: input.Marker === 'm1' ? 'm2' : 'm1',
+      }));
+    const directory = createIamAccountDirectory(new IAMClient({ region: 'us-east-1' }));
+
+    // Act
+    const loaded = await directory.load();
+
+    // Assess: two attempts of three pages each, then the per-entity reads answer
+    expect(loaded).toBeUndefined();
+    expect(callsOf(GetAccountAuthorizationDetailsCommand)).toBe(6);
+  });
 });
