@@ -13,6 +13,7 @@ import type { SsmParameterScope } from '../core/ami/ssm-scope.js';
 import type { InventoryEnricher } from '../core/ports/objects.js';
 import type { KarpenterVersion } from '../core/version.js';
 import { createLiveAwsFacts } from './aws/aws-facts-adapter.js';
+import { requestHandlerOptions, scanDeadlinePlugin } from './aws/client-defaults.js';
 import { type AwsClients, createAwsClients } from './aws/clients.js';
 import { assumeDryRunRole, createDryRunProbe, TokenBucket } from './aws/dry-run.js';
 import { type ClusterTagFilter, createEksReader } from './aws/eks-reader.js';
@@ -30,7 +31,7 @@ import {
 } from './aws/iam-simulator.js';
 import { rateLimited } from './aws/rate-limit.js';
 import { type ClusterProgress, createClusterSource } from './kube/cluster-source.js';
-import type { KubeLimits } from './kube/kube-client.js';
+import type { KubeLimits, KubeRetryPolicy } from './kube/kube-client.js';
 
 export interface LivePlanOptions {
   readonly region: string;
@@ -54,6 +55,8 @@ export interface LivePlanOptions {
   readonly readTimeoutMs?: number;
   /** Kubernetes API deadlines and byte budgets (`DEFAULT_KUBE_LIMITS` otherwise). */
   readonly kubeLimits?: Partial<KubeLimits>;
+  /** Kubernetes API retries of transient failures (`DEFAULT_KUBE_RETRY` otherwise). */
+  readonly kubeRetry?: Partial<KubeRetryPolicy>;
   /** Per-cluster controller role override (`--controller-role CLUSTER=ARN`). */
   readonly controllerRoles?: Readonly<Record<string, string>>;
   /** Opt-in DryRun mode: the role to assume for RunInstances/CreateFleet DryRuns. */
@@ -87,9 +90,13 @@ function dryRunProbe(clients: AwsClients, region: string, roleArn: string) {
     assumed ??= assumeDryRunRole(clients.sts(region), roleArn);
     return assumed;
   };
+  const ec2 = new EC2Client({ region, credentials, requestHandler: requestHandlerOptions() });
+  ec2.middlewareStack.use(scanDeadlinePlugin('ec2'));
+  const sts = new STSClient({ region, credentials, requestHandler: requestHandlerOptions() });
+  sts.middlewareStack.use(scanDeadlinePlugin('sts'));
   return createDryRunProbe({
-    ec2: new EC2Client({ region, credentials }),
-    sts: new STSClient({ region, credentials }),
+    ec2,
+    sts,
     limiter: new TokenBucket({
       now: () => Date.now(),
       sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)),
@@ -122,6 +129,7 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
       : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
     ...(options.kubeLimits === undefined ? {} : { kubeLimits: options.kubeLimits }),
+    ...(options.kubeRetry === undefined ? {} : { kubeRetry: options.kubeRetry }),
   });
   const iam = rateLimited(clients.iam(options.region), 'iam', clients.limiter);
   const directory =

@@ -1,11 +1,18 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { limitsFromEnv } from '../adapters/files/limits.js';
 import { collectInventory, evaluateInventory, selectChecks } from '../app/run-scan.js';
 import { compareWithBaseline } from '../core/baseline.js';
 import { CHECKS } from '../core/checks/index.js';
 import { FINDING_STATUSES, SEVERITIES } from '../core/model.js';
 import { breachesThreshold, type ScanReport } from '../core/report.js';
+import {
+  DEFAULT_CLI_SCAN_DEADLINE_MS,
+  deadlineAfter,
+  SCAN_DEADLINE_ENV,
+  withScanDeadline,
+} from '../shared/deadline.js';
 import { ConfigError, ScannerError } from '../shared/errors.js';
 import { loadBaseline } from './baseline.js';
 import { checkPage } from './check-page.js';
@@ -326,35 +333,48 @@ async function runScan(
     settings.baseline === undefined ? undefined : await loadBaseline(settings.baseline);
   // Before the scan: a missing account is a usage error, not a late surprise.
   const asffTarget = settings.format === 'asff' ? await asffTargetFor(settings) : undefined;
-  const plan = await buildPlan({
-    paths,
-    clusters: settings.cluster,
-    ...(settings.region === undefined ? {} : { region: settings.region }),
-    ...(settings.world === undefined ? {} : { world: settings.world }),
-    aws: settings.aws,
-    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
-    ...(settings.kubernetesVersion === undefined
-      ? {}
-      : { kubernetesVersion: settings.kubernetesVersion }),
-    ...(settings.karpenterVersion === undefined
-      ? {}
-      : { karpenterVersion: settings.karpenterVersion }),
-    environment: settings.nonProduction ? 'non-production' : 'production',
-    readStdin: io.readStdin,
-    now,
-    controllerRoles: settings.controllerRole,
-    controllerPolicies: settings.controllerPolicy,
-    crdFiles: settings.crd,
-    ...(settings.permissionsBoundary === undefined
-      ? {}
-      : { permissionsBoundary: settings.permissionsBoundary }),
-    ...(settings.dryRunRole === undefined ? {} : { dryRunRole: settings.dryRunRole }),
-    ...(io.stderrIsTty && !settings.quiet
-      ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
-      : {}),
-  });
-  const { inventory, inputErrors } = await collectInventory(plan, {
-    checks: selectChecks(CHECKS, settings.only, settings.skip),
+  // Past the deadline, AWS and Kubernetes reads fail at once: what they fed reports `error`, and
+  // the report still comes out.
+  const { deadlineMs } = limitsFromEnv(
+    { deadlineMs: DEFAULT_CLI_SCAN_DEADLINE_MS },
+    { deadlineMs: SCAN_DEADLINE_ENV },
+    io.env
+  );
+  const deadline = deadlineAfter(
+    deadlineMs,
+    `the scan deadline of ${deadlineMs} ms (${SCAN_DEADLINE_ENV})`
+  );
+  const { inventory, inputErrors } = await withScanDeadline(deadline, async () => {
+    const plan = await buildPlan({
+      paths,
+      clusters: settings.cluster,
+      ...(settings.region === undefined ? {} : { region: settings.region }),
+      ...(settings.world === undefined ? {} : { world: settings.world }),
+      aws: settings.aws,
+      ...(settings.profile === undefined ? {} : { profile: settings.profile }),
+      ...(settings.kubernetesVersion === undefined
+        ? {}
+        : { kubernetesVersion: settings.kubernetesVersion }),
+      ...(settings.karpenterVersion === undefined
+        ? {}
+        : { karpenterVersion: settings.karpenterVersion }),
+      environment: settings.nonProduction ? 'non-production' : 'production',
+      readStdin: io.readStdin,
+      now,
+      controllerRoles: settings.controllerRole,
+      controllerPolicies: settings.controllerPolicy,
+      crdFiles: settings.crd,
+      ...(settings.permissionsBoundary === undefined
+        ? {}
+        : { permissionsBoundary: settings.permissionsBoundary }),
+      ...(settings.dryRunRole === undefined ? {} : { dryRunRole: settings.dryRunRole }),
+      ...(io.stderrIsTty && !settings.quiet
+        ? { onProgress: (progress) => io.stderr(formatClusterProgress(progress)) }
+        : {}),
+    });
+    return collectInventory(plan, {
+      checks: selectChecks(CHECKS, settings.only, settings.skip),
+    });
   });
   const evaluated = evaluateInventory(
     inventory,

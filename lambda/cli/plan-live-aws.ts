@@ -3,6 +3,7 @@
 // it they report the missing version as an error finding.
 
 import { createLiveAwsFacts } from '../adapters/aws/aws-facts-adapter.js';
+import { awsTimeoutsFromEnv } from '../adapters/aws/client-defaults.js';
 import { type AwsClients, createAwsClients } from '../adapters/aws/clients.js';
 import { createIamRolePolicyReader, withAccountRoles } from '../adapters/aws/iam-simulator.js';
 import { rateLimited } from '../adapters/aws/rate-limit.js';
@@ -58,6 +59,7 @@ export async function buildLiveManifestPlan(options: LiveManifestPlanOptions): P
     createAwsClients({
       ...(options.region === undefined ? {} : { region: options.region }),
       ...(options.profile === undefined ? {} : { profile: options.profile }),
+      timeouts: awsTimeoutsFromEnv(process.env),
     });
   const { kubernetesVersion } = options;
   if (kubernetesVersion !== undefined && !/^\d+\.\d+$/.test(kubernetesVersion)) {

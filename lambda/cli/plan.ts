@@ -77,16 +77,23 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
           async ({ controllerPolicyPermissions, loadControllerPolicy }) =>
             controllerPolicyPermissions(await loadControllerPolicy(files), 'live')
         );
-  const [{ createAwsClients }, { resolveRegion, verifyAwsAccess }, { createLivePlan }, kube] =
-    await Promise.all([
-      import('../adapters/aws/clients.js'),
-      import('./aws-preflight.js'),
-      import('../adapters/live-plan.js'),
-      import('../adapters/kube/kube-client.js'),
-    ]);
+  const [
+    { createAwsClients },
+    { resolveRegion, verifyAwsAccess },
+    { createLivePlan },
+    kube,
+    { awsTimeoutsFromEnv },
+  ] = await Promise.all([
+    import('../adapters/aws/clients.js'),
+    import('./aws-preflight.js'),
+    import('../adapters/live-plan.js'),
+    import('../adapters/kube/kube-client.js'),
+    import('../adapters/aws/client-defaults.js'),
+  ]);
   const clients = createAwsClients({
     region: options.region,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
+    timeouts: awsTimeoutsFromEnv(process.env),
   });
   const region = await resolveRegion(clients, options.region);
   // Credentials that do not work stop the scan here: no cluster would be readable.
@@ -103,6 +110,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     environment: options.environment,
     accountDirectory: true,
     kubeLimits: limitsFromEnv(kube.DEFAULT_KUBE_LIMITS, kube.KUBE_LIMIT_ENV, process.env),
+    kubeRetry: limitsFromEnv(kube.DEFAULT_KUBE_RETRY, kube.KUBE_RETRY_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }

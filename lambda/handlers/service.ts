@@ -5,6 +5,7 @@
 // NodeClass never loads the scanner. SDK clients are kept for warm invocations and counted for
 // `AwsApiCalls`.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { ApiCallCounter } from '../adapters/aws/api-call-counter.js';
@@ -45,6 +46,7 @@ const FINDING_STORE_METHODS: Readonly<Record<keyof FindingStore, true>> = {
   latestScanSeq: true,
   loadFindings: true,
   claim: true,
+  claimBatch: true,
   close: true,
   adopt: true,
   clearPending: true,
@@ -59,10 +61,12 @@ const FINDING_STORE_METHODS: Readonly<Record<keyof FindingStore, true>> = {
 async function build(
   handler: HandlerName,
   overrides: ServiceOverrides,
-  emf: Metrics
+  emf: Metrics,
+  remainingTimeMs: () => number | undefined
 ): Promise<Service> {
   const { loadScanningConfig, metricsDetailOf } = await import('./phases/config.js');
-  const config = loadScanningConfig(overrides.env ?? process.env, handler);
+  const env = overrides.env ?? process.env;
+  const config = loadScanningConfig(env, handler);
   const clock = overrides.clock ?? (() => new Date());
   const counter = new ApiCallCounter();
   const metrics = createMetrics(emf, metricsDetailOf(config));
@@ -94,6 +98,8 @@ async function build(
       publisher,
       metrics,
       simulationCache,
+      remainingTimeMs,
+      env,
       ...(overrides.planFor === undefined ? {} : { planFor: overrides.planFor }),
     });
   });
@@ -125,9 +131,12 @@ export function serviceHandler<TEvent, TResult>(
   run: (service: Service, event: TEvent, context: Context) => Promise<TResult>
 ) {
   const emf = createPowertoolsMetrics(logger);
-  const service = once(() => build(name, overrides, emf));
+  // The invocation each call runs for: a scan's reads end before its time does.
+  const invocation = new AsyncLocalStorage<Context>();
+  const remainingTimeMs = () => invocation.getStore()?.getRemainingTimeInMillis();
+  const service = once(() => build(name, overrides, emf, remainingTimeMs));
   return withPowertools<TEvent, TResult>(
-    async (event, context) => run(await service(), event, context),
+    (event, context) => invocation.run(context, async () => run(await service(), event, context)),
     emf
   );
 }

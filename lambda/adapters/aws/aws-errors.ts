@@ -48,7 +48,13 @@ const NOT_FOUND = new Set([
   'InvalidArnException',
 ]);
 
-const TIMEOUT = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+const TIMEOUT = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  // A call refused or abandoned at the scan deadline (shared/deadline.ts).
+  'ScanDeadlineExceeded',
+]);
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

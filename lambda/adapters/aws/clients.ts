@@ -1,6 +1,6 @@
 // One SDK client per service per region, created on first use (never at import time), each with
-// the SDK's standard retries (the only retry layer), the API-call counter and the client-side rate
-// limiter attached.
+// the SDK's standard retries (the only retry layer), connection and request timeouts, the scan
+// deadline, the API-call counter and the client-side rate limiter attached.
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -10,7 +10,13 @@ import { STSClient } from '@aws-sdk/client-sts';
 import { fromIni } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { ApiCallCounter } from './api-call-counter.js';
-import { DEFAULT_MAX_ATTEMPTS, instrumentClient } from './client-defaults.js';
+import {
+  type AwsTimeouts,
+  DEFAULT_MAX_ATTEMPTS,
+  instrumentClient,
+  requestHandlerOptions,
+  scanDeadlinePlugin,
+} from './client-defaults.js';
 import { type ApiRateLimiter, realTimeRateLimiter } from './rate-limit.js';
 
 export { DEFAULT_MAX_ATTEMPTS };
@@ -23,8 +29,10 @@ export interface AwsClientOptions {
   readonly maxAttempts?: number;
   readonly counter?: ApiCallCounter;
   readonly limiter?: ApiRateLimiter;
-  /** HTTP handler override (proxies, tests); the SDK's node handler otherwise. */
+  /** HTTP handler override (proxies, tests); the SDK's node handler with `timeouts` otherwise. */
   readonly requestHandler?: EC2ClientConfig['requestHandler'];
+  /** `DEFAULT_AWS_TIMEOUTS` otherwise. */
+  readonly timeouts?: AwsTimeouts;
 }
 
 interface ClientConfig {
@@ -75,9 +83,10 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       retryMode: 'standard',
       ...(credentials ? { credentials } : {}),
       ...(options.profile === undefined ? {} : { profile: options.profile }),
-      ...(options.requestHandler === undefined ? {} : { requestHandler: options.requestHandler }),
+      requestHandler: options.requestHandler ?? requestHandlerOptions(options.timeouts),
     });
     instrumentClient(created as EC2Client, service, counter, limiter);
+    (created as EC2Client).middlewareStack.use(scanDeadlinePlugin(service));
     cache.set(key, created);
     return created;
   }

@@ -6,7 +6,15 @@ import { Agent, request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { z } from 'zod';
 import { REDACTED, redactSecrets } from '../../core/redact.js';
-import { classifyNetworkError, KubeApiError, reasonForStatus } from './kube-errors.js';
+import { currentScanDeadline } from '../../shared/deadline.js';
+import {
+  classifyNetworkError,
+  isTransientNetworkError,
+  isTransientStatus,
+  KubeApiError,
+  reasonForStatus,
+  retryAfterMs,
+} from './kube-errors.js';
 import { ObjectListSchema, StatusSchema } from './schemas.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -49,6 +57,35 @@ export const KUBE_LIMIT_ENV: { readonly [Key in keyof KubeLimits]: string } = {
   maxListPages: 'NODECLASS_SCAN_KUBE_MAX_LIST_PAGES',
 };
 
+/**
+ * Retries of idempotent GETs (every read this client makes) on 429, 5xx and connection failures,
+ * within the request or list deadline: one transient fault must not become a verdict.
+ */
+export interface KubeRetryPolicy {
+  /** Attempts of one request, the first included. */
+  readonly maxAttempts: number;
+  /** First backoff; doubled per retry, with jitter, up to `maxDelayMs`. */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** A longer `Retry-After` is waited this long only. */
+  readonly maxRetryAfterMs: number;
+}
+
+export const DEFAULT_KUBE_RETRY: KubeRetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 4_000,
+  maxRetryAfterMs: 20_000,
+};
+
+/** The environment variable for each retry setting (the CLI and the Lambdas read them). */
+export const KUBE_RETRY_ENV: { readonly [Key in keyof KubeRetryPolicy]: string } = {
+  maxAttempts: 'NODECLASS_SCAN_KUBE_MAX_ATTEMPTS',
+  baseDelayMs: 'NODECLASS_SCAN_KUBE_RETRY_BASE_DELAY_MS',
+  maxDelayMs: 'NODECLASS_SCAN_KUBE_RETRY_MAX_DELAY_MS',
+  maxRetryAfterMs: 'NODECLASS_SCAN_KUBE_MAX_RETRY_AFTER_MS',
+};
+
 export interface KubeClientOptions {
   /** `https://…` from DescribeCluster. */
   readonly endpoint: string;
@@ -61,6 +98,12 @@ export interface KubeClientOptions {
   readonly pageSize?: number;
   /** Overrides of `DEFAULT_KUBE_LIMITS`. */
   readonly limits?: Partial<KubeLimits>;
+  /** Overrides of `DEFAULT_KUBE_RETRY`. */
+  readonly retry?: Partial<KubeRetryPolicy>;
+  /** Waits between attempts (tests inject a recorder). */
+  readonly sleep?: (milliseconds: number) => Promise<void>;
+  /** In [0, 1): the backoff's jitter. */
+  readonly random?: () => number;
 }
 
 export interface ListOptions {
@@ -81,6 +124,7 @@ interface RawResponse {
   readonly status: number;
   readonly body: string;
   readonly bytes: number;
+  readonly retryAfter?: string;
 }
 
 /** What one request may spend, and how to say it ran out (which limit, for whom). */
@@ -106,6 +150,13 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const limits: KubeLimits = { ...DEFAULT_KUBE_LIMITS, ...options.limits };
+  const retry: KubeRetryPolicy = { ...DEFAULT_KUBE_RETRY, ...options.retry };
+  const sleep =
+    options.sleep ??
+    ((milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds)));
+  const random = options.random ?? Math.random;
+  // Failures another attempt may not repeat (throttling, 5xx, a dropped or idle connection).
+  const transient = new WeakSet<KubeApiError>();
   // The last token sent, so an echo of it is scrubbed even when it is not an EKS token.
   let lastToken: string | undefined;
   // `ca` replaces Node's root store for this agent: only the cluster CA is trusted.
@@ -184,7 +235,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       });
       const connectTimer = setTimeout(() => {
         const message = `connecting to ${endpoint} timed out after ${connectTimeoutMs} ms`;
-        settle(() => reject(fail(path, 'timeout', 'timeout', message)));
+        settle(() => reject(transientFailure(fail(path, 'timeout', 'timeout', message))));
         req.destroy();
       }, connectTimeoutMs);
       // Overall deadline: unlike the idle timeout, a server dripping bytes cannot extend it.
@@ -202,7 +253,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       // Idle timeout on the socket: a server that accepts but never answers.
       req.setTimeout(readTimeoutMs, () => {
         const message = `${endpoint}${path} did not answer within ${readTimeoutMs} ms`;
-        settle(() => reject(fail(path, 'timeout', 'timeout', message)));
+        settle(() => reject(transientFailure(fail(path, 'timeout', 'timeout', message))));
         req.destroy();
       });
       req.on('error', (error) => {
@@ -212,7 +263,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
           kind === 'tls'
             ? `TLS verification of ${endpoint} failed (${code}): its certificate is not signed by the cluster CA from DescribeCluster`
             : `cannot reach ${endpoint} (${code}): ${error.message}`;
-        settle(() => reject(fail(path, kind, reason, message, { cause: error })));
+        const failure = fail(path, kind, reason, message, { cause: error });
+        settle(() => reject(isTransientNetworkError(error) ? transientFailure(failure) : failure));
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -236,18 +288,22 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
               status: res.statusCode ?? 0,
               body: Buffer.concat(chunks).toString('utf8'),
               bytes: size,
+              ...(typeof res.headers['retry-after'] === 'string'
+                ? { retryAfter: res.headers['retry-after'] }
+                : {}),
             })
           )
         );
         res.on('error', (error) => {
           const message = `reading the response of ${endpoint}${path} failed: ${error.message}`;
-          settle(() => reject(fail(path, 'network', 'unreachable', message, { cause: error })));
+          const failure = fail(path, 'network', 'unreachable', message, { cause: error });
+          settle(() => reject(transientFailure(failure)));
         });
         // A connection cut mid-body, with no error event on some Node versions.
         res.on('close', () => {
           if (res.complete) return;
           const message = `${endpoint}${path} closed the connection before the response ended`;
-          settle(() => reject(fail(path, 'network', 'unreachable', message)));
+          settle(() => reject(transientFailure(fail(path, 'network', 'unreachable', message))));
         });
       });
       req.end();
@@ -267,13 +323,91 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     );
   }
 
+  function transientFailure(error: KubeApiError): KubeApiError {
+    transient.add(error);
+    return error;
+  }
+
+  /** The budget, its deadline moved up to the scan's when that comes first. */
+  function withinScanDeadline(budget: RequestBudget, path: string): RequestBudget {
+    const scan = currentScanDeadline();
+    if (scan === undefined || scan.at >= budget.deadlineAt) return budget;
+    return {
+      ...budget,
+      deadlineAt: scan.at,
+      deadlineMessage: () => `GET ${path} on ${endpoint} was abandoned at ${scan.label}`,
+    };
+  }
+
+  /** The same failure, saying how many attempts it took. */
+  function afterAttempts(error: KubeApiError, attempts: number): KubeApiError {
+    if (attempts < 2) return error;
+    return fail(
+      error.path,
+      error.kind,
+      error.reason,
+      `${error.message} (after ${attempts} attempts)`,
+      {
+        ...(error.httpStatus === undefined ? {} : { httpStatus: error.httpStatus }),
+        cause: error,
+      }
+    );
+  }
+
+  /** Backoff before attempt `attempt + 1`: doubling, half of it random. */
+  function backoffMs(attempt: number): number {
+    const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+    return ceiling / 2 + (random() * ceiling) / 2;
+  }
+
+  /**
+   * One GET, retried while its failure is transient, attempts remain and the wait (the server's
+   * `Retry-After`, else the backoff) ends before the deadline; otherwise its last failure.
+   */
   async function getJson(
     path: string,
     query: URLSearchParams,
-    budget: RequestBudget
+    requestBudget: RequestBudget
   ): Promise<{ value: unknown; bytes: number }> {
-    const response = await send(path, query, budget);
-    if (response.status < 200 || response.status >= 300) throw httpFailure(path, response);
+    const budget = withinScanDeadline(requestBudget, path);
+    for (let attempt = 1; ; attempt++) {
+      let failure: KubeApiError;
+      let serverWaitMs: number | undefined;
+      try {
+        const response = await send(path, query, budget);
+        if (response.status >= 200 && response.status < 300) return parseBody(path, response);
+        failure = httpFailure(path, response);
+        if (isTransientStatus(response.status)) transient.add(failure);
+        serverWaitMs = retryAfterMs(response.retryAfter, Date.now());
+      } catch (error) {
+        if (!(error instanceof KubeApiError)) throw error;
+        failure = error;
+      }
+      if (!transient.has(failure) || attempt >= retry.maxAttempts) {
+        throw afterAttempts(failure, attempt);
+      }
+      const waitMs =
+        serverWaitMs === undefined
+          ? backoffMs(attempt)
+          : Math.min(serverWaitMs, retry.maxRetryAfterMs);
+      if (Date.now() + waitMs >= budget.deadlineAt) {
+        const why =
+          serverWaitMs === undefined
+            ? ''
+            : `; its Retry-After of ${Math.ceil(serverWaitMs / 1000)} s ends past the deadline: ${budget.deadlineMessage()}`;
+        throw afterAttempts(
+          fail(path, failure.kind, failure.reason, `${failure.message}${why}`, {
+            ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
+            cause: failure,
+          }),
+          attempt
+        );
+      }
+      await sleep(waitMs);
+    }
+  }
+
+  function parseBody(path: string, response: RawResponse): { value: unknown; bytes: number } {
     try {
       return { value: JSON.parse(response.body) as unknown, bytes: response.bytes };
     } catch (error) {
@@ -336,6 +470,10 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       let listBytes = 0;
       let token: string | undefined;
       let restarted = false;
+      // A server going round (an earlier token, or a page of only listed items) would make a
+      // partial list look complete: it fails instead, as the page cap does.
+      const sentTokens = new Set<string>();
+      const listedItems = new Set<string>();
       for (let page = 0; page < limits.maxListPages; page++) {
         const query = new URLSearchParams({ limit: String(pageSize) });
         if (listOptions.labelSelector) query.set('labelSelector', listOptions.labelSelector);
@@ -353,14 +491,35 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
             items.length = 0;
             listBytes = 0;
             token = undefined;
+            sentTokens.clear();
+            listedItems.clear();
             continue;
           }
           throw error;
         }
+        const identities = list.items.map(listItemIdentity);
+        if (identities.length > 0 && identities.every((identity) => listedItems.has(identity))) {
+          throw fail(
+            path,
+            'malformed',
+            'invalid-response',
+            `listing ${path} on ${endpoint} returned page ${page + 1} with only items already listed on earlier pages (continue tokens not advancing)`
+          );
+        }
+        for (const identity of identities) listedItems.add(identity);
         // One by one: spreading a huge hostile page would overflow the call stack.
         for (const item of list.items) items.push(item);
         token = list.metadata?.continue;
         if (!token) return items;
+        if (sentTokens.has(token)) {
+          throw fail(
+            path,
+            'malformed',
+            'invalid-response',
+            `listing ${path} on ${endpoint} repeated an earlier continue token after ${page + 1} pages`
+          );
+        }
+        sentTokens.add(token);
       }
       throw fail(
         path,
@@ -370,6 +529,18 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       );
     },
   };
+}
+
+/** The object an item is (metadata.uid, else namespace/name); its content when it names none. */
+function listItemIdentity(item: unknown): string {
+  const metadata = (item as { metadata?: { uid?: unknown; namespace?: unknown; name?: unknown } })
+    ?.metadata;
+  if (typeof metadata?.uid === 'string' && metadata.uid !== '') return `uid ${metadata.uid}`;
+  if (typeof metadata?.name === 'string' && metadata.name !== '') {
+    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
+    return `name ${namespace}/${metadata.name}`;
+  }
+  return `content ${JSON.stringify(item) ?? String(item)}`;
 }
 
 function safeJson(text: string): unknown {

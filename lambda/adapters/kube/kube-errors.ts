@@ -37,6 +37,39 @@ export function reasonForStatus(status: number): UnavailableReason {
   return 'invalid-response';
 }
 
+/** Statuses worth another attempt: throttled, or a server or gateway failing for now. */
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+export function isTransientStatus(status: number): boolean {
+  return TRANSIENT_STATUSES.has(status);
+}
+
+/** A connection refused, reset or dropped ("socket hang up" is ECONNRESET): worth retrying. */
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+]);
+
+export function isTransientNetworkError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code);
+}
+
+/**
+ * Milliseconds a `Retry-After` header asks to wait: delay-seconds or an HTTP-date
+ * (https://www.rfc-editor.org/rfc/rfc9110#field.retry-after); undefined when absent or unreadable.
+ */
+export function retryAfterMs(header: string | undefined, now: number): number | undefined {
+  const text = header?.trim() ?? '';
+  if (text === '') return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

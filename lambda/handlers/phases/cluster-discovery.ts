@@ -1,6 +1,6 @@
 // Phase of the dispatch function: the EKS listing, loaded only when discovery is configured.
 import { EKSClient } from '@aws-sdk/client-eks';
-import { STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
+import { clientDefaults } from '../../adapters/aws/client-defaults.js';
 import { createEksReader } from '../../adapters/aws/eks-reader.js';
 import type { ClusterLister } from '../../app/dispatch.js';
 
@@ -11,7 +11,7 @@ export function createClusterLister(): ClusterLister {
     listClusters: (region, tagFilter) => {
       let eks = eksByRegion.get(region);
       if (!eks) {
-        eks = new EKSClient({ ...STANDARD_RETRIES, region });
+        eks = new EKSClient({ ...clientDefaults(), region });
         eksByRegion.set(region, eks);
       }
       return createEksReader({ eks }).listClusters(tagFilter);

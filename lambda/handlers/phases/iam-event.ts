@@ -2,7 +2,7 @@
 // first event, without the scanner's other clients.
 import { IAMClient } from '@aws-sdk/client-iam';
 import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
-import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
+import { clientDefaults, instrumentClient } from '../../adapters/aws/client-defaults.js';
 import { createIamEntityReader } from '../../adapters/aws/iam-entities.js';
 import type { ApiRateLimiter } from '../../adapters/aws/rate-limit.js';
 import type { IamEntityReader } from '../../core/ports/service.js';
@@ -15,7 +15,7 @@ export function createIamEntities(input: {
   readonly limiter: ApiRateLimiter;
 }): IamEntityReader {
   const iam = instrumentClient(
-    new IAMClient({ region: input.region, ...STANDARD_RETRIES }),
+    new IAMClient({ region: input.region, ...clientDefaults() }),
     'iam',
     input.counter,
     input.limiter

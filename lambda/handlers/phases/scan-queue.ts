@@ -1,9 +1,9 @@
 // Phase of the dispatch function: the SQS queue it fills.
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
+import { clientDefaults } from '../../adapters/aws/client-defaults.js';
 import { createScanQueue } from '../../adapters/aws/queue.js';
 import type { ScanQueue } from '../../core/ports/service.js';
 
 export function createQueue(region: string, queueUrl: string): ScanQueue {
-  return createScanQueue(new SQSClient({ ...STANDARD_RETRIES, region }), queueUrl);
+  return createScanQueue(new SQSClient({ ...clientDefaults(), region }), queueUrl);
 }

@@ -1,8 +1,16 @@
 // Phase: the scanning stack — EKS and Kubernetes reads, EC2/SSM/IAM facts, permission simulations,
 // the checks — loaded when an invocation first scans (an event that affects no NodeClass never does).
 import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
+import { awsTimeoutsFromEnv } from '../../adapters/aws/client-defaults.js';
 import { createAwsClients } from '../../adapters/aws/clients.js';
 import type { ApiRateLimiter } from '../../adapters/aws/rate-limit.js';
+import { limitsFromEnv } from '../../adapters/files/limits.js';
+import {
+  DEFAULT_KUBE_LIMITS,
+  DEFAULT_KUBE_RETRY,
+  KUBE_LIMIT_ENV,
+  KUBE_RETRY_ENV,
+} from '../../adapters/kube/kube-client.js';
 import { createLivePlan } from '../../adapters/live-plan.js';
 import {
   type PlanFactory,
@@ -24,6 +32,12 @@ import {
   type HandlerName,
   SSM_PARAMETER_PREFIXES_SETTING,
 } from '../../shared/config.js';
+import {
+  deadlineAfter,
+  lambdaReadBudgetMs,
+  SCAN_DEADLINE_ENV,
+  type ScanDeadline,
+} from '../../shared/deadline.js';
 import { appLogger, logger } from '../../shared/logger.js';
 import { deferredPort } from '../deferred.js';
 
@@ -39,11 +53,37 @@ export interface ScannerInput {
   readonly simulationCache: SimulationCachePort;
   /** Tests' replacement for the live plan. */
   readonly planFor?: PlanFactory;
+  /** The running invocation's remaining time (Lambda's `getRemainingTimeInMillis`), if any. */
+  readonly remainingTimeMs?: () => number | undefined;
+  /**
+   * Where the time limits of reads may be lowered (tests, the deployment simulation): AWS
+   * timeouts, Kubernetes limits and retries, and a cap on a scan's reading time.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Each scan's reads end before the invocation does, leaving time to store and publish. */
+function readDeadlineOf(input: ScannerInput): () => ScanDeadline | undefined {
+  const noCap = { capMs: Number.POSITIVE_INFINITY };
+  const { capMs } = limitsFromEnv(noCap, { capMs: SCAN_DEADLINE_ENV }, input.env ?? {});
+  return () => {
+    const remaining = input.remainingTimeMs?.();
+    const budget = remaining === undefined ? capMs : lambdaReadBudgetMs(remaining, capMs);
+    if (!Number.isFinite(budget)) return undefined;
+    return deadlineAfter(
+      budget,
+      `the scan deadline (${budget} ms of reading; the rest of the invocation stores and publishes)`
+    );
+  };
 }
 
 export function createScanner(input: ScannerInput): (request: ScanRequest) => Promise<ScanResult> {
   const { config, counter, limiter, clock } = input;
-  const clients = createAwsClients({ region: config.region, counter, limiter });
+  const env = input.env ?? {};
+  const timeouts = awsTimeoutsFromEnv(env);
+  const kubeLimits = limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, env);
+  const kubeRetry = limitsFromEnv(DEFAULT_KUBE_RETRY, KUBE_RETRY_ENV, env);
+  const clients = createAwsClients({ region: config.region, counter, limiter, timeouts });
   const planFor: PlanFactory =
     input.planFor ??
     (({ cluster, region }) =>
@@ -54,7 +94,9 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
         clients:
           region === undefined || region === config.region
             ? clients
-            : createAwsClients({ region, counter, limiter }),
+            : createAwsClients({ region, counter, limiter, timeouts }),
+        kubeLimits,
+        kubeRetry,
         // A cluster's own environment (clusterSettings) wins over the global one.
         environment: config.clusterEnvironments.get(cluster) ?? config.environment,
         ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),
@@ -88,6 +130,7 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
       region: config.region,
     },
     apiCallCount: () => counter.totalCalls(),
+    readDeadline: readDeadlineOf(input),
     ...(config.securityHub
       ? {
           securityHub: {

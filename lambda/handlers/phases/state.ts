@@ -2,7 +2,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiCallCounter } from '../../adapters/aws/api-call-counter.js';
-import { instrumentClient, STANDARD_RETRIES } from '../../adapters/aws/client-defaults.js';
+import { clientDefaults, instrumentClient } from '../../adapters/aws/client-defaults.js';
 import { createFindingStore } from '../../adapters/aws/finding-store.js';
 import { createSimulationCacheStore } from '../../adapters/aws/simulation-cache-store.js';
 import { TableRateBudget } from '../../adapters/aws/table-rate-budget.js';
@@ -56,7 +56,7 @@ export function sharedBudgetTable(
 
 function documentClient(region: string, counter: ApiCallCounter): DynamoDBDocumentClient {
   const client = instrumentClient(
-    new DynamoDBClient({ region, ...STANDARD_RETRIES }),
+    new DynamoDBClient({ region, ...clientDefaults() }),
     'dynamodb',
     counter
   );
