@@ -26,7 +26,12 @@ function newerScan(item: Item | undefined, values: Values): boolean {
   return item?.scanSeq === undefined || Number(item.scanSeq) < Number(values?.[':scanSeq']);
 }
 
-function holds(condition: string | undefined, item: Item | undefined, values: Values): boolean {
+function holds(
+  condition: string | undefined,
+  item: Item | undefined,
+  values: Values,
+  names: Record<string, string> = {}
+): boolean {
   const revision = item?.revision === values?.[':revision'];
   switch (condition) {
     case undefined:
@@ -43,6 +48,11 @@ function holds(condition: string | undefined, item: Item | undefined, values: Va
       return revision && item?.pendingSeq === values?.[':owner'];
     case 'revision = :revision AND pendingSeq = :scanSeq':
       return revision && item?.pendingSeq === values?.[':scanSeq'];
+    // A first scan's batch claim: no newer scan started, no other batch pending.
+    case '#seq = :seq AND attribute_not_exists(batchKey)':
+      return item?.[names['#seq'] ?? '#seq'] === values?.[':seq'] && item?.batchKey === undefined;
+    case 'batchKey = :key AND batchOwnerSeq = :owner':
+      return item?.batchKey === values?.[':key'] && item?.batchOwnerSeq === values?.[':owner'];
     case 'attribute_not_exists(#adoptedBy) OR #adoptedBy = :me':
       return item?.adoptedBy === undefined || item.adoptedBy === values?.[':me'];
     default:
@@ -130,7 +140,14 @@ export function fakeDynamoDb(): FakeTable {
   // As DynamoDB: an update creates a missing item when its condition holds without one.
   mock.on(UpdateCommand).callsFake((input) => {
     const current = items.get(key(input.Key));
-    if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues)) {
+    if (
+      !holds(
+        input.ConditionExpression,
+        current,
+        input.ExpressionAttributeValues,
+        input.ExpressionAttributeNames
+      )
+    ) {
       throw conditionFailed();
     }
     const next = applyUpdate(current, input.Key, input);
