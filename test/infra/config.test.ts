@@ -34,6 +34,7 @@ describe('scanner configuration (cdk.json context)', () => {
       'slackWorkspaceId',
       'slackChannelId',
       'dryRunRoleArn',
+      'iamBudgetTableArn',
       'reservedScanConcurrency',
       'vpcId',
       'subnetIds',

@@ -41,6 +41,23 @@ export const ReportContract = z.strictObject({
       location: z.strictObject({ path: z.string() }).optional(),
       materialHash: z.string().regex(/^[0-9a-f]{16}$/),
       causedBy: findingIdSchema.optional(),
+      // Set when the finding is an error because an input could not be read (docs/faults.md).
+      readFault: z
+        .strictObject({
+          reason: z.enum([
+            'access-denied',
+            'not-found',
+            'not-installed',
+            'throttled',
+            'unreachable',
+            'timeout',
+            'invalid-response',
+            'unknown',
+            'not-collected',
+          ]),
+          input: z.string().min(1),
+        })
+        .optional(),
       suppression: z
         .strictObject({
           reason: z.string().min(1),
