@@ -2,7 +2,12 @@ import { defineCheck, type FindingDraft, forEachNodeClass, readFaultOf } from '.
 import type { EbsKeyReadout, KmsGrant, KmsKey } from '../facts/aws.js';
 import type { PermissionFacts } from '../facts/permissions.js';
 import { accountOfArn } from '../iam/arns.js';
-import { describeDenial, describeInconclusive, interpretGroup } from '../iam/interpret.js';
+import {
+  describeDenial,
+  describeInconclusive,
+  interpretGroup,
+  unsimulatedReadFault,
+} from '../iam/interpret.js';
 import { factsKeyOf } from '../inventory.js';
 import { type EbsVolumeRef, ebsKeyUsesOf } from '../kms/ebs-key-uses.js';
 import { evaluateKeyPolicy } from '../kms/key-policy.js';
@@ -13,6 +18,7 @@ import {
   type LaunchPlace,
   launchKmsContext,
 } from '../kms/launch-access.js';
+import type { ReadFault } from '../model.js';
 import type { Partition } from '../region.js';
 
 const GROUP = 'ebs-kms-key';
@@ -99,6 +105,8 @@ interface AccessProblem {
   readonly status: 'fail' | 'error';
   readonly action: string;
   readonly why: string;
+  /** Set on an `error` that is one because an input could not be read (not a conclusion). */
+  readonly readFault?: ReadFault | undefined;
 }
 
 /** The controller role's access to one enabled customer key, action by action. */
@@ -210,6 +218,7 @@ function accessProblems(
             status: 'error',
             action,
             why: `the key policy leaves it to IAM (statement ${byPolicy.statement}), and the role's IAM policies could not be simulated: ${reason}`,
+            readFault: unsimulatedReadFault(verdict.unsimulated),
           });
         }
         break;
@@ -293,10 +302,14 @@ function customerKeyDraft(
     };
   }
   if (problems.length > 0) {
+    // A conclusion among the problems (an inconclusive key, a constrained grant) stays one.
+    const faults = problems.map((problem) => problem.readFault);
+    const readFault = faults.every((fault) => fault !== undefined) ? faults[0] : undefined;
     return {
       status: 'error',
       message: `Whether controller role ${role.roleArn} may use ${what}, could not be verified: ${problems.map((item) => `${item.action}: ${item.why}`).join('; ')}.${grantsNote}`,
       evidence: { ...evidence, controllerRole: role.roleArn, reason: 'access-unknown' },
+      ...(readFault === undefined ? {} : { readFault }),
     };
   }
   return {

@@ -1,9 +1,11 @@
 import type { AdmissionVerdict } from '../admission/types.js';
 import {
+  controllerReadFault,
   defineCheck,
   type FindingDraft,
   KARPENTER_VERSION_ANNOTATION,
   nodePoolRef,
+  versionUnreadDraft,
 } from '../check.js';
 import { type FieldScanOptions, unknownNodePoolFields } from '../crd-fields.js';
 import { type CrdRuleRelease, crdRuleRelease } from '../crd-releases.js';
@@ -157,7 +159,8 @@ function byAdmission(
  * Karpenter's NodePool CRD (requirement operators and restricted label keys, minValues, disruption
  * budgets, durations, nodeClassRef). The API server rejects an object breaking any of them. With
  * the installed CRD at hand (`entry.admission`), the CRD's verdict; otherwise the built-in rules of
- * the Karpenter release (release table in `crd-releases.ts`).
+ * the Karpenter release (release table in `crd-releases.ts`), or an `error` with a read fault for
+ * the release's rules when the controller Deployment, hence the version, could not be read.
  */
 export const nodePoolSchemaValid = defineCheck({
   id: 'nodepool-schema-valid',
@@ -191,7 +194,21 @@ export const nodePoolSchemaValid = defineCheck({
       }
       if (!entry.parsed.ok) return structuralDrafts(resource, entry.parsed.issues);
       const nodePool = entry.parsed.value;
-      const version = versionOf(clusterOf(inventory, entry.cluster)?.karpenterVersion, nodePool);
+      const cluster = clusterOf(inventory, entry.cluster);
+      const version = versionOf(cluster?.karpenterVersion, nodePool);
+      // Without the installed CRD the rules are the release's: unknown on a read fault. The
+      // object name and values-ignored rules hold in every release, so they still get a verdict.
+      const faulted =
+        version === undefined && cluster !== undefined ? controllerReadFault(cluster) : undefined;
+      if (faulted && cluster) {
+        return [
+          ...objectNameViolations(nodePool.metadata.name).map((violation) =>
+            violationDraft(resource, violation.path, violation.rule, violation.message)
+          ),
+          ...ignoredValues(resource, nodePoolRequirements(nodePool)),
+          versionUnreadDraft(resource, faulted, cluster),
+        ];
+      }
       const release = crdRuleRelease(version);
       const stored = entry.source === undefined;
       const drafts = evaluateParsed(resource, nodePool, entry.raw, { version, stored }, release);

@@ -131,9 +131,14 @@ function openKeysOf(
  * failure, and inconclusive keys are the scanner's limit: both are conclusions, not faults.
  */
 export function verdictReadFault(verdict: GroupVerdict): ReadFault | undefined {
-  const [first] = verdict.unsimulated;
-  if (first === undefined || verdict.inconclusive.length > 0) return undefined;
-  if (verdict.unsimulated.some((item) => item.reason === 'not-found')) return undefined;
+  return verdict.inconclusive.length > 0 ? undefined : unsimulatedReadFault(verdict.unsimulated);
+}
+
+/** The read fault behind simulations that did not run, unless one follows from a `not-found`. */
+export function unsimulatedReadFault(unsimulated: readonly Unsimulated[]): ReadFault | undefined {
+  const [first] = unsimulated;
+  if (first === undefined) return undefined;
+  if (unsimulated.some((item) => item.reason === 'not-found')) return undefined;
   return { reason: first.reason, input: `IAM policy simulation (${first.kind})` };
 }
 

@@ -1,5 +1,6 @@
 // Shared evaluation of the controller-* permission checks: one finding per NodeClass and group.
 import {
+  controllerReadFault,
   type FindingDraft,
   forEachNodeClass,
   type RootCause,
@@ -18,6 +19,7 @@ import { clusterOf, factsKeyOf } from '../inventory.js';
 import type { MaterialPath } from '../material.js';
 import type { ResourceRef } from '../model.js';
 import type { EC2NodeClass } from '../schema.js';
+import { clusterNameMayMatter } from './cluster-name.js';
 import {
   type Denial,
   describeDenial,
@@ -208,6 +210,22 @@ export function permissionCheckDrafts(
     // Karpenter's calls and resources differ by version: no verdict on an assumed one.
     const faulted = versionReadFault(cluster);
     if (faulted) return [versionUnreadDraft(resource, faulted, cluster)];
+    // A role given by --controller-role while the controller is unread: the simulations took the
+    // EKS name for Karpenter's CLUSTER_NAME, a guess when the policies look at it.
+    const unreadController = controllerReadFault(cluster);
+    if (unreadController && clusterNameMayMatter(facts, options.group, cluster.name)) {
+      return [
+        {
+          ...versionUnreadDraft(resource, unreadController, cluster),
+          message: `Not evaluated: the simulations took the EKS cluster name "${cluster.name}" for Karpenter's CLUSTER_NAME, which the controller role's policies may test (tags, instance profile paths), and ${unreadController.input} could not be read (${unreadController.reason}) to know it.`,
+          evidence: {
+            reason: unreadController.reason,
+            input: unreadController.input,
+            assumedClusterName: cluster.name,
+          },
+        },
+      ];
+    }
     const verdict = interpretGroup(facts, options.group);
     const notes = (facts.notes ?? []).filter(
       (note) => note.group === undefined || note.group === options.group

@@ -37,8 +37,8 @@ import { fittingSubject } from './sanitize.js';
 /** Changes listed in full; beyond it (or the size limit) they are counted, not listed. */
 const SUMMARY_MAX_ITEMS = 200;
 /**
- * Smaller than one SNS message may be: a summary is stored until it is published (once for a
- * first scan's batch, in each claim otherwise), and a longer email is not read anyway.
+ * Smaller than one SNS message may be: a summary is stored (once, whatever it covers) until it is
+ * published, and a longer email is not read anyway.
  */
 const MAX_SUMMARY_BYTES = 128 * 1024;
 const CHAT_ITEMS = 25;
@@ -53,24 +53,6 @@ export interface SummaryInput {
   readonly changes: readonly LifecycleChange[];
   /** The cluster had no stored state (its first scan, or its first findings): all are new. */
   readonly firstScan: boolean;
-  /** Which of the scan's summaries this is (`summaryParts`), 0 for the first. */
-  readonly part?: number;
-}
-
-/**
- * The most changes one summary covers when each of its claims carries it (any summary but a first
- * scan's, which the store keeps once however large). Each claim stores the keys of the changes its summary covers
- * (about 25 bytes each): 500 keep that list near 13 KB, inside the room a claim item keeps for its
- * notification under DynamoDB's 400 KB item limit, however many changes one scan has.
- */
-const SUMMARY_MAX_COVERS = 500;
-
-/** The changes of one scan in summaries of at most `SUMMARY_MAX_COVERS`, in order. */
-export function summaryParts<T>(changes: readonly T[], size = SUMMARY_MAX_COVERS): T[][] {
-  const parts: T[][] = [];
-  for (let start = 0; start < changes.length; start += size)
-    parts.push(changes.slice(start, start + size));
-  return parts;
 }
 
 export interface SummaryItem {
@@ -105,9 +87,8 @@ export interface SummaryBody {
 }
 
 /** `cluster` is the cluster's label (`clusterLabelAt`): same-named clusters get their own ids. */
-export function summaryMessageId(cluster: string, scanSeq: number, part = 0): string {
-  const scan = part === 0 ? `${scanSeq}` : `${scanSeq}-p${part}`;
-  return `summary-${scan}-${cluster}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
+export function summaryMessageId(cluster: string, scanSeq: number): string {
+  return `summary-${scanSeq}-${cluster}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80);
 }
 
 function highestSeverity(changes: readonly LifecycleChange[]): Severity {
@@ -146,11 +127,7 @@ function renderSummaryWith(input: SummaryInput, limit: number, detail: boolean):
   const cluster = sanitizeLine(input.cluster, 100);
   // What people read: `prod`, or `prod@eu-west-1` outside the home region.
   const label = sanitizeLine(clusterLabelAt(input.cluster, location), 130);
-  const messageId = summaryMessageId(
-    clusterLabelAt(input.cluster, location),
-    input.scanSeq,
-    input.part ?? 0
-  );
+  const messageId = summaryMessageId(clusterLabelAt(input.cluster, location), input.scanSeq);
   const counts = countBy(CHANGE_KINDS, (kind) => changes.filter((c) => c.kind === kind).length);
   const bySeverity = countBy(
     SEVERITIES,

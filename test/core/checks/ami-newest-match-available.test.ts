@@ -12,6 +12,7 @@ import {
   throttled,
 } from '../../support/aws-builders.js';
 import { aNodeClassObject } from '../../support/builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = SCAN_TIME;
 const nodeClass = aNodeClassObject({ spec: { amiSelectorTerms: [{ name: 'team-node-*' }] } });
@@ -104,5 +105,33 @@ describe('ami-newest-match-available', () => {
     const [finding] = amiNewestMatchAvailable.evaluate(anAwsInventory([nodeClass], facts), { now });
     expect(finding?.status).toBe('error');
     expect(finding?.message).toContain('throttled');
+  });
+});
+
+describe('ami-newest-match-available: the controller Deployment could not be read', () => {
+  const evaluateIn = (cluster: Parameters<typeof anAwsInventory>[2]) =>
+    amiNewestMatchAvailable.evaluate(anAwsInventory([nodeClass], withPending, cluster), { now });
+
+  it('reports an error with a read fault instead of assuming an affected version', () => {
+    const findings = evaluateIn({ state: aControllerUnreadState() });
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+  });
+
+  it('judges by --karpenter-version when it is given', () => {
+    const karpenterVersion = parseKarpenterVersion('1.2.1');
+    const [finding] = evaluateIn({
+      state: aControllerUnreadState(),
+      ...(karpenterVersion ? { karpenterVersion } : {}),
+    });
+    expect(finding?.status).toBe('fail');
+    expect(finding?.readFault).toBeUndefined();
+  });
+
+  it('assumes an affected version, as before, when the version is simply not given', () => {
+    const [finding] = evaluateIn({});
+    expect(finding?.status).toBe('fail');
+    expect(finding?.severity).toBe('critical');
+    expect(finding?.readFault).toBeUndefined();
   });
 });

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { controllerCanManageInstanceProfile } from '../../../lambda/core/checks/controller-can-manage-instance-profile.js';
+import type { ClusterState } from '../../../lambda/core/facts/cluster.js';
+import type { ReadPolicies } from '../../../lambda/core/facts/permissions.js';
 import { unavailable } from '../../../lambda/core/facts/slice.js';
 import {
   aCluster,
   aClusterState,
+  aControllerRole,
   aPermissionsInventory,
   CONTROLLER_ROLE,
   withSimulations,
 } from '../../support/permission-builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -73,5 +77,56 @@ describe('controller-can-manage-instance-profile', () => {
         .map((f) => f.status)
     );
     expect(findings.map((finding) => finding.status)).not.toContain('error');
+  });
+});
+
+describe('controller-can-manage-instance-profile: --controller-role while the controller is unread', () => {
+  /**
+   * As the collector simulates a role given by --controller-role (with --karpenter-version): the
+   * EKS cluster name stands in for Karpenter's CLUSTER_NAME. `state` is the scan's cluster state.
+   */
+  function overrideScan(state: ClusterState | undefined, controllerPolicies?: ReadPolicies) {
+    const simulated = withSimulations(aPermissionsInventory(), () => ({}), {
+      controllerRole: aControllerRole({ source: 'override' }),
+      ...(controllerPolicies === undefined ? {} : { controllerPolicies }),
+    });
+    const { state: _read, ...manifestCluster } = aCluster();
+    const cluster = state === undefined ? manifestCluster : { ...manifestCluster, state };
+    return { ...simulated, clusters: [cluster] };
+  }
+  const evaluateDefault = (inventory: ReturnType<typeof overrideScan>) =>
+    controllerCanManageInstanceProfile
+      .evaluate(inventory, { now })
+      .find((finding) => finding.resource.name === 'default');
+  /** Policies that name instance profiles by a wildcard and test no cluster tag. */
+  const nameBlind: ReadPolicies = {
+    identity: [
+      {
+        name: 'Controller',
+        document: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }],
+        }),
+      },
+    ],
+  };
+
+  it('reports an error with a read fault when the policies may test the cluster name', () => {
+    const finding = evaluateDefault(overrideScan(aControllerUnreadState()));
+    expect(finding?.status).toBe('error');
+    expect(finding?.readFault).toEqual(CONTROLLER_UNREAD);
+    expect(finding?.message).toContain('EKS cluster name "demo" for Karpenter\'s CLUSTER_NAME');
+    expect(finding?.evidence).toMatchObject({ assumedClusterName: 'demo' });
+  });
+
+  it('gives the verdict when the policies cannot tell one cluster name from another', () => {
+    const finding = evaluateDefault(overrideScan(aControllerUnreadState(), nameBlind));
+    expect(finding?.status).toBe('pass');
+  });
+
+  it('gives the verdict, as before, when the controller was simply not looked at', () => {
+    const finding = evaluateDefault(overrideScan(undefined));
+    expect(finding?.status).toBe('pass');
+    expect(finding?.readFault).toBeUndefined();
   });
 });

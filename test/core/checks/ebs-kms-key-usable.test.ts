@@ -285,6 +285,37 @@ describe('ebs-kms-key-usable', () => {
     // Assess
     expect(finding?.status).toBe('error');
     expect(finding?.message).toContain('could not be simulated');
+    expect(finding?.readFault).toEqual({
+      reason: 'throttled',
+      input: 'IAM policy simulation (use-ebs-kms-key)',
+    });
+  });
+
+  it('is no read fault when a problem beside the unsimulated ones is a conclusion', () => {
+    // Arrange: the key policy's answer for kms:CreateGrant depends on a NotPrincipal.
+    const guard = {
+      Sid: 'Guard',
+      Effect: 'Deny',
+      NotPrincipal: { AWS: ROOT },
+      Action: 'kms:CreateGrant',
+      Resource: '*',
+    };
+    const inventory = withPermissions(
+      anAwsInventory(
+        [aClass('default')],
+        ebsFacts(ok(aLookup({}, ok(keyPolicy('root', [guard])))))
+      ),
+      simulated('unavailable')
+    );
+
+    // Act
+    const finding = keyFinding(inventory);
+
+    // Assess
+    expect(finding?.status).toBe('error');
+    expect(finding?.message).toContain('could not be simulated');
+    expect(finding?.message).toContain('cannot evaluate (Guard: NotPrincipal)');
+    expect(finding?.readFault).toBeUndefined();
   });
 
   it('fails a key policy that names neither the role nor the account, saying grants could not be read', () => {

@@ -5,6 +5,7 @@ import type { ClusterContext, Inventory } from '../../../lambda/core/inventory.j
 import { partitionOf } from '../../../lambda/core/region.js';
 import { parseKarpenterVersion } from '../../../lambda/core/version.js';
 import { aNodeClassObject, anInventory } from '../../support/builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -226,5 +227,28 @@ describe('imds-ipv6-supported', () => {
       expect(finding?.message).toContain('sends httpProtocolIPv6=enabled in us-iso-west-1');
       expect(finding?.location).toEqual({ path: 'spec.metadataOptions.httpProtocolIPv6' });
     });
+  });
+});
+
+describe('imds-ipv6-supported: the controller Deployment could not be read', () => {
+  const iso = cluster('us-iso-east-1', undefined);
+
+  it('reports an error with a read fault instead of assuming an affected version', () => {
+    const findings = evaluate({ ...iso, state: aControllerUnreadState() });
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+    expect(findings[0]?.causedBy?.checkId).toBe('scanner-can-read-cluster');
+  });
+
+  it('judges by --karpenter-version when it is given, and passes where EC2 accepts the field', () => {
+    const state = aControllerUnreadState();
+    expect(evaluate({ ...cluster('us-iso-east-1', '1.6.9'), state })[0]?.status).toBe('fail');
+    expect(evaluate({ ...cluster('us-east-1', undefined), state })[0]?.status).toBe('pass');
+  });
+
+  it('assumes the worst case, as before, when the version is simply not given', () => {
+    const [finding] = evaluate(iso);
+    expect(finding?.status).toBe('fail');
+    expect(finding?.readFault).toBeUndefined();
   });
 });

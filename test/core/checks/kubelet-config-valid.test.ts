@@ -3,8 +3,14 @@ import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import type { FindingDraft } from '../../../lambda/core/check.js';
 import { kubeletConfigValid } from '../../../lambda/core/checks/kubelet-config-valid.js';
 import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
-import { emptyInventory } from '../../../lambda/core/inventory.js';
-import { aNodeClassEntry, aNodeClassObject, anInventory } from '../../support/builders.js';
+import { type ClusterContext, emptyInventory } from '../../../lambda/core/inventory.js';
+import {
+  aKarpenterVersion,
+  aNodeClassEntry,
+  aNodeClassObject,
+  anInventory,
+} from '../../support/builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -432,5 +438,35 @@ describe('kubelet-config-valid: with the installed CRD at hand', () => {
     expect(String(findings[0]?.evidence?.rules)).toContain(
       'the installed CRD (ec2nodeclasses.karpenter.k8s.aws from cluster prod) leaves spec.kubelet open'
     );
+  });
+});
+
+describe('kubelet-config-valid: the controller Deployment could not be read', () => {
+  /** Refused by the CRD of every release up to v1.14.1 (the rules used without a version). */
+  const badThreshold = { evictionHard: { 'memory.available': '5%3' } };
+  const evaluateIn = (cluster: Partial<ClusterContext>) =>
+    kubeletConfigValid.evaluate(
+      anInventory([aNodeClassObject({ spec: { kubelet: badThreshold } })], { cluster }),
+      { now }
+    );
+
+  it("reports an error with a read fault instead of the newest release's rules", () => {
+    const findings = evaluateIn({ state: aControllerUnreadState() });
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+  });
+
+  it('judges by --karpenter-version when it is given', () => {
+    const findings = evaluateIn({
+      state: aControllerUnreadState(),
+      karpenterVersion: aKarpenterVersion('1.14.1'),
+    });
+    expect(pathRules(findings)).toEqual(['spec.kubelet.evictionHard.memory.available#pattern']);
+  });
+
+  it("judges by the newest release's rules, as before, when the version is simply not given", () => {
+    const findings = evaluateIn({});
+    expect(pathRules(findings)).toEqual(['spec.kubelet.evictionHard.memory.available#pattern']);
+    expect(findings.some((finding) => finding.readFault !== undefined)).toBe(false);
   });
 });

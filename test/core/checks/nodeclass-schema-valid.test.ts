@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import type { FindingDraft } from '../../../lambda/core/check.js';
 import { nodeClassSchemaValid } from '../../../lambda/core/checks/nodeclass-schema-valid.js';
-import { emptyInventory } from '../../../lambda/core/inventory.js';
+import { type ClusterContext, emptyInventory } from '../../../lambda/core/inventory.js';
 import {
   aKarpenterVersion,
   aNodeClassEntry,
   aNodeClassObject,
   anInventory,
 } from '../../support/builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -1354,5 +1355,61 @@ describe('nodeclass-schema-valid: built-in rules as the API server applies them'
         `Invalid value: "${'a'.repeat(254)}": must be no more than 253 characters`,
       ],
     ]);
+  });
+});
+
+describe('nodeclass-schema-valid: the controller Deployment could not be read', () => {
+  /** A field no release's CRD declares: the newest release's rules fail it. */
+  const unknownField = aNodeClassObject({ spec: { made: 'up' } });
+  const evaluateIn = (
+    cluster: Partial<ClusterContext>,
+    raw: unknown,
+    admission?: AdmissionVerdict
+  ) =>
+    nodeClassSchemaValid.evaluate(
+      emptyInventory({
+        clusters: [{ name: 'prod', partition: 'aws', ...cluster }],
+        nodeClasses: [{ ...aNodeClassEntry(raw, 'prod'), ...(admission ? { admission } : {}) }],
+      }),
+      { now }
+    );
+  const statuses = (findings: readonly FindingDraft[]) => findings.map((finding) => finding.status);
+
+  it("reports an error with a read fault instead of the newest release's verdict", () => {
+    const findings = evaluateIn({ state: aControllerUnreadState() }, unknownField);
+    expect(statuses(findings)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+    expect(findings[0]?.causedBy?.checkId).toBe('scanner-can-read-cluster');
+  });
+
+  it('still reports what does not depend on the release: metadata.name', () => {
+    const raw = aNodeClassObject({ name: 'Bad_Name', spec: { made: 'up' } });
+    const findings = evaluateIn({ state: aControllerUnreadState() }, raw);
+    expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+      ['fail', 'metadata-name'],
+      ['error', undefined],
+    ]);
+  });
+
+  it('judges by a version given by the annotation or --karpenter-version, and by the installed CRD', () => {
+    const annotated = aNodeClassObject({
+      spec: { made: 'up' },
+      metadata: { annotations: { 'nodeclass-scanner/karpenter-version': '1.14.1' } },
+    });
+    const state = aControllerUnreadState();
+    const version = aKarpenterVersion('1.14.1');
+    expect(pathRules(evaluateIn({ state }, annotated))).toEqual(['spec.made#unknown-field']);
+    expect(pathRules(evaluateIn({ state, karpenterVersion: version }, unknownField))).toEqual([
+      'spec.made#unknown-field',
+    ]);
+    const byCrd = evaluateIn({ state }, unknownField, aVerdict({ pruned: ['spec.made'] }));
+    expect(pathRules(byCrd)).toEqual(['spec.made#unknown-field']);
+    expect(byCrd[0]?.readFault).toBeUndefined();
+  });
+
+  it("without a version in a manifest scan, judges by the newest release's rules as before", () => {
+    const findings = evaluateIn({}, unknownField);
+    expect(pathRules(findings)).toEqual(['spec.made#unknown-field']);
+    expect(findings.some((finding) => finding.readFault !== undefined)).toBe(false);
   });
 });

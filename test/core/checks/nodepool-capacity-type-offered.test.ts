@@ -12,6 +12,7 @@ import {
 } from '../../support/aws-builders.js';
 import { aNodeClassObject } from '../../support/builders.js';
 import { aNodePoolObject, requirement, withNodePools } from '../../support/nodepool-builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = SCAN_TIME;
 const reservedOnly = [requirement('karpenter.sh/capacity-type', 'In', ['reserved'])];
@@ -93,5 +94,39 @@ describe('nodepool-capacity-type-offered', () => {
   it('reports an error when reservations could not be read', () => {
     const [finding] = evaluate(withTerms, someAwsFacts({ capacityReservations: throttled() }));
     expect(finding?.status).toBe('error');
+  });
+});
+
+describe('nodepool-capacity-type-offered: the controller Deployment could not be read', () => {
+  const evaluateIn = (cluster: Parameters<typeof anAwsInventory>[2]) =>
+    nodePoolCapacityTypeOffered.evaluate(
+      withNodePools(anAwsInventory([withTerms], reservations([aCapacityReservation()]), cluster), [
+        aNodePoolObject({ requirements: reservedOnly }),
+      ]),
+      { now }
+    );
+  const v121 = parseKarpenterVersion('1.2.1');
+
+  it('reports an error with a read fault: the version and the feature gate are unknown', () => {
+    const findings = evaluateIn({ state: aControllerUnreadState() });
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+    expect(findings[0]?.causedBy?.checkId).toBe('scanner-can-read-cluster');
+  });
+
+  it('still reports an error with --karpenter-version: the feature gate is the controller env', () => {
+    const findings = evaluateIn({
+      state: aControllerUnreadState(),
+      ...(v121 ? { karpenterVersion: v121 } : {}),
+    });
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+  });
+
+  it('gives the verdict, as before, when the controller was simply not looked at', () => {
+    expect(evaluateIn({})[0]?.status).toBe('pass');
+    const [old] = evaluateIn(v121 ? { karpenterVersion: v121 } : {});
+    expect(old?.status).toBe('fail');
+    expect(old?.readFault).toBeUndefined();
   });
 });

@@ -24,6 +24,7 @@ import {
 import { aKarpenterVersion, aNodeClassObject } from '../../support/builders.js';
 import { catalog, offeringsIn } from '../../support/instance-types.js';
 import { aNodePoolObject, requirement, withNodePools } from '../../support/nodepool-builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = SCAN_TIME;
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d'];
@@ -383,5 +384,27 @@ describe('the checks the chain supersedes', () => {
     expect(evaluate(inventoryWith({ requirements: [ARM64] }, armOnly))?.status).toBe('fail');
     expect(evaluate(inventoryWith({ requirements: [zoneD] }))?.status).toBe('fail');
     expect(evaluate(inventoryWith({ requirements: [RESERVED] }))?.status).toBe('fail');
+  });
+});
+
+describe('nodepool-instance-types-offered: the controller Deployment could not be read', () => {
+  const x86Only = { requirements: [ARM64, requirement(FAMILY, 'In', ['m7i', 'c7i'])] };
+
+  it("reports an error with a read fault, even with --karpenter-version: offerings depend on the controller's env", () => {
+    for (const cluster of [
+      { state: aControllerUnreadState() },
+      { state: aControllerUnreadState(), karpenterVersion: aKarpenterVersion('1.14.1') },
+    ]) {
+      const finding = evaluate(inventoryWith(x86Only, facts(), cluster));
+      expect(finding?.status).toBe('error');
+      expect(finding?.readFault).toEqual(CONTROLLER_UNREAD);
+      expect(finding?.causedBy?.checkId).toBe('scanner-can-read-cluster');
+    }
+  });
+
+  it('gives the verdict, as before, when the controller was simply not looked at', () => {
+    const finding = evaluate(inventoryWith(x86Only, facts(), {}));
+    expect(finding?.status).toBe('fail');
+    expect(finding?.readFault).toBeUndefined();
   });
 });

@@ -2,9 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionVerdict } from '../../../lambda/core/admission/types.js';
 import { type FindingDraft, forEachNodePool } from '../../../lambda/core/check.js';
 import { nodePoolSchemaValid } from '../../../lambda/core/checks/nodepool-schema-valid.js';
-import { emptyInventory, type NodePoolEntry } from '../../../lambda/core/inventory.js';
+import {
+  type ClusterContext,
+  emptyInventory,
+  type NodePoolEntry,
+} from '../../../lambda/core/inventory.js';
 import { parseNodePool } from '../../../lambda/core/schema.js';
 import { aKarpenterVersion } from '../../support/builders.js';
+import { aControllerUnreadState, CONTROLLER_UNREAD } from '../../support/read-faults.js';
 
 const now = new Date('2026-11-01T00:00:00Z');
 
@@ -1051,5 +1056,87 @@ describe('nodepool-schema-valid: built-in rules as the API server applies them',
   it('treats a declared field set to null as absent, as the API server decodes it', () => {
     const pool = aNodePool({ spec: { disruption: null, weight: null } });
     expect(pathRules(evaluateOn('1.14.1', pool))).toEqual([]);
+  });
+});
+
+describe('nodepool-schema-valid: the controller Deployment could not be read', () => {
+  const controllerUnread = aControllerUnreadState();
+  /** Refused by the rules of every release so far: the verdict of the newest one is a fail. */
+  const nitroSandbox = aNodePool({ labels: { 'karpenter.k8s.aws/nitro-sandbox': 'true' } });
+  const evaluateIn = (cluster: Partial<ClusterContext>, entry: NodePoolEntry) =>
+    nodePoolSchemaValid.evaluate(
+      emptyInventory({
+        clusters: [{ name: 'prod', partition: 'aws', ...cluster }],
+        nodePools: [{ ...entry, cluster: 'prod' }],
+      }),
+      { now }
+    );
+
+  it("reports an error with a read fault instead of judging by the newest release's rules", () => {
+    const findings = evaluateIn({ state: controllerUnread }, entryOf(nitroSandbox));
+    expect(findings.map((finding) => finding.status)).toEqual(['error']);
+    expect(findings[0]?.readFault).toEqual(CONTROLLER_UNREAD);
+    expect(findings[0]?.causedBy).toEqual({
+      checkId: 'scanner-can-read-cluster',
+      resource: { cluster: 'prod', kind: 'Cluster', name: 'prod' },
+    });
+  });
+
+  it('still reports the rules every release shares (metadata.name, values ignored)', () => {
+    const pool = {
+      ...aNodePool({ template: { requirements: [req('team', 'Exists', ['a'])] } }),
+      metadata: { name: 'General_Pool' },
+    };
+    const findings = evaluateIn({ state: controllerUnread }, entryOf(pool, 'General_Pool'));
+    expect(findings.map((finding) => [finding.status, finding.evidence?.rule])).toEqual([
+      ['fail', 'metadata-name'],
+      ['fail', 'values-ignored'],
+      ['error', undefined],
+    ]);
+    expect(findings[2]?.readFault).toEqual(CONTROLLER_UNREAD);
+  });
+
+  it('judges by the version when one is given: the annotation or --karpenter-version', () => {
+    const annotated = {
+      ...nitroSandbox,
+      metadata: {
+        name: 'general',
+        annotations: { 'nodeclass-scanner/karpenter-version': '1.14.1' },
+      },
+    };
+    for (const findings of [
+      evaluateIn({ state: controllerUnread }, entryOf(annotated)),
+      evaluateIn(
+        { state: controllerUnread, karpenterVersion: aKarpenterVersion('1.14.1') },
+        entryOf(nitroSandbox)
+      ),
+    ]) {
+      expect(findings.map((finding) => finding.status)).toEqual(['fail']);
+      expect(findings[0]?.readFault).toBeUndefined();
+    }
+  });
+
+  it('keeps the installed CRD verdict, which does not depend on the version', () => {
+    const admission: AdmissionVerdict = {
+      crd: 'nodepools.karpenter.sh from the cluster',
+      version: 'v1',
+      violations: [],
+      pruned: [],
+      defaulted: {},
+      openPaths: [],
+      skippedTransitionRules: 0,
+    };
+    const findings = evaluateIn(
+      { state: controllerUnread },
+      { ...entryOf(nitroSandbox), admission }
+    );
+    expect(findings.map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it("without a version in a manifest scan, judges by the newest release's rules as before", () => {
+    const findings = evaluateIn({}, entryOf(nitroSandbox));
+    expect(findings.map((finding) => finding.status)).toEqual(['fail']);
+    expect(findings[0]?.evidence?.rulesRelease).toBeDefined();
+    expect(findings[0]?.readFault).toBeUndefined();
   });
 });
