@@ -5,8 +5,9 @@
 //
 // Batching: more than `alertBatchThreshold` changes of one cluster scan, or any change of a cluster
 // with no stored state yet (its first scan), go out as ONE summary message. Every claim of the
-// batch carries that same message, and messages are published once per id, so a summary is sent
-// once however many claims (own or adopted) carry it. A `suppressed` change is never batched: it
+// batch carries that same message (the store keeps it once, each claim names it), and messages
+// are published once per id, so a summary is sent once however many claims (own or adopted)
+// carry it. A `suppressed` change is never batched: it
 // is always its own message, so a subscription filter on `change = suppressed` sees every one.
 //
 // A cluster is its identity (account, region, name: cluster-identity.ts): its state, sequence and
@@ -62,7 +63,7 @@ import {
   type OutgoingMessage,
   renderChangeMessage,
 } from '../core/notify/message.js';
-import { renderSummary, summaryParts } from '../core/notify/summary.js';
+import { renderSummary } from '../core/notify/summary.js';
 import type { LoadedObjects, ObjectSource } from '../core/ports/objects.js';
 import type {
   AppLogger,
@@ -333,40 +334,29 @@ function messagesFor(
   const fresh = candidates.filter(
     (change) => batchable(change) && !summaries.has(coverKey(change))
   );
-  // A first scan's summary is one message however many changes it has: the store keeps it and
-  // its changes once (`claimBatch`). Any other summary travels in each of its claims, so it
-  // covers at most SUMMARY_MAX_COVERS changes and further summaries carry the rest.
-  const summaryOf = new Map<LifecycleChange, OutgoingMessage>();
-  let firstScanSummary: OutgoingMessage | undefined;
-  if (batch.firstScan && fresh.length > 0) {
-    firstScanSummary = renderSummary({
-      cluster: batch.cluster,
-      scanSeq: batch.stamp.scanSeq,
-      location: batch.location,
-      changes: fresh,
-      firstScan: true,
-    });
-    for (const change of fresh) summaryOf.set(change, firstScanSummary);
-  } else if (fresh.length > batch.threshold) {
-    summaryParts(fresh).forEach((part, index) => {
-      const summary = renderSummary({
-        cluster: batch.cluster,
-        scanSeq: batch.stamp.scanSeq,
-        location: batch.location,
-        changes: part,
-        firstScan: batch.firstScan,
-        part: index,
-      });
-      for (const change of part) summaryOf.set(change, summary);
-    });
-  }
+  // One summary per scan however many changes it has: the message lists the first ones and counts
+  // the rest (renderSummary bounds it), and the store keeps it and the changes it covers once,
+  // not in each claim (a first scan's as one batch, `claimBatch`; any other apart from the
+  // claims that name it). So no item grows with the summary, and no split into parts is needed.
+  const summary =
+    (batch.firstScan && fresh.length > 0) || fresh.length > batch.threshold
+      ? renderSummary({
+          cluster: batch.cluster,
+          scanSeq: batch.stamp.scanSeq,
+          location: batch.location,
+          changes: fresh,
+          firstScan: batch.firstScan,
+        })
+      : undefined;
+  const inSummary = new Set(summary === undefined ? [] : fresh);
   const planned = candidates.map((change) => ({
     change,
     message:
       summaries.get(coverKey(change)) ??
-      summaryOf.get(change) ??
+      (inSummary.has(change) ? summary : undefined) ??
       renderChangeMessage(change, { location: batch.location }),
   }));
+  const firstScanSummary = batch.firstScan ? summary : undefined;
   return { planned, ...(firstScanSummary === undefined ? {} : { firstScanSummary }) };
 }
 

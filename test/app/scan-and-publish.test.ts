@@ -347,6 +347,15 @@ describe('scanAndPublish batching', () => {
     expect(new Set(summaries[0]?.covers).size).toBe(1100);
   });
 
+  it('sends 1,100 changes of a cluster with stored state as one summary covering each once', async () => {
+    // Act
+    const sent = await afterBaseline(1100, {});
+    // Assess: the store keeps any summary once, its claims name it: no split into parts.
+    expect(sent.map((message) => message.id)).toEqual([summaryMessageId('prod', 2)]);
+    expect(new Set(sent[0]?.covers).size).toBe(1100);
+    expect(JSON.parse(sent[0]?.bodies.default ?? '{}')).toMatchObject({ firstScan: false });
+  });
+
   it('names the account, region and cluster in every message', async () => {
     const world: World = new Map([['prod', [broken()]]]);
     const base = deps(world);

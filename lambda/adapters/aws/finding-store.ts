@@ -23,6 +23,15 @@
 // the finding items (idempotent), and the publish removes the marker and the chunks. Chunks no
 // marker names and older than BATCH_ORPHAN_AGE_MS (a scan that lost the claim or died before it)
 // are deleted by the next load.
+//   Summary:         pk = CLUSTER#<account>/<region>/<name>  sk = SUMMARY#<scan seq>#<message id>#<chunk>
+// Any other summary (more changes than the batch threshold) is claimed change by change, each
+// claim conditional as above, but its message and the changes it covers are written ONCE, in
+// chunk items of at most BATCH_CHUNK_BYTES, before the first claim that carries it; each claim
+// holds only the reference (`pendingSummarySeq` + `pendingMessageId`), so no claim item grows with
+// the summary. A load resolves the reference (a claim naming a summary that is not stored fails
+// the load: never silently dropped). The scan that published a summary deletes its chunks when it
+// held and cleared every claim naming it; chunks no pending claim names and older than
+// BATCH_ORPHAN_AGE_MS (every claim lost, released, or taken over elsewhere) are deleted by a load.
 // No item is sent that DynamoDB would refuse for its size (`item-size.ts`): `oversizedItems` tells
 // the scan beforehand which of its items would be, and every Put checks again (`ItemTooLargeError`).
 //
@@ -79,6 +88,11 @@ export const findingStoreActions = [
 const INDEX_PK = 'NODECLASS';
 const TTL_ATTRIBUTE = 'expiresAt';
 const WRITE_CONCURRENCY = 10;
+/**
+ * BatchWriteItem requests in flight: a large first scan writes thousands of items, and one
+ * request after the other waits out each round trip (800 for 20,000 states).
+ */
+const BATCH_WRITE_CONCURRENCY = 4;
 
 const findingPk = (cluster: ClusterIdentity) => `CLUSTER#${clusterKey(cluster)}`;
 const findingSk = (id: string) => `FINDING#${id}`;
@@ -120,18 +134,24 @@ const batchSk = (key: number, chunk: number) =>
 export const BATCH_CHUNK_BYTES = 300 * 1024;
 /** Older than any Lambda invocation: a chunk no marker names is then no scan's any more. */
 const BATCH_ORPHAN_AGE_MS = 60 * 60 * 1000;
+const SUMMARY_PREFIX = 'SUMMARY#';
+/** Message ids are `[A-Za-z0-9_-]{1,80}` (`OutgoingMessage`): safe inside a sort key. */
+const summarySk = (seq: number, messageId: string, chunk: number) =>
+  `${SUMMARY_PREFIX}${String(seq).padStart(16, '0')}#${messageId}#${String(chunk).padStart(6, '0')}`;
 const PENDING_ATTRIBUTES = [
   'pendingKind',
   'pendingMessage',
+  'pendingMessageId',
   'pendingScanId',
   'pendingSeq',
   'pendingSince',
+  'pendingSummarySeq',
 ] as const;
 
 /**
  * Room the pending notification of a claim may take: the renderer bounds a message's bodies to
- * `MAX_MESSAGE_BYTES` (a summary to less); its subject, attributes and the changes a summary
- * covers take the rest.
+ * `MAX_MESSAGE_BYTES`; its subject, attributes and its one covered change take the rest (a
+ * summary is stored apart, the claim holds its reference).
  */
 const PENDING_MESSAGE_RESERVE = MAX_MESSAGE_BYTES + 16 * 1024;
 /** Stand-ins of the longest values a stored state takes on over its life. */
@@ -163,7 +183,10 @@ const FindingItemSchema = z.object({
   revision: z.number().int(),
   scanSeq: z.number().int().optional(),
   pendingKind: z.enum(CHANGE_KINDS).optional(),
+  // The message inline (one change), or a reference to a stored summary (sequence and id).
   pendingMessage: z.string().optional(),
+  pendingSummarySeq: z.number().int().optional(),
+  pendingMessageId: z.string().optional(),
   pendingScanId: z.string().optional(),
   pendingSeq: z.number().int().optional(),
   pendingSince: z.string().optional(),
@@ -192,6 +215,16 @@ const BatchChunkSchema = z.object({
   chunk: z.number().int().min(0),
   createdAt: z.string(),
   members: z.string(),
+  message: z.string().optional(),
+});
+
+const SummaryChunkSchema = z.object({
+  summarySeq: z.number().int(),
+  messageId: z.string(),
+  chunk: z.number().int().min(0),
+  chunks: z.number().int().min(1),
+  createdAt: z.string(),
+  covers: z.string(),
   message: z.string().optional(),
 });
 
@@ -225,6 +258,50 @@ interface BatchRecord {
   readonly messageId: string;
   readonly ownerSeq: number;
   readonly states: readonly FindingState[];
+  /** Of a loaded batch: the states whose finding item its claimer had not written yet. */
+  readonly unwritten?: readonly FindingState[];
+}
+
+/** A summary stored apart from its claims, as one store instance knows it (by message id). */
+interface SummaryRecord {
+  /** The sequence it is stored under (the scan that wrote it). */
+  readonly seq: number;
+  readonly chunks: number;
+  /** Findings whose pending claim named it when the cluster was last loaded. */
+  readonly loadedClaims: ReadonlySet<string>;
+  /** Written by this instance: until one of its claims is written, no other scan can name it. */
+  readonly written: boolean;
+  /** Findings whose claim naming it this instance holds (claimed or taken over). */
+  readonly held: Set<string>;
+}
+
+/**
+ * JSON values in order, in chunks of at most `BATCH_CHUNK_BYTES`; the first chunk also holds
+ * `headBytes` (the message). One value alone always fits a later chunk (each is bounded itself).
+ */
+function packChunks(jsons: readonly string[], headBytes: number): string[][] {
+  const chunks: string[][] = [[]];
+  let used = headBytes;
+  for (const json of jsons) {
+    const bytes = utf8Length(json) + 1;
+    const current = chunks[chunks.length - 1] ?? [];
+    const startsNew =
+      (current.length > 0 || chunks.length === 1) && used + bytes > BATCH_CHUNK_BYTES;
+    if (startsNew) {
+      chunks.push([json]);
+      used = bytes;
+    } else {
+      current.push(json);
+      used += bytes;
+    }
+  }
+  return chunks;
+}
+
+/** A message as a chunk stores it: without its covers (the chunks list them). */
+function storedMessageJson(message: OutgoingMessage): string {
+  const { covers: _covers, ...stored } = message;
+  return JSON.stringify(stored);
 }
 
 /**
@@ -238,26 +315,11 @@ export function batchChunkItems(
   message: OutgoingMessage,
   createdAt: string
 ): Record<string, unknown>[] {
-  const { covers: _covers, ...stored } = message;
-  const messageJson = JSON.stringify(stored);
-  const chunks: string[][] = [[]];
-  // The first chunk holds the message: it counts against that chunk's room.
-  let used = utf8Length(messageJson);
-  for (const member of members) {
-    const json = JSON.stringify([member.kind, member.state]);
-    const bytes = utf8Length(json) + 1;
-    const current = chunks[chunks.length - 1] ?? [];
-    // A chunk takes members while they fit; one alone always fits (a state is bounded itself).
-    const startsNew =
-      (current.length > 0 || chunks.length === 1) && used + bytes > BATCH_CHUNK_BYTES;
-    if (startsNew) {
-      chunks.push([json]);
-      used = bytes;
-    } else {
-      current.push(json);
-      used += bytes;
-    }
-  }
+  const messageJson = storedMessageJson(message);
+  const chunks = packChunks(
+    members.map((member) => JSON.stringify([member.kind, member.state])),
+    utf8Length(messageJson)
+  );
   return chunks.map((jsons, chunk) =>
     withoutUndefined({
       pk,
@@ -271,6 +333,40 @@ export function batchChunkItems(
     })
   );
 }
+
+/**
+ * The chunk items of a summary stored once for all its claims: its covers packed in order, each
+ * chunk at most `BATCH_CHUNK_BYTES`; the first chunk carries the message.
+ */
+export function summaryChunkItems(
+  pk: string,
+  seq: number,
+  message: OutgoingMessage,
+  createdAt: string
+): Record<string, unknown>[] {
+  const messageJson = storedMessageJson(message);
+  const chunks = packChunks(
+    (message.covers ?? []).map((cover) => JSON.stringify(cover)),
+    utf8Length(messageJson)
+  );
+  return chunks.map((jsons, chunk) =>
+    withoutUndefined({
+      pk,
+      sk: summarySk(seq, message.id, chunk),
+      type: 'summary',
+      summarySeq: seq,
+      messageId: message.id,
+      chunk,
+      chunks: chunks.length,
+      createdAt,
+      covers: `[${jsons.join(',')}]`,
+      message: chunk === 0 ? messageJson : undefined,
+    })
+  );
+}
+
+/** Whether a claim stores `message` apart and holds a reference: it lists more than one change. */
+const storedApart = (message: OutgoingMessage) => (message.covers?.length ?? 0) > 1;
 
 function parseMessage(json: string): OutgoingMessage | undefined {
   try {
@@ -433,7 +529,7 @@ export function createFindingStore(
   }
 
   async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-    await batchWriteItems(client, tableName, requests);
+    await batchWriteItems(client, tableName, requests, BATCH_WRITE_CONCURRENCY);
   }
 
   /** The largest the item of `finding`'s state can get: resolved, with a claim pending. */
@@ -538,20 +634,26 @@ export function createFindingStore(
     }
   }
 
-  /** Conditional updates of many items, `WRITE_CONCURRENCY` at a time; lost conditions ignored. */
+  /**
+   * Conditional updates of many items, `WRITE_CONCURRENCY` at a time: whether each was written (a
+   * lost condition is no error, only false).
+   */
   async function updateEach<T>(
     items: readonly T[],
     input: (item: T) => Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>
-  ): Promise<void> {
+  ): Promise<boolean[]> {
+    const written: boolean[] = [];
     await inBatches(items, WRITE_CONCURRENCY, async (batch) => {
-      await Promise.all(
+      const results = await Promise.all(
         batch.map((item) =>
           send('dynamodb:UpdateItem', () =>
             client.send(new UpdateCommand({ TableName: tableName, ...input(item) }))
           )
         )
       );
+      written.push(...results.map((result) => result !== undefined));
     });
+    return written;
   }
 
   /** A finding item of the table, parsed (a malformed one fails the load: never silently lost). */
@@ -838,6 +940,174 @@ export function createFindingStore(
       : undefined;
   }
 
+  /**
+   * The summaries stored apart that this instance knows of each cluster (by partition key, then
+   * message id) since the cluster's last load: those the load found and those it wrote since.
+   */
+  const knownSummaries = new Map<string, Map<string, Promise<SummaryRecord>>>();
+  function summariesOf(cluster: ClusterIdentity): Map<string, Promise<SummaryRecord>> {
+    const pk = findingPk(cluster);
+    const known = knownSummaries.get(pk) ?? new Map<string, Promise<SummaryRecord>>();
+    knownSummaries.set(pk, known);
+    return known;
+  }
+
+  /**
+   * The stored summary a claim with `message` names: the one the load found, else written now,
+   * once however many claims carry it (concurrent claims wait for the same write).
+   */
+  function storedSummary(message: OutgoingMessage, stamp: ScanStamp): Promise<SummaryRecord> {
+    const known = summariesOf(stamp.cluster);
+    const existing = known.get(message.id);
+    if (existing !== undefined) return existing;
+    const written = (async (): Promise<SummaryRecord> => {
+      const items = summaryChunkItems(
+        findingPk(stamp.cluster),
+        stamp.scanSeq,
+        message,
+        now().toISOString()
+      );
+      await batchWrite(items.map((item) => ({ PutRequest: { Item: item } })));
+      return {
+        seq: stamp.scanSeq,
+        chunks: items.length,
+        loadedClaims: new Set(),
+        written: true,
+        held: new Set(),
+      };
+    })().catch((error: unknown) => {
+      // A failed write may be tried again by the next claim.
+      known.delete(message.id);
+      throw error;
+    });
+    known.set(message.id, written);
+    return written;
+  }
+
+  const summaryChunkKeys = (cluster: ClusterIdentity, messageId: string, record: SummaryRecord) =>
+    Array.from({ length: record.chunks }, (_, chunk) => ({
+      DeleteRequest: {
+        Key: { pk: findingPk(cluster), sk: summarySk(record.seq, messageId, chunk) },
+      },
+    }));
+
+  /**
+   * Deletes the summaries this instance is done with: every claim naming one (that the load saw
+   * or this instance wrote) was held by this instance and is now cleared, or it wrote one and
+   * every claim carrying it was lost. Any other is left to the orphan rule of a later load: a
+   * claim this instance does not hold may still need it.
+   */
+  async function deleteSettledSummaries(cluster: ClusterIdentity, cleared: ReadonlySet<string>) {
+    const known = summariesOf(cluster);
+    for (const [messageId, pending] of [...known]) {
+      const record = await pending;
+      if (!record.written && record.held.size === 0) continue;
+      const heldByOthers = [...record.loadedClaims].some((id) => !record.held.has(id));
+      if (heldByOthers || [...record.held].some((id) => !cleared.has(id))) continue;
+      await batchWrite(summaryChunkKeys(cluster, messageId, record));
+      known.delete(messageId);
+    }
+  }
+
+  /**
+   * The stored summaries of a loaded partition: the one each pending claim names (`resolve`, a
+   * summary parsed once however many claims name it), then `settle` with the claims found, which
+   * records them for this instance and returns the chunks of summaries no claim names that are
+   * older than BATCH_ORPHAN_AGE_MS, for deletion.
+   */
+  function loadSummaries(cluster: ClusterIdentity, items: readonly Record<string, unknown>[]) {
+    const groups = new Map<string, { sk: string; data: z.infer<typeof SummaryChunkSchema> }[]>();
+    for (const item of items) {
+      if (typeof item.sk !== 'string' || !item.sk.startsWith(SUMMARY_PREFIX)) continue;
+      const parsed = SummaryChunkSchema.safeParse(item);
+      if (!parsed.success) throw malformed(item.sk, parsed.error.issues[0]?.message ?? '');
+      const key = `${parsed.data.summarySeq}|${parsed.data.messageId}`;
+      const group = groups.get(key) ?? [];
+      group.push({ sk: item.sk, data: parsed.data });
+      groups.set(key, group);
+    }
+    const messages = new Map<string, OutgoingMessage>();
+    const claims = new Map<string, Set<string>>();
+    function resolve(seq: number, messageId: string, claimSk: unknown): OutgoingMessage {
+      const key = `${seq}|${messageId}`;
+      const found = messages.get(key) ?? parseSummary(groups.get(key), seq, messageId, claimSk);
+      messages.set(key, found);
+      return found;
+    }
+    function named(seq: number, messageId: string, findingId: string) {
+      const key = `${seq}|${messageId}`;
+      claims.set(key, (claims.get(key) ?? new Set()).add(findingId));
+    }
+    function settle(): Record<string, unknown>[] {
+      const known = new Map<string, Promise<SummaryRecord>>();
+      const orphanBefore = now().getTime() - BATCH_ORPHAN_AGE_MS;
+      const orphans: Record<string, unknown>[] = [];
+      for (const [key, chunks] of groups) {
+        const [first] = chunks;
+        if (first === undefined) continue;
+        const loadedClaims = claims.get(key);
+        if (loadedClaims !== undefined) {
+          known.set(
+            first.data.messageId,
+            Promise.resolve({
+              seq: first.data.summarySeq,
+              chunks: first.data.chunks,
+              loadedClaims,
+              written: false,
+              held: new Set<string>(),
+            })
+          );
+        } else if (chunks.every((chunk) => !(Date.parse(chunk.data.createdAt) > orphanBefore))) {
+          orphans.push(
+            ...chunks.map((chunk) => ({
+              DeleteRequest: { Key: { pk: findingPk(cluster), sk: chunk.sk } },
+            }))
+          );
+        }
+      }
+      knownSummaries.set(findingPk(cluster), known);
+      return orphans;
+    }
+    return { resolve, named, settle };
+  }
+
+  /** A stored summary from its chunks: every chunk present, the message and its covers readable. */
+  function parseSummary(
+    chunks: readonly { sk: string; data: z.infer<typeof SummaryChunkSchema> }[] | undefined,
+    seq: number,
+    messageId: string,
+    claimSk: unknown
+  ): OutgoingMessage {
+    const ordered = [...(chunks ?? [])].sort((a, b) => a.data.chunk - b.data.chunk);
+    const expected = ordered[0]?.data.chunks ?? 1;
+    if (
+      ordered.length !== expected ||
+      ordered.some((chunk, index) => chunk.data.chunk !== index || chunk.data.chunks !== expected)
+    ) {
+      throw malformed(
+        claimSk,
+        `pending claim names summary ${messageId} (scan ${seq}), stored in ${ordered.length} of its ${expected} chunks`
+      );
+    }
+    const covers = ordered.flatMap((chunk) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(chunk.data.covers);
+      } catch {
+        throw malformed(chunk.sk, 'covers are not JSON');
+      }
+      const result = z.array(z.string()).safeParse(parsed);
+      if (!result.success) throw malformed(chunk.sk, result.error.issues[0]?.message ?? '');
+      return result.data;
+    });
+    const head = ordered[0]?.data.message;
+    const message = head === undefined ? undefined : parseMessage(head);
+    if (message === undefined || message.id !== messageId) {
+      throw malformed(ordered[0]?.sk, `no readable message ${messageId}`);
+    }
+    return { ...message, covers };
+  }
+
   return {
     async nextScanSeq(cluster) {
       const response = await send('dynamodb:UpdateItem', () =>
@@ -884,9 +1154,7 @@ export function createFindingStore(
       const states: FindingState[] = [];
       const pending: PendingPublish[] = [];
       const batch = loadBatch(cluster, items);
-      if (batch.batch === undefined) loadedBatches.delete(findingPk(cluster));
-      else loadedBatches.set(findingPk(cluster), batch.batch);
-      await batchWrite(batch.orphans);
+      const summaries = loadSummaries(cluster, items);
       for (const item of items.filter(isFindingItem)) {
         const {
           cluster: itemCluster,
@@ -897,6 +1165,8 @@ export function createFindingStore(
           scanSeq: _scanSeq,
           pendingKind,
           pendingMessage,
+          pendingSummarySeq,
+          pendingMessageId,
           pendingScanId,
           pendingSeq,
           pendingSince,
@@ -908,7 +1178,12 @@ export function createFindingStore(
         }) as FindingState;
         states.push(state);
         if (pendingSeq === undefined) continue;
-        const message = pendingMessage === undefined ? undefined : parseMessage(pendingMessage);
+        let message: OutgoingMessage | undefined;
+        if (pendingMessage !== undefined) message = parseMessage(pendingMessage);
+        else if (pendingSummarySeq !== undefined && pendingMessageId !== undefined) {
+          message = summaries.resolve(pendingSummarySeq, pendingMessageId, item.sk);
+          summaries.named(pendingSummarySeq, pendingMessageId, state.id);
+        }
         if (!message || !pendingKind || pendingScanId === undefined || !pendingSince) {
           throw malformed(item.sk, 'incomplete pending publish');
         }
@@ -923,17 +1198,25 @@ export function createFindingStore(
       }
       // A claimed state whose finding item the claimer did not write yet is stored all the same.
       const stored = new Set(states.map((state) => state.id));
-      states.push(...(batch.batch?.states ?? []).filter((state) => !stored.has(state.id)));
+      const unwritten = (batch.batch?.states ?? []).filter((state) => !stored.has(state.id));
+      states.push(...unwritten);
       pending.push(...batch.pending);
+      if (batch.batch === undefined) loadedBatches.delete(findingPk(cluster));
+      else loadedBatches.set(findingPk(cluster), { ...batch.batch, unwritten });
+      await batchWrite([...batch.orphans, ...summaries.settle()]);
       return { states, pending };
     },
 
     async claim(change: LifecycleChange, { stamp, message }) {
       const previous = change.previous;
+      // A summary is stored once, before its first claim; each claim names it.
+      const summary = storedApart(message) ? await storedSummary(message, stamp) : undefined;
       const item = {
         ...findingItem(change.next, stamp.cluster, stamp.scanSeq),
         pendingKind: change.kind,
-        pendingMessage: JSON.stringify(message),
+        ...(summary === undefined
+          ? { pendingMessage: JSON.stringify(message) }
+          : { pendingSummarySeq: summary.seq, pendingMessageId: message.id }),
         pendingScanId: stamp.scanId,
         pendingSeq: stamp.scanSeq,
         pendingSince: stamp.at,
@@ -950,7 +1233,9 @@ export function createFindingStore(
           })
         )
       );
-      return written !== undefined;
+      if (written === undefined) return false;
+      summary?.held.add(change.next.id);
+      return true;
     },
 
     async claimBatch(changes, { stamp, message }) {
@@ -1044,8 +1329,8 @@ export function createFindingStore(
           if (taken === undefined) return false;
           const held = { ...batch, ownerSeq: stamp.scanSeq };
           heldBatches.set(heldKey(stamp.cluster, stamp.scanSeq), held);
-          // The earlier owner may have stopped before writing them: written again (idempotent).
-          await writeBatchStates(stamp.cluster, batch.states, stamp.scanSeq);
+          // The earlier owner may have stopped before writing them all: the rest are written now.
+          await writeBatchStates(stamp.cluster, batch.unwritten ?? batch.states, stamp.scanSeq);
           return true;
         });
       }
@@ -1067,7 +1352,10 @@ export function createFindingStore(
           })
         )
       );
-      return written !== undefined;
+      if (written === undefined) return false;
+      const summary = await summariesOf(stamp.cluster).get(pending.message.id);
+      if (summary?.loadedClaims.has(pending.state.id)) summary.held.add(pending.state.id);
+      return true;
     },
 
     async clearPending(states, stamp) {
@@ -1079,15 +1367,17 @@ export function createFindingStore(
         await batchWrite(batchChunkKeys(stamp.cluster, held));
         heldBatches.delete(heldKey(stamp.cluster, stamp.scanSeq));
       }
-      await updateEach(
-        states.filter((state) => !members.has(state.id)),
-        (state) => ({
-          Key: findingKey(state, stamp),
-          UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
-          ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
-          ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
-        })
+      const claimed = states.filter((state) => !members.has(state.id));
+      const written = await updateEach(claimed, (state) => ({
+        Key: findingKey(state, stamp),
+        UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
+        ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
+        ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
+      }));
+      const cleared = new Set(
+        claimed.filter((_, index) => written[index]).map((state) => state.id)
       );
+      await deleteSettledSummaries(stamp.cluster, cleared);
     },
 
     async release(change: LifecycleChange, stamp) {

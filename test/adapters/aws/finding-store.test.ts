@@ -297,11 +297,40 @@ describe('createFindingStore', () => {
       covers: [`new:${change.next.id}`, 'new:other'],
     };
     dynamo.on(PutCommand).resolves({});
+    dynamo.on(BatchWriteCommand).resolves({});
     await store.claim(change, { stamp, message });
-    const written = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item;
-    dynamo.on(QueryCommand).resolves({ Items: [written ?? {}, COUNTER] });
+    const claimItem = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    const summaryItems = dynamo
+      .commandCalls(BatchWriteCommand)
+      .flatMap((call) => Object.values(call.args[0].input.RequestItems ?? {}).flat())
+      .map((request) => request.PutRequest?.Item ?? {});
+    dynamo.on(QueryCommand).resolves({ Items: [claimItem, ...summaryItems, COUNTER] });
     const { pending } = await store.loadFindings(PROD);
-    expect(pending[0]?.message.covers).toEqual([`new:${change.next.id}`, 'new:other']);
+    // The claim names the summary; the summary is written apart, once.
+    expect(claimItem).toMatchObject({ pendingSummarySeq: 7, pendingMessageId: 'summary-7-prod' });
+    expect(claimItem).not.toHaveProperty('pendingMessage');
+    expect(summaryItems.map((item) => item.sk)).toEqual([
+      'SUMMARY#0000000000000007#summary-7-prod#000000',
+    ]);
+    expect(pending[0]?.message).toEqual(message);
+  });
+
+  it('fails the load when a pending claim names a summary that is not stored', async () => {
+    const change = firstChange('new');
+    const message = {
+      ...renderChangeMessage(change),
+      id: 'summary-7-prod',
+      covers: [`new:${change.next.id}`, 'new:other'],
+    };
+    dynamo.on(PutCommand).resolves({});
+    dynamo.on(BatchWriteCommand).resolves({});
+    await store.claim(change, { stamp, message });
+    const claimItem = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    dynamo.on(QueryCommand).resolves({ Items: [claimItem, COUNTER] });
+    await expect(store.loadFindings(PROD)).rejects.toMatchObject({
+      name: 'SourceUnavailableError',
+      message: expect.stringContaining('names summary summary-7-prod (scan 7)'),
+    });
   });
 
   it('replaces a cluster index: puts current NodeClasses and deletes the ones gone', async () => {
@@ -507,7 +536,7 @@ describe('createFindingStore', () => {
       TableName: 'state',
       Key: { pk: PK, sk: `FINDING#${state.id}` },
       UpdateExpression:
-        'REMOVE pendingKind, pendingMessage, pendingScanId, pendingSeq, pendingSince',
+        'REMOVE pendingKind, pendingMessage, pendingMessageId, pendingScanId, pendingSeq, pendingSince, pendingSummarySeq',
       ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
       ExpressionAttributeValues: { ':revision': 2, ':scanSeq': 7 },
     });
