@@ -108,7 +108,7 @@ export function readFaultOf(
 }
 
 /** How findings name the controller read (version, env and role come from it). */
-export const CONTROLLER_INPUT = 'the Karpenter controller Deployment';
+const CONTROLLER_INPUT = 'the Karpenter controller Deployment';
 
 /**
  * The read fault behind an unknown Karpenter version: the controller Deployment could not be read

@@ -53,7 +53,3 @@ export class ScanDeadlineError extends Error {
   }
 }
 
-/** Milliseconds left before `deadline` (0 once passed). */
-export function remainingMs(deadline: ScanDeadline, now = Date.now()): number {
-  return Math.max(0, deadline.at - now);
-}

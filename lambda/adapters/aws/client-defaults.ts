@@ -24,7 +24,7 @@ export interface AwsTimeouts {
 }
 
 /** Far above any healthy call (large IAM and EC2 pages answer in a few seconds). */
-export const DEFAULT_AWS_TIMEOUTS: AwsTimeouts = {
+const DEFAULT_AWS_TIMEOUTS: AwsTimeouts = {
   connectionTimeoutMs: 5_000,
   requestTimeoutMs: 30_000,
 };

@@ -31,7 +31,7 @@ export interface AwsClientOptions {
   readonly limiter?: ApiRateLimiter;
   /** HTTP handler override (proxies, tests); the SDK's node handler with `timeouts` otherwise. */
   readonly requestHandler?: EC2ClientConfig['requestHandler'];
-  /** `DEFAULT_AWS_TIMEOUTS` otherwise. */
+  /** The defaults (client-defaults.ts) otherwise. */
   readonly timeouts?: AwsTimeouts;
 }
 
