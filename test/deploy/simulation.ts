@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
+  DeleteItemCommand,
   DeleteTableCommand,
   DynamoDBClient,
   ScanCommand,
@@ -416,6 +417,26 @@ export class Simulation {
     } finally {
       client.destroy();
     }
+  }
+
+  /** Deletes the state table's items `matches` selects (a cache a scenario needs cold). */
+  async deleteTableItems(matches: (item: Record<string, unknown>) => boolean): Promise<number> {
+    const [tableId] = this.stateTable();
+    const doomed = (await this.tableItems()).filter(matches);
+    const client = this.dynamoClient();
+    try {
+      for (const item of doomed) {
+        await client.send(
+          new DeleteItemCommand({
+            TableName: tableId,
+            Key: { pk: { S: String(item.pk) }, sk: { S: String(item.sk) } },
+          })
+        );
+      }
+    } finally {
+      client.destroy();
+    }
+    return doomed.length;
   }
 
   /** Changes the account and clusters the emulators answer for (a copy; the file is untouched). */

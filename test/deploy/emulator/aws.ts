@@ -73,13 +73,19 @@ export interface SecurityHubRecord {
   readonly history: readonly string[];
 }
 
-export type FaultKind = 'throttle' | 'server-error' | 'reset';
+/**
+ * `throttle`: the service's own throttling error; `server-error`: HTTP 500; `reset`: the connection
+ * dropped; `hang`: the request is read and never answered (only the client's timeouts end it).
+ */
+export type FaultKind = 'throttle' | 'server-error' | 'reset' | 'hang';
 
 /** One HTTP request as received, before it is authorized or answered (counting, rate limits). */
 export interface ReceivedRequest {
   readonly service: string;
   /** Query action or JSON target; `METHOD /path` for REST services (EKS, Security Hub). */
   readonly operation: string;
+  /** The IAM action, as `CallRecord.action` names it (`ec2:DescribeImages`, `eks:DescribeCluster`). */
+  readonly action: string;
   /** The SDK's `amz-sdk-invocation-id` header: one per command, equal across its retries. */
   readonly invocationId: string;
   readonly method: string;
@@ -97,7 +103,10 @@ function throttlingError(service: string): AwsError {
   return new AwsError('ThrottlingException', 400, 'Rate exceeded');
 }
 
-/** From the `fromCall`-th request to `service` on (counted since the fault was set), `count` times. */
+/**
+ * From the `fromCall`-th request on (counted since the fault was set), `count` times; set for a
+ * service (`ec2`) or for one IAM action of it (`ec2:DescribeImages`), which counts its own requests.
+ */
 export interface Fault {
   readonly kind: FaultKind;
   readonly fromCall: number;
@@ -146,10 +155,32 @@ const IAM_ACTION_OF: Readonly<Record<string, string>> = {
   'sqs:DeleteMessageBatch': 'sqs:DeleteMessage',
 };
 
+/** The operation a REST request (EKS, Security Hub) calls, as the `eks()` route answers it. */
+function restOperation(service: string, method: string, path: string): string {
+  const [root, name, sub, item] = path.split('/').filter(Boolean);
+  if (service === 'securityhub') {
+    if (path.startsWith('/findings/import')) return 'BatchImportFindings';
+    if (path.startsWith('/findings/batchupdate')) return 'BatchUpdateFindings';
+  }
+  if (service === 'eks' && root === 'clusters') {
+    if (name === undefined) return 'ListClusters';
+    if (sub === undefined) return 'DescribeCluster';
+    if (sub === 'access-entries') {
+      return item === undefined ? 'ListAccessEntries' : 'DescribeAccessEntry';
+    }
+    if (sub === 'pod-identity-associations') {
+      return item === undefined ? 'ListPodIdentityAssociations' : 'DescribePodIdentityAssociation';
+    }
+  }
+  return `${method} ${path}`;
+}
+
 export class AwsEmulator {
   readonly calls: CallRecord[] = [];
   readonly published: PublishedMessage[] = [];
   readonly queued: QueuedMessage[] = [];
+  /** Every request a fault failed (or left unanswered), in order: proof a fault was met. */
+  readonly injected: { readonly action: string; readonly kind: FaultKind }[] = [];
   /** Security Hub's findings by `Id` (BatchImportFindings / BatchUpdateFindings). */
   readonly securityHub = new Map<string, SecurityHubRecord>();
   private readonly faults = new Map<string, Fault & { seen: number }>();
@@ -260,9 +291,10 @@ export class AwsEmulator {
     return { reached: reachedPromise, release };
   }
 
-  setFault(service: string, fault: Fault | undefined): void {
-    if (fault === undefined) this.faults.delete(service);
-    else this.faults.set(service, { ...fault, seen: 0 });
+  /** Faults the requests of `target`: a service (`ec2`) or one IAM action (`ec2:DescribeImages`). */
+  setFault(target: string, fault: Fault | undefined): void {
+    if (fault === undefined) this.faults.delete(target);
+    else this.faults.set(target, { ...fault, seen: 0 });
   }
 
   clearFaults(): void {
@@ -331,12 +363,15 @@ export class AwsEmulator {
     });
   }
 
+  /** The action's own fault when it has one, else the service's. */
   private injectedFault(service: string, request: ReceivedRequest): Fault | undefined {
-    const fault = this.faults.get(service);
+    const fault = this.faults.get(request.action) ?? this.faults.get(service);
     if (!fault || fault.except?.(request)) return undefined;
     fault.seen += 1;
     const last = fault.fromCall + (fault.count ?? Number.POSITIVE_INFINITY) - 1;
-    return fault.seen >= fault.fromCall && fault.seen <= last ? fault : undefined;
+    if (fault.seen < fault.fromCall || fault.seen > last) return undefined;
+    this.injected.push({ action: request.action, kind: fault.kind });
+    return fault;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -362,12 +397,17 @@ export class AwsEmulator {
       entry?.reached();
       await entry?.released;
     }
+    const operation = req.headers['x-amz-target']
+      ? target
+      : new URLSearchParams(body.toString()).get('Action') ||
+        `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    const action = operation.includes(' ')
+      ? restOperation(service, req.method ?? '', (req.url ?? '').split('?')[0] ?? '')
+      : operation;
     const received: ReceivedRequest = {
       service,
-      operation: req.headers['x-amz-target']
-        ? target
-        : new URLSearchParams(body.toString()).get('Action') ||
-          `${req.method} ${(req.url ?? '').split('?')[0]}`,
+      operation,
+      action: IAM_ACTION_OF[`${service}:${action}`] ?? `${service}:${action}`,
       invocationId: String(req.headers['amz-sdk-invocation-id'] ?? ''),
       method: req.method ?? '',
       url: req.url ?? '',
@@ -378,17 +418,15 @@ export class AwsEmulator {
       req.socket.destroy();
       return;
     }
+    // Never answered: the client gives up (its timeout) or close() drops the connection.
+    if (fault?.kind === 'hang') return;
     try {
       const admitted = this.options.admit?.(received);
       if (admitted === false) throw throttlingError(service);
       if (!principal) throw new AwsError('InvalidClientTokenId', 403, 'unknown access key');
       if (fault) {
         throw fault.kind === 'throttle'
-          ? new AwsError(
-              service === 'dynamodb' ? 'ThrottlingException' : 'Throttling',
-              400,
-              'Rate exceeded'
-            )
+          ? throttlingError(service)
           : new AwsError(
               service === 'dynamodb' ? 'InternalServerError' : 'InternalFailure',
               500,

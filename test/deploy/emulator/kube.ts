@@ -19,14 +19,26 @@ export interface KubeRequest {
   readonly region: string;
   readonly path: string;
   readonly principalArn?: string;
+  /** The HTTP status answered; 0 for a request left unanswered (a `hang` fault). */
   readonly status: number;
 }
 
 /**
- * Per-cluster knobs, by cluster name (in every region): a path answering with an HTTP status
- * instead of the world's objects.
+ * What a faulted path answers instead of the world's objects: an HTTP status (a number: every
+ * request), a status with headers (`Retry-After`), or no answer at all (`hang`: the client's
+ * timeouts end it). `times` limits it to the first requests (1: one-shot), then the path answers.
  */
-export type KubeFaults = Map<string, Map<string, number>>;
+export type KubeFault =
+  | number
+  | {
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly times?: number;
+    }
+  | { readonly hang: true; readonly times?: number };
+
+/** Per-cluster knobs, by cluster name (in every region): faults by request path. */
+export type KubeFaults = Map<string, Map<string, KubeFault>>;
 
 export interface KubeEmulator {
   /** Each cluster's endpoint, by `kubeEndpointKey(region, name)`. */
@@ -47,6 +59,17 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 function statusBody(code: number, reason: string, message: string) {
   return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}
+
+/** The Status reason the API server gives with a code (metav1.StatusReason). */
+function reasonOf(code: number): string {
+  if (code === 401) return 'Unauthorized';
+  if (code === 403) return 'Forbidden';
+  if (code === 404) return 'NotFound';
+  if (code === 429) return 'TooManyRequests';
+  if (code === 503) return 'ServiceUnavailable';
+  if (code === 504) return 'Timeout';
+  return 'InternalError';
 }
 
 /** The principal a bearer token was presigned for, or why it is not a valid EKS token. */
@@ -148,6 +171,16 @@ export async function startKubeEmulator(options: {
 }): Promise<KubeEmulator> {
   const requests: KubeRequest[] = [];
   const faults: KubeFaults = new Map();
+  // Requests each limited fault (`times`) has failed so far.
+  const served = new WeakMap<object, number>();
+  const activeFault = (cluster: string, path: string) => {
+    const fault = faults.get(cluster)?.get(path);
+    if (fault === undefined || typeof fault === 'number' || fault.times === undefined) return fault;
+    const count = served.get(fault) ?? 0;
+    if (count >= fault.times) return undefined;
+    served.set(fault, count + 1);
+    return fault;
+  };
   const servers: Server[] = [];
   const endpoints = new Map<string, string>();
   const placed = [
@@ -185,10 +218,19 @@ export async function startKubeEmulator(options: {
           record(401, identity.principalArn);
           return;
         }
-        const injected = faults.get(cluster.name)?.get(url.pathname);
+        const injected = activeFault(cluster.name, url.pathname);
+        if (injected !== undefined && typeof injected === 'object' && 'hang' in injected) {
+          // Never answered (status 0 in the log): the client gives up, or close() drops it.
+          record(0, identity.principalArn);
+          return;
+        }
         if (injected !== undefined) {
-          send(res, injected, statusBody(injected, 'Forbidden', `${url.pathname}: injected`));
-          record(injected, identity.principalArn);
+          const { status, headers = {} } =
+            typeof injected === 'number' ? { status: injected } : injected;
+          res
+            .writeHead(status, { ...headers, 'content-type': 'application/json' })
+            .end(JSON.stringify(statusBody(status, reasonOf(status), `${url.pathname}: injected`)));
+          record(status, identity.principalArn);
           return;
         }
         record(answer(cluster, url, res), identity.principalArn);
