@@ -114,6 +114,14 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
   const eks = clients.eks(options.region);
   // The token must come from the same identity the EKS calls use: its access entry is checked.
   const credentials: CredentialsProvider = options.credentials ?? (() => eks.config.credentials());
+  const iam = rateLimited(clients.iam(options.region), 'iam', clients.limiter);
+  const directory =
+    options.accountDirectory === true &&
+    (options.clusters?.length ?? 0) >= ACCOUNT_DIRECTORY_MIN_CLUSTERS
+      ? createIamAccountDirectory(iam)
+      : undefined;
+  // Started now, while the clusters are read: IAM's budget is the scan's bottleneck.
+  void directory?.load();
   const objects = createClusterSource({
     region: options.region,
     ...(options.clusters === undefined ? {} : { clusters: options.clusters }),
@@ -130,15 +138,13 @@ export function createLivePlan(options: LivePlanOptions): ScanPlan {
     ...(options.readTimeoutMs === undefined ? {} : { readTimeoutMs: options.readTimeoutMs }),
     ...(options.kubeLimits === undefined ? {} : { kubeLimits: options.kubeLimits }),
     ...(options.kubeRetry === undefined ? {} : { kubeRetry: options.kubeRetry }),
+    ...(directory === undefined
+      ? {}
+      : {
+          instanceProfileRole: async (profile: string) =>
+            (await directory.load())?.instanceProfile(profile)?.Roles?.[0]?.RoleName,
+        }),
   });
-  const iam = rateLimited(clients.iam(options.region), 'iam', clients.limiter);
-  const directory =
-    options.accountDirectory === true &&
-    (options.clusters?.length ?? 0) >= ACCOUNT_DIRECTORY_MIN_CLUSTERS
-      ? createIamAccountDirectory(iam)
-      : undefined;
-  // Started now, while the clusters are read: IAM's budget is the scan's bottleneck.
-  void directory?.load();
   const iamPolicies = createIamRolePolicyReader(
     directory === undefined ? iam : accountDirectorySender(iam, directory)
   );

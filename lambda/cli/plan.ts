@@ -111,6 +111,7 @@ async function buildClusterPlan(options: ScanCliOptions): Promise<ScanPlan> {
     accountDirectory: true,
     kubeLimits: limitsFromEnv(kube.DEFAULT_KUBE_LIMITS, kube.KUBE_LIMIT_ENV, process.env),
     kubeRetry: limitsFromEnv(kube.DEFAULT_KUBE_RETRY, kube.KUBE_RETRY_ENV, process.env),
+    ...limitsFromEnv(kube.DEFAULT_KUBE_TIMEOUTS, kube.KUBE_TIMEOUT_ENV, process.env),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }

@@ -16,7 +16,11 @@
 // faulted scan's deadline, so a hanging read costs about a second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AWS_TIMEOUT_ENV } from '../../lambda/adapters/aws/client-defaults.js';
-import { KUBE_LIMIT_ENV, KUBE_RETRY_ENV } from '../../lambda/adapters/kube/kube-client.js';
+import {
+  KUBE_LIMIT_ENV,
+  KUBE_RETRY_ENV,
+  KUBE_TIMEOUT_ENV,
+} from '../../lambda/adapters/kube/kube-client.js';
 import { SCAN_DEADLINE_ENV } from '../../lambda/shared/deadline.js';
 import type { KubeFault } from './emulator/kube.js';
 import type { Invocation } from './lambda-runner.js';
@@ -44,6 +48,8 @@ const CLIENT_TIMEOUTS: Readonly<Record<string, string>> = {
   [KUBE_RETRY_ENV.maxAttempts]: '2',
   [KUBE_RETRY_ENV.baseDelayMs]: '100',
   [KUBE_RETRY_ENV.maxDelayMs]: '400',
+  // A request left unanswered is a retried timeout, well inside its 1.5 s deadline.
+  [KUBE_TIMEOUT_ENV.readTimeoutMs]: '500',
 };
 
 /**

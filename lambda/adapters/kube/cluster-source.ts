@@ -66,6 +66,12 @@ export interface ClusterSourceOptions {
   readonly kubeLimits?: Partial<KubeLimits>;
   /** Retries of transient failures (`DEFAULT_KUBE_RETRY` otherwise). */
   readonly kubeRetry?: Partial<KubeRetryPolicy>;
+  /**
+   * The role of an instance profile, when it can be known without a call of its own (the IAM
+   * account directory): lets a cluster whose NodeClasses name instance profiles have its node
+   * roles' access entries described rather than listed.
+   */
+  readonly instanceProfileRole?: (profile: string) => Promise<string | undefined>;
   readonly concurrency?: number;
   readonly onProgress?: (progress: ClusterProgress) => void;
   /** Replaces the HTTPS client factory (tests). */
@@ -117,15 +123,27 @@ function addListItems(
 
 /**
  * The distinct node role names the cluster's NodeClasses name (`spec.role`, a name; the part after
- * the last `/` of an ARN given by mistake), or undefined when one names none (instance profile
- * mode, or a NodeClass that did not parse): then only a full list can find its role's entry.
+ * the last `/` of an ARN given by mistake), with the role of each `spec.instanceProfile` when
+ * `profileRole` knows it; undefined when one is unknown (an instance profile it cannot resolve,
+ * or a NodeClass that did not parse): then only a full list can find its role's entry.
  */
-function nodeRoleNames(nodeClasses: readonly NodeClassEntry[]): string[] | undefined {
+async function nodeRoleNames(
+  nodeClasses: readonly NodeClassEntry[],
+  profileRole: ((profile: string) => Promise<string | undefined>) | undefined
+): Promise<string[] | undefined> {
   const names = new Set<string>();
+  const lastSegment = (value: string) => value.slice(value.lastIndexOf('/') + 1);
   for (const entry of nodeClasses) {
-    const role = entry.parsed.ok ? entry.parsed.value.spec.role : undefined;
+    const spec = entry.parsed.ok ? entry.parsed.value.spec : undefined;
+    const profile = spec?.instanceProfile;
+    const role =
+      spec?.role !== undefined && spec.role !== ''
+        ? spec.role
+        : profile !== undefined && profile !== '' && profileRole !== undefined
+          ? await profileRole(lastSegment(profile))
+          : undefined;
     if (role === undefined || role === '') return undefined;
-    names.add(role.slice(role.lastIndexOf('/') + 1));
+    names.add(lastSegment(role));
   }
   return [...names].sort();
 }
@@ -160,7 +178,7 @@ export function createClusterSource(options: ClusterSourceOptions): ObjectSource
     // Access entries exist only in API modes; CONFIG_MAP clusters have none by definition.
     if (!cluster.authenticationMode?.includes('API')) return ok([]);
     try {
-      const roles = nodeRoleNames(nodeClasses);
+      const roles = await nodeRoleNames(nodeClasses, options.instanceProfileRole);
       if (roles !== undefined && cluster.accountId !== undefined) {
         const accountId = cluster.accountId;
         const found = await mapLimited(roles, 4, (role) =>

@@ -17,8 +17,22 @@ import {
 } from './kube-errors.js';
 import { ObjectListSchema, StatusSchema } from './schemas.js';
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const DEFAULT_READ_TIMEOUT_MS = 20_000;
+/** Connect and read (idle) timeouts of one request. */
+export interface KubeTimeouts {
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+}
+
+export const DEFAULT_KUBE_TIMEOUTS: KubeTimeouts = {
+  connectTimeoutMs: 5_000,
+  readTimeoutMs: 20_000,
+};
+
+/** The environment variable for each timeout (the CLI and the Lambdas read them). */
+export const KUBE_TIMEOUT_ENV: { readonly [Key in keyof KubeTimeouts]: string } = {
+  connectTimeoutMs: 'NODECLASS_SCAN_KUBE_CONNECT_TIMEOUT_MS',
+  readTimeoutMs: 'NODECLASS_SCAN_KUBE_READ_TIMEOUT_MS',
+};
 const DEFAULT_PAGE_SIZE = 100;
 
 /** Budgets that bound what one API server can cost; each breach fails the read with a reason. */
@@ -146,8 +160,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     throw new TypeError(`cluster endpoint must be https, got ${options.endpoint}`);
   }
   const endpoint = base.origin;
-  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_KUBE_TIMEOUTS.connectTimeoutMs;
+  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_KUBE_TIMEOUTS.readTimeoutMs;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const limits: KubeLimits = { ...DEFAULT_KUBE_LIMITS, ...options.limits };
   const retry: KubeRetryPolicy = { ...DEFAULT_KUBE_RETRY, ...options.retry };

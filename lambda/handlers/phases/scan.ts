@@ -8,8 +8,10 @@ import { limitsFromEnv } from '../../adapters/files/limits.js';
 import {
   DEFAULT_KUBE_LIMITS,
   DEFAULT_KUBE_RETRY,
+  DEFAULT_KUBE_TIMEOUTS,
   KUBE_LIMIT_ENV,
   KUBE_RETRY_ENV,
+  KUBE_TIMEOUT_ENV,
 } from '../../adapters/kube/kube-client.js';
 import { createLivePlan } from '../../adapters/live-plan.js';
 import {
@@ -83,6 +85,7 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
   const timeouts = awsTimeoutsFromEnv(env);
   const kubeLimits = limitsFromEnv(DEFAULT_KUBE_LIMITS, KUBE_LIMIT_ENV, env);
   const kubeRetry = limitsFromEnv(DEFAULT_KUBE_RETRY, KUBE_RETRY_ENV, env);
+  const kubeTimeouts = limitsFromEnv(DEFAULT_KUBE_TIMEOUTS, KUBE_TIMEOUT_ENV, env);
   const clients = createAwsClients({ region: config.region, counter, limiter, timeouts });
   const planFor: PlanFactory =
     input.planFor ??
@@ -97,6 +100,7 @@ export function createScanner(input: ScannerInput): (request: ScanRequest) => Pr
             : createAwsClients({ region, counter, limiter, timeouts }),
         kubeLimits,
         kubeRetry,
+        ...kubeTimeouts,
         // A cluster's own environment (clusterSettings) wins over the global one.
         environment: config.clusterEnvironments.get(cluster) ?? config.environment,
         ...(config.dryRunRoleArn === undefined ? {} : { dryRunRole: config.dryRunRoleArn }),

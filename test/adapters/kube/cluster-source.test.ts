@@ -576,7 +576,10 @@ describe("cluster-source: the node roles' access entries", () => {
     accessEntry: { principalArn, type: 'EC2_LINUX', kubernetesGroups: [] },
   });
   /** A cluster whose NodeClasses have these specs (all in one page). */
-  async function accessEntriesOf(specs: Record<string, unknown>[]) {
+  async function accessEntriesOf(
+    specs: Record<string, unknown>[],
+    extra: Partial<Parameters<typeof createClusterSource>[0]> = {}
+  ) {
     eksMock.on(DescribeClusterCommand).resolves(describeResponse('good', server.endpoint));
     serveCluster({
       '/apis/karpenter.k8s.aws/v1/ec2nodeclasses': (_req, res) =>
@@ -584,7 +587,7 @@ describe("cluster-source: the node roles' access entries", () => {
           items: specs.map((spec, index) => aNodeClassObject({ name: `nc-${index}`, spec })),
         }),
     });
-    const loaded = await source(['good']).load();
+    const loaded = await source(['good'], extra).load();
     const aws = loaded.clusters[0]?.aws;
     return aws?.status === 'ok' ? aws.value.accessEntries : aws;
   }
@@ -642,6 +645,26 @@ describe("cluster-source: the node roles' access entries", () => {
         .commandCalls(DescribeAccessEntryCommand)
         .map((call) => call.args[0].input.principalArn)
     ).toEqual([arnOf('ProfileRole')]);
+  });
+
+  it("describes an instance profile's role when the account directory knows it", async () => {
+    eksMock.on(DescribeAccessEntryCommand).callsFake((input) => entryOf(input.principalArn));
+    const profiles: Record<string, string> = { 'nodes-profile': 'ProfileRole' };
+    const entries = await accessEntriesOf(
+      [
+        { role: 'NodeA' },
+        {
+          role: undefined,
+          instanceProfile: 'arn:aws:iam::123456789012:instance-profile/nodes-profile',
+        },
+      ],
+      { instanceProfileRole: async (profile) => profiles[profile] }
+    );
+    expect(entries?.status === 'ok' && entries.value.map((entry) => entry.principalArn)).toEqual([
+      arnOf('NodeA'),
+      arnOf('ProfileRole'),
+    ]);
+    expect(eksMock.commandCalls(ListAccessEntriesCommand)).toHaveLength(0);
   });
 
   it('reports a describe that fails as unreadable entries, not as none', async () => {

@@ -354,6 +354,44 @@ describe('nodepool-instance-types-offered: minValues, pods and inputs', () => {
     expect(onDemand?.status).toBe('pass');
   });
 
+  it('reports a read fault, not a verdict on the other listing alone, when one of the two could not be read', () => {
+    const noTypes = evaluate(
+      inventoryWith({}, facts({ instanceTypes: throttled('ec2:DescribeInstanceTypes') }))
+    );
+    const noOfferings = evaluate(
+      inventoryWith(
+        {},
+        facts({ instanceTypeOfferings: throttled('ec2:DescribeInstanceTypeOfferings') })
+      )
+    );
+
+    expect(noTypes).toMatchObject({ status: 'error', readFault: { reason: 'throttled' } });
+    expect(noOfferings).toMatchObject({ status: 'error', readFault: { reason: 'throttled' } });
+    expect(noOfferings?.message).toContain('DescribeInstanceTypeOfferings');
+  });
+
+  it("reports a read fault when an SSM parameter of the class's images could not be read", () => {
+    const parameter =
+      '/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/arm64/standard/recommended/image_id';
+    const amis = anAmiFacts({ images: [x86] });
+    const partial = evaluate(
+      inventoryWith(
+        { requirements: [requirement('kubernetes.io/arch', 'In', ['arm64'])] },
+        facts({
+          amis: ok({
+            ...amis,
+            ssmParameters: [
+              { termIndex: 0, name: parameter, value: throttled('ssm:GetParameters') },
+            ],
+          }),
+        })
+      )
+    );
+
+    expect(partial).toMatchObject({ status: 'error', readFault: { reason: 'throttled' } });
+    expect(partial?.message).toContain(parameter);
+  });
+
   it('needs the region’s types only for NodeClasses a NodePool launches through', () => {
     const inventory = withNodePools(
       anAwsInventory([aNodeClassObject(), aNodeClassObject({ name: 'unused' })], facts()),

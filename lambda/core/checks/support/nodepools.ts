@@ -168,11 +168,20 @@ export function withLaunchability(
   const { resource } = target;
   return withNodeClassSubnets(nodePool, target, (nodeClass, subnets) => {
     const { facts } = nodeClass;
+    // Either listing failing leaves the other's partial view: no verdict on it.
+    if (facts.instanceTypes?.status === 'unavailable') {
+      return [unreadable(resource, 'instance types (DescribeInstanceTypes)', facts.instanceTypes)];
+    }
+    if (facts.instanceTypeOfferings?.status === 'unavailable') {
+      return [
+        unreadable(
+          resource,
+          'instance type offerings (DescribeInstanceTypeOfferings)',
+          facts.instanceTypeOfferings
+        ),
+      ];
+    }
     if (!launchabilityEvaluable(facts)) {
-      const types = facts.instanceTypes ?? facts.instanceTypeOfferings;
-      if (types?.status === 'unavailable') {
-        return [unreadable(resource, 'instance types (DescribeInstanceTypes)', types)];
-      }
       return [
         {
           status: 'not-applicable',
@@ -186,6 +195,15 @@ export function withLaunchability(
     if (amis?.status !== 'ok') return [unreadable(resource, 'AMI facts', amis)];
     if (amis.value.available.status !== 'ok') {
       return [unreadable(resource, 'images (DescribeImages)', amis.value.available)];
+    }
+    // An SSM parameter that could not be read hides the images it names (an alias's per
+    // architecture, a custom ssmParameter term): the selection is partial, so no verdict.
+    const unreadParameter = [
+      ...(amis.value.alias?.parameters ?? []),
+      ...amis.value.ssmParameters,
+    ].find((lookup) => lookup.value.status === 'unavailable');
+    if (unreadParameter !== undefined && unreadParameter.value.status === 'unavailable') {
+      return [unreadable(resource, `SSM parameter ${unreadParameter.name}`, unreadParameter.value)];
     }
     const images = amis.value.available.value.selected;
     const reservations = facts.capacityReservations;
