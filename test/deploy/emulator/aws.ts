@@ -233,7 +233,9 @@ export class AwsEmulator {
   async start(): Promise<string> {
     this.server = createServer(this.options.tls, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        res.writeHead(500).end(String(error));
+        // A client that gave up (its request timeout) leaves a half-written answer: drop it.
+        if (res.headersSent) res.destroy();
+        else res.writeHead(500).end(String(error));
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
