@@ -74,7 +74,7 @@ import type {
 } from '../core/ports/service.js';
 import { applyStorageLimits, type OversizedItem } from '../core/storage-limits.js';
 import { mapLimited } from '../shared/concurrency.js';
-import { type ScanDeadline, withScanDeadline } from '../shared/deadline.js';
+import { clusterReadDeadline, type ScanDeadline, withScanDeadline } from '../shared/deadline.js';
 import { ItemTooLargeError } from '../shared/errors.js';
 import { apiCallMeter } from './api-call-meter.js';
 import { logFindingStates } from './finding-state-log.js';
@@ -122,7 +122,10 @@ export interface ScanAndPublishDeps {
   readonly apiCallCount?: () => number;
   /** Opt-in (`securityHub` setting): changes are imported into Security Hub before the claim. */
   readonly securityHub?: SecurityHubSink;
-  /** The deadline of a cluster's reads, taken as its scan starts (none: reads are not cut short). */
+  /**
+   * The reading deadline of a whole request, taken as it starts (none: reads are not cut short).
+   * Its clusters share it (`clusterReadDeadline`); the time after it stores and publishes.
+   */
   readonly readDeadline?: () => ScanDeadline | undefined;
 }
 
@@ -381,12 +384,13 @@ async function evaluateCluster(
   deps: ScanAndPublishDeps,
   { target, identity, label }: ClusterTarget,
   names: readonly string[] | undefined,
-  started: Date
+  started: Date,
+  readDeadline: () => ScanDeadline | undefined
 ): Promise<EvaluatedCluster> {
   const cluster = identity.name;
   // Reads only: past the deadline they fail fast and become `error` findings, and the writes
   // below still have the time the deadline left them.
-  const { inventory, inputErrors } = await withScanDeadline(deps.readDeadline?.(), async () => {
+  const { inventory, inputErrors } = await withScanDeadline(readDeadline(), async () => {
     const basePlan = await deps.planFor(target);
     const plan = names === undefined ? basePlan : restrictPlan(basePlan, names);
     return collectInventory(plan);
@@ -742,7 +746,8 @@ async function decideChanges(
 async function scanCluster(
   deps: ScanAndPublishDeps,
   request: ScanRequest,
-  cluster: ClusterTarget
+  cluster: ClusterTarget,
+  readDeadline: () => ScanDeadline | undefined
 ): Promise<ClusterRun> {
   const { identity, label } = cluster;
   const started = deps.clock();
@@ -757,7 +762,7 @@ async function scanCluster(
   const names = request.restrictTo
     ?.filter((ref) => ref.cluster === identity.name && (ref.region ?? home) === identity.region)
     .map((ref) => ref.name);
-  const evaluated = await evaluateCluster(deps, cluster, names, started);
+  const evaluated = await evaluateCluster(deps, cluster, names, started, readDeadline);
   // Steps 2 and 3: claims an earlier attempt wrote but never published go out with this scan's own.
   const stored = await deps.store.loadFindings(identity);
   const adopted = await adoptPending(deps, stored.pending, stamp);
@@ -842,10 +847,16 @@ export async function scanAndPublish(
     const identity = identityOf(target, deps.settings);
     return { target, identity, label: clusterLabel(identity, deps.settings.region) };
   });
-  for (const cluster of targets) {
+  // One reading deadline for the request: a cluster that hangs spends only its share of it.
+  const requestDeadline = deps.readDeadline?.();
+  for (const [index, cluster] of targets.entries()) {
     const { label } = cluster;
+    const readDeadline = () =>
+      requestDeadline && clusterReadDeadline(requestDeadline, targets.length - index);
     try {
-      const run = await calls.cluster(label, () => scanCluster(deps, request, cluster));
+      const run = await calls.cluster(label, () =>
+        scanCluster(deps, request, cluster, readDeadline)
+      );
       outcomes.push(run.outcome);
       published.push(...run.published);
       states.push(...run.states);

@@ -11,10 +11,13 @@ export interface ScanDeadline {
   readonly label: string;
 }
 
-/** The CLI's time for a whole scan when neither the flag nor the variable sets one. */
+/** The CLI's time for a whole scan when `NODECLASS_SCAN_DEADLINE_MS` does not set one. */
 export const DEFAULT_CLI_SCAN_DEADLINE_MS = 5 * 60_000;
 
-/** Caps the read time of a scan (CLI: `--deadline`; Lambda: below the invocation's own limit). */
+/**
+ * Caps the reading time of a scan: the CLI's whole run, or a Lambda request's (below the
+ * invocation's own limit).
+ */
 export const SCAN_DEADLINE_ENV = 'NODECLASS_SCAN_DEADLINE_MS';
 
 /**
@@ -24,6 +27,25 @@ export const SCAN_DEADLINE_ENV = 'NODECLASS_SCAN_DEADLINE_MS';
 export function lambdaReadBudgetMs(remainingMs: number, capMs = Number.POSITIVE_INFINITY): number {
   const reserve = Math.min(120_000, Math.max(10_000, remainingMs * 0.2));
   return Math.min(Math.max(0, remainingMs - reserve), capMs);
+}
+
+/**
+ * A cluster's share of its request's reading time: what is left of it, split evenly among the
+ * clusters still to read. A cluster that hangs until its share runs out leaves the clusters after
+ * it their own share, and the request's reserve (after `request.at`) is never touched.
+ */
+export function clusterReadDeadline(
+  request: ScanDeadline,
+  clustersLeft: number,
+  now = Date.now()
+): ScanDeadline {
+  if (clustersLeft <= 1) return request;
+  const leftMs = Math.max(0, request.at - now);
+  const shareMs = Math.floor(leftMs / clustersLeft);
+  return {
+    at: now + shareMs,
+    label: `${request.label}, of which this cluster had ${shareMs} ms (${leftMs} ms left for ${clustersLeft} clusters)`,
+  };
 }
 
 export function deadlineAfter(ms: number, label: string, now = Date.now()): ScanDeadline {
@@ -52,4 +74,3 @@ export class ScanDeadlineError extends Error {
     this.name = 'ScanDeadlineExceeded';
   }
 }
-

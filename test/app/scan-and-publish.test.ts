@@ -10,6 +10,11 @@ import type { FindingState } from '../../lambda/core/lifecycle.js';
 import { findingId } from '../../lambda/core/model.js';
 import type { FindingMessageBody, OutgoingMessage } from '../../lambda/core/notify/message.js';
 import { type SummaryBody, summaryMessageId } from '../../lambda/core/notify/summary.js';
+import {
+  currentScanDeadline,
+  deadlineAfter,
+  type ScanDeadline,
+} from '../../lambda/shared/deadline.js';
 import { aNodeClassObject } from '../support/builders.js';
 import { aNodePoolObject } from '../support/nodepool-builders.js';
 import {
@@ -268,6 +273,86 @@ describe('scanAndPublish', () => {
     expect(store.index.get(`${clusterKey(PROD)}#default`)).toMatchObject({
       instanceProfile: ARN_PROFILE,
     });
+  });
+});
+
+describe('scanAndPublish with a reading deadline for the request', () => {
+  it('gives a cluster after a hung one its share of the reading time, and stores and publishes both', async () => {
+    const world: World = new Map([
+      ['hung', [broken()]],
+      ['fast', [broken()]],
+    ]);
+    const healthy = planFactoryOf(world);
+    await scanAndPublish(deps(world), request(['hung'], 'seed'));
+    // Now `hung` answers nothing until its reads are abandoned, as a silent API server would.
+    const readingMs = 600;
+    let requestDeadline: ScanDeadline | undefined;
+    let deadlinesTaken = 0;
+    const seen = new Map<string, { startedAt: number; deadline: ScanDeadline | undefined }>();
+    const hanging: PlanFactory = (target) => {
+      const deadline = currentScanDeadline();
+      seen.set(target.cluster, { startedAt: Date.now(), deadline });
+      if (target.cluster !== 'hung') return healthy(target);
+      return {
+        objects: {
+          load: async () => {
+            const waitMs = Math.max(0, (deadline?.at ?? 0) - Date.now());
+            await new Promise((wake) => setTimeout(wake, waitMs));
+            const read = {
+              status: 'unavailable' as const,
+              reason: 'timeout' as const,
+              message: `abandoned at ${deadline?.label}`,
+            };
+            return {
+              clusters: [{ name: 'hung', partition: 'aws' as const, state: { read } }],
+              nodeClasses: [],
+              nodePools: [],
+              inputs: ['cluster'],
+              inputErrors: [],
+            };
+          },
+        },
+      };
+    };
+    const result = await scanAndPublish(
+      deps(world, {
+        planFor: hanging,
+        settings: { reminderIntervalMs: 24 * 3_600_000, digest: 'always' },
+        readDeadline: () => {
+          deadlinesTaken += 1;
+          requestDeadline = deadlineAfter(readingMs, 'the test deadline');
+          return requestDeadline;
+        },
+      }),
+      request(['hung', 'fast'], 'rescan')
+    );
+    // One deadline for the request; the hung cluster may spend only half of it (two clusters).
+    expect(deadlinesTaken).toBe(1);
+    const hung = seen.get('hung');
+    const fast = seen.get('fast');
+    const hungShareMs = (hung?.deadline?.at ?? Number.POSITIVE_INFINITY) - (hung?.startedAt ?? 0);
+    expect(hungShareMs).toBeLessThanOrEqual(readingMs / 2 + 20);
+    expect(hung?.deadline?.label).toContain('the test deadline');
+    // The cluster after it still has reading time, and never reads into the request's reserve.
+    const fastShareMs = (fast?.deadline?.at ?? 0) - (fast?.startedAt ?? 0);
+    expect(fastShareMs).toBeGreaterThan(100);
+    expect(fast?.deadline?.at).toBeLessThanOrEqual(requestDeadline?.at ?? 0);
+    // Both are stored and published: the unread cluster keeps its failure open, the other
+    // alerts its own, and the digest names both.
+    expect(result.failedClusters).toEqual([]);
+    const open = [...store.findings.values()]
+      .filter((state) => state.checkId === CHECK && state.status === 'open')
+      .map((state) => state.resource.cluster);
+    expect(open.sort()).toEqual(['fast', 'hung']);
+    expect(findingMessages().map((m) => `${m.change}:${m.resource.cluster}`)).toEqual([
+      'new:hung',
+      'new:fast',
+    ]);
+    const digests = publisher.sent.filter((m) => m.attributes.change === 'digest');
+    expect(digests.map((m) => JSON.parse(m.bodies.default).clusters)).toEqual([
+      ['hung'],
+      ['hung', 'fast'],
+    ]);
   });
 });
 

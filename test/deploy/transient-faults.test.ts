@@ -39,7 +39,7 @@ const KARPENTER_WITH_CLUSTER_DEFECTS = '1.3.0';
  * honoured as given), and IAM paced at the most the setting allows (the emulator does not
  * throttle; the pace holds back retries too).
  */
-const CLIENT_TIMEOUTS: Readonly<Record<string, string>> = {
+const SHORTENED_WORKER_SETTINGS: Readonly<Record<string, string>> = {
   IAM_CALLS_PER_SECOND: '50',
   [AWS_TIMEOUT_ENV.connectionTimeoutMs]: '1000',
   [AWS_TIMEOUT_ENV.requestTimeoutMs]: '700',
@@ -148,7 +148,7 @@ function useWorkerEnvironment(shortDeadline: boolean): void {
     ...sim.fn('ScanCluster'),
     environment: {
       ...templateEnvironment,
-      ...CLIENT_TIMEOUTS,
+      ...SHORTENED_WORKER_SETTINGS,
       ...(shortDeadline ? { [SCAN_DEADLINE_ENV]: String(FAULTED_SCAN_DEADLINE_MS) } : {}),
     },
   });

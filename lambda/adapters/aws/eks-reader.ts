@@ -187,11 +187,12 @@ export function createEksReader(deps: { readonly eks: EKSClient }): EksReader {
       } catch (error) {
         throw toSourceUnavailable(`eks:ListAccessEntries ${cluster}`, error);
       }
-      return mapLimited(principals, DESCRIBE_CONCURRENCY, async (principalArn) => {
-        const entry = await describeEntry(cluster, principalArn);
-        // Listed a moment ago: gone since is a race, read as an entry of no type.
-        return entry ?? { principalArn, kubernetesGroups: [] };
-      });
+      const entries = await mapLimited(principals, DESCRIBE_CONCURRENCY, (principalArn) =>
+        describeEntry(cluster, principalArn)
+      );
+      // Listed a moment ago and deleted since: the cluster no longer has it, so it is left out
+      // (kept with no type, it would fail checks on an entry that does not exist).
+      return entries.filter((entry): entry is AccessEntry => entry !== undefined);
     },
 
     describeAccessEntry: describeEntry,

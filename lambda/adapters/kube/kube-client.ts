@@ -81,7 +81,7 @@ export interface KubeRetryPolicy {
   /** First backoff; doubled per retry, with jitter, up to `maxDelayMs`. */
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
-  /** A longer `Retry-After` is waited this long only. */
+  /** The longest `Retry-After` waited out; a longer one ends the read as throttled. */
   readonly maxRetryAfterMs: number;
 }
 
@@ -99,6 +99,11 @@ export const KUBE_RETRY_ENV: { readonly [Key in keyof KubeRetryPolicy]: string }
   maxDelayMs: 'NODECLASS_SCAN_KUBE_RETRY_MAX_DELAY_MS',
   maxRetryAfterMs: 'NODECLASS_SCAN_KUBE_MAX_RETRY_AFTER_MS',
 };
+
+/** `20 s` for whole seconds, `1500 ms` otherwise. */
+function durationText(milliseconds: number): string {
+  return milliseconds % 1000 === 0 ? `${milliseconds / 1000} s` : `${milliseconds} ms`;
+}
 
 export interface KubeClientOptions {
   /** `https://…` from DescribeCluster. */
@@ -376,7 +381,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
 
   /**
    * One GET, retried while its failure is transient, attempts remain and the wait (the server's
-   * `Retry-After`, else the backoff) ends before the deadline; otherwise its last failure.
+   * `Retry-After`, at most `maxRetryAfterMs`, else the backoff) ends before the deadline;
+   * otherwise its last failure.
    */
   async function getJson(
     path: string,
@@ -400,10 +406,19 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       if (!transient.has(failure) || attempt >= retry.maxAttempts) {
         throw afterAttempts(failure, attempt);
       }
-      const waitMs =
-        serverWaitMs === undefined
-          ? backoffMs(attempt)
-          : Math.min(serverWaitMs, retry.maxRetryAfterMs);
+      // Retrying before the server's time would only be refused again: a wait longer than we
+      // accept ends the read instead.
+      if (serverWaitMs !== undefined && serverWaitMs > retry.maxRetryAfterMs) {
+        const why = `; its Retry-After of ${Math.ceil(serverWaitMs / 1000)} s is longer than the ${durationText(retry.maxRetryAfterMs)} the scanner waits (${KUBE_RETRY_ENV.maxRetryAfterMs})`;
+        throw afterAttempts(
+          fail(path, failure.kind, 'throttled', `${failure.message}${why}`, {
+            ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
+            cause: failure,
+          }),
+          attempt
+        );
+      }
+      const waitMs = serverWaitMs ?? backoffMs(attempt);
       if (Date.now() + waitMs >= budget.deadlineAt) {
         const why =
           serverWaitMs === undefined

@@ -64,7 +64,11 @@ export interface ScannerInput {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Each scan's reads end before the invocation does, leaving time to store and publish. */
+/**
+ * One reading deadline per request (an invocation scans once), shared by its clusters: their reads
+ * end before the invocation does, leaving the reserve to store and publish all of them and the
+ * digest.
+ */
 function readDeadlineOf(input: ScannerInput): () => ScanDeadline | undefined {
   const noCap = { capMs: Number.POSITIVE_INFINITY };
   const { capMs } = limitsFromEnv(noCap, { capMs: SCAN_DEADLINE_ENV }, input.env ?? {});
@@ -74,7 +78,7 @@ function readDeadlineOf(input: ScannerInput): () => ScanDeadline | undefined {
     if (!Number.isFinite(budget)) return undefined;
     return deadlineAfter(
       budget,
-      `the scan deadline (${budget} ms of reading; the rest of the invocation stores and publishes)`
+      `the scan deadline (${budget} ms of reading for the request's clusters; the rest of the invocation stores and publishes)`
     );
   };
 }

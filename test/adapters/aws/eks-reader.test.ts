@@ -210,6 +210,33 @@ describe('eks-reader', () => {
     ]);
   });
 
+  it('leaves out an access entry deleted between the listing and its description', async () => {
+    // Prepare
+    eksMock
+      .on(ListAccessEntriesCommand)
+      .resolves({ accessEntries: ['arn:aws:iam::1:role/gone', 'arn:aws:iam::1:role/node'] });
+    eksMock
+      .on(DescribeAccessEntryCommand, { principalArn: 'arn:aws:iam::1:role/gone' })
+      .rejects(
+        Object.assign(new Error('No access entry found'), {
+          name: 'ResourceNotFoundException',
+          $metadata: { httpStatusCode: 404 },
+        })
+      )
+      .on(DescribeAccessEntryCommand, { principalArn: 'arn:aws:iam::1:role/node' })
+      .resolves({
+        accessEntry: { principalArn: 'arn:aws:iam::1:role/node', type: 'EC2_LINUX' },
+      });
+
+    // Act
+    const entries = await reader().listAccessEntries('prod');
+
+    // Assess
+    expect(entries).toEqual([
+      { principalArn: 'arn:aws:iam::1:role/node', type: 'EC2_LINUX', kubernetesGroups: [] },
+    ]);
+  });
+
   it('classifies access denied on ListAccessEntries', async () => {
     // Prepare
     eksMock.on(ListAccessEntriesCommand).rejects(

@@ -612,11 +612,12 @@ describe("cluster-source: the node roles' access entries", () => {
 
   it('lists every entry when a role has none under its plain ARN (a path, or none at all)', async () => {
     const withPath = 'arn:aws:iam::123456789012:role/nodes/NodeB';
+    // NodeB's entry is under its ARN with a path: its plain ARN has none.
     eksMock.on(DescribeAccessEntryCommand).callsFake((input) => {
-      if (input.principalArn === arnOf('NodeA') || input.principalArn === withPath) {
-        return entryOf(input.principalArn);
+      if (input.principalArn === arnOf('NodeB')) {
+        throw new ResourceNotFoundException({ message: 'no entry', $metadata: {} });
       }
-      throw new ResourceNotFoundException({ message: 'no entry', $metadata: {} });
+      return entryOf(input.principalArn);
     });
     eksMock
       .on(ListAccessEntriesCommand)

@@ -217,16 +217,40 @@ describe('kube-client retries', () => {
     expect(error.message).toContain('kube limit requestDeadlineMs');
   });
 
-  it('caps a long Retry-After at maxRetryAfterMs', async () => {
+  it('ends the read as throttled when a Retry-After is longer than maxRetryAfterMs, naming both', async () => {
     // Prepare
-    answerInTurn([[429, { 'retry-after': '3600' }]]);
+    answerInTurn([[503, { 'retry-after': '3600' }]]);
 
-    // Act
-    await client({ retry: { maxRetryAfterMs: 5_000 }, limits: { requestDeadlineMs: 60_000 } }).list(
-      NODECLASSES
+    // Act: the request deadline would allow the wait; the cap does not.
+    const error = await failureOf(
+      client({
+        retry: { maxRetryAfterMs: 5_000 },
+        limits: { requestDeadlineMs: 7_200_000, listDeadlineMs: 7_200_000 },
+      }).list(NODECLASSES)
     );
 
+    // Assess: no early retry
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(error.reason).toBe('throttled');
+    expect(error.httpStatus).toBe(503);
+    expect(error.message).toContain(
+      'Retry-After of 3600 s is longer than the 5 s the scanner waits (NODECLASS_SCAN_KUBE_MAX_RETRY_AFTER_MS)'
+    );
+  });
+
+  it('waits out a Retry-After of exactly maxRetryAfterMs', async () => {
+    // Prepare
+    answerInTurn([[429, { 'retry-after': '5' }]]);
+
+    // Act
+    const items = await client({
+      retry: { maxRetryAfterMs: 5_000 },
+      limits: { requestDeadlineMs: 60_000 },
+    }).list(NODECLASSES);
+
     // Assess
+    expect(items).toHaveLength(1);
     expect(waits).toEqual([5_000]);
   });
 
