@@ -1,88 +1,43 @@
 // A list whose `continue` tokens go round must fail, never return the pages read so far as the
 // whole list (a partial NodeClass list would make checks judge half a cluster).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClient, type KubeClient } from '../../../lambda/adapters/kube/kube-client.js';
-import { KubeApiError } from '../../../lambda/adapters/kube/kube-errors.js';
-import {
-  generatePki,
-  sendJson,
-  startApiServer,
-  statusBody,
-  type TestApiServer,
-  type TestPki,
-} from './tls-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { kubeFailureOf, sendJson, statusBody, useKubeApiServer } from './tls-fixtures.js';
 
 const NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
-let pki: TestPki;
-let server: TestApiServer;
-const clients: KubeClient[] = [];
-
-function client(): KubeClient {
-  const created = createKubeClient({
-    endpoint: server.endpoint,
-    caPem: pki.caPem,
-    token: async () => 'k8s-aws-v1.test',
-    pageSize: 2,
-  });
-  clients.push(created);
-  return created;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<KubeApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught
-  );
-  expect(error).toBeInstanceOf(KubeApiError);
-  return error as KubeApiError;
-}
+const api = useKubeApiServer({ pageSize: 2 });
 
 const nodeClass = (name: string, uid = `uid-${name}`) => ({ metadata: { name, uid } });
 
 /** The continue token each request sent (null for the first page). */
-const sentTokens = () => server.requests.map(({ url }) => url.searchParams.get('continue'));
-
-beforeAll(async () => {
-  pki = generatePki();
-  server = await startApiServer(pki);
-});
-
-afterEach(() => {
-  for (const created of clients.splice(0)) created.close();
-  server.requests.length = 0;
-});
-
-afterAll(async () => {
-  await server.close();
-});
+const sentTokens = () => api.server.requests.map(({ url }) => url.searchParams.get('continue'));
 
 describe('kube-client continue loop', () => {
   it('fails naming the resource when the server alternates continue tokens A, B, A', async () => {
     // Prepare: fresh items on every page, so only the token shows the loop
     let served = 0;
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       served += 1;
       const next = url.searchParams.get('continue') === 'A' ? 'B' : 'A';
       sendJson(res, 200, { metadata: { continue: next }, items: [nodeClass(`n${served}`)] });
     });
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
     expect(error.reason).toBe('invalid-response');
     expect(error.kind).toBe('malformed');
     expect(error.path).toBe(NODECLASSES);
     expect(error.message).toBe(
-      `listing ${NODECLASSES} on ${server.endpoint} repeated an earlier continue token after 3 pages`
+      `listing ${NODECLASSES} on ${api.server.endpoint} repeated an earlier continue token after 3 pages`
     );
     expect(sentTokens()).toEqual([null, 'A', 'B']);
   });
 
   it('fails when a page with a fresh token brings only objects already listed (by uid)', async () => {
     // Prepare: the same two objects again, under new names' tokens
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const page = Number(url.searchParams.get('continue') ?? '0') + 1;
       sendJson(res, 200, {
         metadata: { continue: String(page) },
@@ -91,19 +46,19 @@ describe('kube-client continue loop', () => {
     });
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
     expect(error.reason).toBe('invalid-response');
     expect(error.message).toContain(
-      `listing ${NODECLASSES} on ${server.endpoint} returned page 2 with only items already listed`
+      `listing ${NODECLASSES} on ${api.server.endpoint} returned page 2 with only items already listed`
     );
-    expect(server.requests).toHaveLength(2);
+    expect(api.server.requests).toHaveLength(2);
   });
 
   it('tells objects apart by namespace and name when they carry no uid', async () => {
     // Prepare: the same names in another namespace are other objects
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const namespaced = (namespace: string) => [
         { metadata: { namespace, name: 'karpenter' } },
         { metadata: { namespace, name: 'webhook' } },
@@ -116,7 +71,7 @@ describe('kube-client continue loop', () => {
     });
 
     // Act
-    const error = await failureOf(client().list('/apis/apps/v1/deployments'));
+    const error = await kubeFailureOf(api.client().list('/apis/apps/v1/deployments'));
 
     // Assess: pages 1 and 2 are distinct, page 3 repeats page 2
     expect(error.message).toContain('returned page 3 with only items already listed');
@@ -125,7 +80,7 @@ describe('kube-client continue loop', () => {
 
   it('accepts an empty page with a fresh token and a page that repeats some objects', async () => {
     // Prepare
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const token = url.searchParams.get('continue');
       if (token === null)
         sendJson(res, 200, { metadata: { continue: 'p2' }, items: [nodeClass('a')] });
@@ -134,7 +89,7 @@ describe('kube-client continue loop', () => {
     });
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual([nodeClass('a'), nodeClass('a'), nodeClass('b')]);
@@ -144,7 +99,7 @@ describe('kube-client continue loop', () => {
   it('forgets the tokens and objects of a list restarted after 410', async () => {
     // Prepare: the restarted list hands out the same token and objects as the expired one
     let calls = 0;
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       calls += 1;
       const token = url.searchParams.get('continue');
       if (token === 'c1' && calls === 2) {
@@ -155,7 +110,7 @@ describe('kube-client continue loop', () => {
     });
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual([nodeClass('a'), nodeClass('b')]);

@@ -1,65 +1,27 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEksTokenProvider } from '../../../lambda/adapters/aws/eks-token.js';
-import { createKubeClient, type KubeClient } from '../../../lambda/adapters/kube/kube-client.js';
-import { KubeApiError } from '../../../lambda/adapters/kube/kube-errors.js';
+import { createKubeClient } from '../../../lambda/adapters/kube/kube-client.js';
 import { DeploymentSchema } from '../../../lambda/adapters/kube/schemas.js';
 import {
-  generatePki,
+  kubeFailureOf,
   sendJson,
   startApiServer,
   statusBody,
-  type TestApiServer,
-  type TestPki,
+  useKubeApiServer,
 } from './tls-fixtures.js';
 
 const NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
-let pki: TestPki;
-let server: TestApiServer;
-const clients: KubeClient[] = [];
-
-function client(overrides: Partial<Parameters<typeof createKubeClient>[0]> = {}): KubeClient {
-  const created = createKubeClient({
-    endpoint: server.endpoint,
-    caPem: pki.caPem,
-    token: async () => 'k8s-aws-v1.test',
-    ...overrides,
-  });
-  clients.push(created);
-  return created;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<KubeApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught
-  );
-  expect(error).toBeInstanceOf(KubeApiError);
-  return error as KubeApiError;
-}
-
-beforeAll(async () => {
-  pki = generatePki();
-  server = await startApiServer(pki);
-});
-
-afterEach(() => {
-  for (const created of clients.splice(0)) created.close();
-  server.requests.length = 0;
-});
-
-afterAll(async () => {
-  await server.close();
-});
+const api = useKubeApiServer();
 
 describe('kube-client', () => {
   it('trusts the pinned cluster CA and lists items', async () => {
     // Prepare
-    server.handle((_req, res) => sendJson(res, 200, { items: [{ metadata: { name: 'a' } }] }));
+    api.server.handle((_req, res) => sendJson(res, 200, { items: [{ metadata: { name: 'a' } }] }));
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual([{ metadata: { name: 'a' } }]);
@@ -67,20 +29,20 @@ describe('kube-client', () => {
 
   it('refuses a server whose certificate is not signed by the pinned CA', async () => {
     // Prepare
-    server.handle((_req, res) => sendJson(res, 200, { items: [] }));
+    api.server.handle((_req, res) => sendJson(res, 200, { items: [] }));
 
     // Act
-    const error = await failureOf(client({ caPem: pki.otherCaPem }).list(NODECLASSES));
+    const error = await kubeFailureOf(api.client({ caPem: api.pki.otherCaPem }).list(NODECLASSES));
 
     // Assess
     expect(error.kind).toBe('tls');
     expect(error.message).toContain('not signed by the cluster CA');
-    expect(server.requests).toHaveLength(0);
+    expect(api.server.requests).toHaveLength(0);
   });
 
   it('follows continue tokens until the last page', async () => {
     // Prepare
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const token = url.searchParams.get('continue');
       if (token === null) sendJson(res, 200, { metadata: { continue: 'page-2' }, items: [1, 2] });
       else if (token === 'page-2')
@@ -89,18 +51,18 @@ describe('kube-client', () => {
     });
 
     // Act
-    const items = await client({ pageSize: 2 }).list(NODECLASSES, {
+    const items = await api.client({ pageSize: 2 }).list(NODECLASSES, {
       labelSelector: 'app.kubernetes.io/name=karpenter',
     });
 
     // Assess
     expect(items).toEqual([1, 2, 3, 4]);
-    expect(server.requests.map(({ url }) => url.searchParams.get('continue'))).toEqual([
+    expect(api.server.requests.map(({ url }) => url.searchParams.get('continue'))).toEqual([
       null,
       'page-2',
       'page-3',
     ]);
-    for (const { url } of server.requests) {
+    for (const { url } of api.server.requests) {
       expect(url.pathname).toBe(NODECLASSES);
       expect(url.searchParams.get('limit')).toBe('2');
       expect(url.searchParams.get('labelSelector')).toBe('app.kubernetes.io/name=karpenter');
@@ -110,7 +72,7 @@ describe('kube-client', () => {
   it('restarts a list once when its continue token expired (410)', async () => {
     // Prepare
     let calls = 0;
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       calls += 1;
       if (url.searchParams.get('continue') === 'stale' && calls === 2) {
         sendJson(res, 410, statusBody(410, 'Expired', 'continue token expired'));
@@ -120,7 +82,7 @@ describe('kube-client', () => {
     });
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual(['fresh']);
@@ -128,7 +90,7 @@ describe('kube-client', () => {
 
   it('sends the EKS token as a bearer token', async () => {
     // Prepare
-    server.handle((_req, res) => sendJson(res, 200, { items: [] }));
+    api.server.handle((_req, res) => sendJson(res, 200, { items: [] }));
     const tokens = createEksTokenProvider({
       region: 'us-west-2',
       credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' }),
@@ -136,10 +98,10 @@ describe('kube-client', () => {
     });
 
     // Act
-    await client({ token: () => tokens.token('prod') }).list(NODECLASSES);
+    await api.client({ token: () => tokens.token('prod') }).list(NODECLASSES);
 
     // Assess
-    const authorization = server.requests[0]?.authorization ?? '';
+    const authorization = api.server.requests[0]?.authorization ?? '';
     expect(authorization.startsWith('Bearer k8s-aws-v1.')).toBe(true);
     const url = new URL(
       Buffer.from(authorization.slice('Bearer k8s-aws-v1.'.length), 'base64url').toString('utf8')
@@ -169,44 +131,44 @@ describe('kube-client', () => {
     [500, 'unreachable'],
   ] as const)('classifies HTTP %i as %s and keeps the server message', async (status, reason) => {
     // Prepare
-    server.handle((_req, res) =>
+    api.server.handle((_req, res) =>
       sendJson(res, status, statusBody(status, 'Failure', `the server said ${status}`))
     );
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
     expect(error.kind).toBe('http');
     expect(error.httpStatus).toBe(status);
     expect(error.reason).toBe(reason);
     expect(error.message).toContain(`HTTP ${status}: the server said ${status}`);
-    expect(error.source).toBe(`${server.endpoint}${NODECLASSES}`);
+    expect(error.source).toBe(`${api.server.endpoint}${NODECLASSES}`);
   });
 
   it('times out on a server that accepts the request but never answers', async () => {
     // Prepare
-    server.handle(() => {
+    api.server.handle(() => {
       // never answers
     });
 
     // Act
-    const error = await failureOf(client({ readTimeoutMs: 200 }).list(NODECLASSES));
+    const error = await kubeFailureOf(api.client({ readTimeoutMs: 200 }).list(NODECLASSES));
 
     // Assess
     expect(error.kind).toBe('timeout');
     expect(error.reason).toBe('timeout');
-    expect(error.message).toContain(server.endpoint);
+    expect(error.message).toContain(api.server.endpoint);
   });
 
   it('reports malformed JSON as an invalid response', async () => {
     // Prepare
-    server.handle((_req, res) => {
+    api.server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"items": [');
     });
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
     expect(error.kind).toBe('malformed');
@@ -216,10 +178,10 @@ describe('kube-client', () => {
 
   it('reports a list without items as an unexpected shape', async () => {
     // Prepare
-    server.handle((_req, res) => sendJson(res, 200, { kind: 'Nope' }));
+    api.server.handle((_req, res) => sendJson(res, 200, { kind: 'Nope' }));
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
     expect(error.reason).toBe('invalid-response');
@@ -228,7 +190,7 @@ describe('kube-client', () => {
 
   it('parses a single object with the given schema', async () => {
     // Prepare
-    server.handle((_req, res) =>
+    api.server.handle((_req, res) =>
       sendJson(res, 200, {
         metadata: { name: 'karpenter', namespace: 'kube-system' },
         spec: { template: { spec: { containers: [{ name: 'controller', image: 'x:1.0.0' }] } } },
@@ -236,10 +198,9 @@ describe('kube-client', () => {
     );
 
     // Act
-    const deployment = await client().get(
-      '/apis/apps/v1/namespaces/kube-system/deployments/karpenter',
-      DeploymentSchema
-    );
+    const deployment = await api
+      .client()
+      .get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter', DeploymentSchema);
 
     // Assess
     expect(deployment.spec.template.spec.containers[0]?.image).toBe('x:1.0.0');
@@ -247,12 +208,12 @@ describe('kube-client', () => {
 
   it('reports a connection refused as unreachable, naming the endpoint', async () => {
     // Prepare
-    const closed = await startApiServer(pki);
+    const closed = await startApiServer(api.pki);
     const endpoint = closed.endpoint;
     await closed.close();
 
     // Act
-    const error = await failureOf(client({ endpoint }).list(NODECLASSES));
+    const error = await kubeFailureOf(api.client({ endpoint }).list(NODECLASSES));
 
     // Assess
     expect(error.kind).toBe('network');
@@ -263,27 +224,29 @@ describe('kube-client', () => {
   it('reports a server that echoes the Authorization header without the token', async () => {
     // Prepare
     const token = `k8s-aws-v1.${Buffer.from('https://sts.amazonaws.com/?X-Amz-Signature=ff').toString('base64url')}`;
-    server.handle((req, res) =>
+    api.server.handle((req, res) =>
       sendJson(res, 401, statusBody(401, 'Unauthorized', `bad ${req.headers.authorization}`))
     );
 
     // Act
-    const error = await failureOf(client({ token: async () => token }).list(NODECLASSES));
+    const error = await kubeFailureOf(api.client({ token: async () => token }).list(NODECLASSES));
 
     // Assess
-    expect(server.requests[0]?.authorization).toBe(`Bearer ${token}`);
+    expect(api.server.requests[0]?.authorization).toBe(`Bearer ${token}`);
     expect(error.message).toContain('HTTP 401: bad Bearer [redacted]');
     expect(error.message).not.toContain('k8s-aws-v1.');
   });
 
   it('scrubs an echoed token of any format from a malformed body excerpt', async () => {
     // Prepare
-    server.handle((req, res) => {
+    api.server.handle((req, res) => {
       res.writeHead(200).end(`echo ${req.headers.authorization}`);
     });
 
     // Act
-    const error = await failureOf(client({ token: async () => 'opaque-1234' }).list(NODECLASSES));
+    const error = await kubeFailureOf(
+      api.client({ token: async () => 'opaque-1234' }).list(NODECLASSES)
+    );
 
     // Assess
     expect(error.message).toContain('malformed JSON (echo Bearer [redacted])');
@@ -309,15 +272,15 @@ describe('kube-client budgets', () => {
 
   it('abandons a server that drips one byte every 200 ms at the request deadline', async () => {
     // Prepare: the idle timer never fires, only the overall deadline can end it
-    server.handle((_req, res) => {
+    api.server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => res.write(' '), 200);
       res.on('close', () => clearInterval(drip));
     });
 
     // Act
-    const error = await failureOf(
-      client({ readTimeoutMs: 5_000, limits: { requestDeadlineMs: 1_000 } }).list(NODECLASSES)
+    const error = await kubeFailureOf(
+      api.client({ readTimeoutMs: 5_000, limits: { requestDeadlineMs: 1_000 } }).list(NODECLASSES)
     );
 
     // Assess
@@ -328,15 +291,15 @@ describe('kube-client budgets', () => {
 
   it('applies the request deadline to single objects too', async () => {
     // Prepare
-    server.handle((_req, res) => {
+    api.server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => res.write(' '), 200);
       res.on('close', () => clearInterval(drip));
     });
 
     // Act
-    const error = await failureOf(
-      client({ limits: { requestDeadlineMs: 600 } }).get('/apis/apps/v1/x', DeploymentSchema)
+    const error = await kubeFailureOf(
+      api.client({ limits: { requestDeadlineMs: 600 } }).get('/apis/apps/v1/x', DeploymentSchema)
     );
 
     // Assess
@@ -346,26 +309,28 @@ describe('kube-client budgets', () => {
 
   it('ends a list whose pages are each quick but never stop at the list deadline', async () => {
     // Prepare
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       setTimeout(() => endlessPage(res, url, 10), 100);
     });
 
     // Act
-    const error = await failureOf(client({ limits: { listDeadlineMs: 700 } }).list(NODECLASSES));
+    const error = await kubeFailureOf(
+      api.client({ limits: { listDeadlineMs: 700 } }).list(NODECLASSES)
+    );
 
     // Assess
     expect(error.kind).toBe('timeout');
     expect(error.message).toContain('all pages together (kube limit listDeadlineMs)');
-    expect(server.requests.length).toBeGreaterThan(1);
+    expect(api.server.requests.length).toBeGreaterThan(1);
   }, 15_000);
 
   it('stops an endless list of large pages at the list byte budget', async () => {
     // Prepare
-    server.handle((_req, res, url) => endlessPage(res, url, 256 * 1024));
+    api.server.handle((_req, res, url) => endlessPage(res, url, 256 * 1024));
 
     // Act
-    const error = await failureOf(
-      client({ limits: { maxListBytes: 1024 * 1024 } }).list(NODECLASSES)
+    const error = await kubeFailureOf(
+      api.client({ limits: { maxListBytes: 1024 * 1024 } }).list(NODECLASSES)
     );
 
     // Assess
@@ -374,16 +339,16 @@ describe('kube-client budgets', () => {
     expect(error.message).toMatch(
       /read more than 1048576 bytes in 4 page\(s\) \(kube limit maxListBytes\)/
     );
-    expect(server.requests).toHaveLength(4);
+    expect(api.server.requests).toHaveLength(4);
   }, 15_000);
 
   it('refuses one response larger than the response cap', async () => {
     // Prepare
-    server.handle((_req, res) => sendJson(res, 200, { items: ['x'.repeat(2 * 1024 * 1024)] }));
+    api.server.handle((_req, res) => sendJson(res, 200, { items: ['x'.repeat(2 * 1024 * 1024)] }));
 
     // Act
-    const error = await failureOf(
-      client({ limits: { maxResponseBytes: 1024 * 1024 } }).list(NODECLASSES)
+    const error = await kubeFailureOf(
+      api.client({ limits: { maxResponseBytes: 1024 * 1024 } }).list(NODECLASSES)
     );
 
     // Assess
@@ -395,20 +360,22 @@ describe('kube-client budgets', () => {
 
   it('stops following continue tokens at the page cap', async () => {
     // Prepare
-    server.handle((_req, res, url) => endlessPage(res, url, 10));
+    api.server.handle((_req, res, url) => endlessPage(res, url, 10));
 
     // Act
-    const error = await failureOf(client({ limits: { maxListPages: 5 } }).list(NODECLASSES));
+    const error = await kubeFailureOf(
+      api.client({ limits: { maxListPages: 5 } }).list(NODECLASSES)
+    );
 
     // Assess
     expect(error.reason).toBe('invalid-response');
     expect(error.message).toContain('kept paginating past 5 pages (kube limit maxListPages)');
-    expect(server.requests).toHaveLength(5);
+    expect(api.server.requests).toHaveLength(5);
   }, 15_000);
 
   it('lists within every budget when the server behaves', async () => {
     // Prepare
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const page = Number(url.searchParams.get('continue') ?? '0') + 1;
       sendJson(res, 200, {
         metadata: page < 3 ? { continue: String(page) } : {},
@@ -417,9 +384,11 @@ describe('kube-client budgets', () => {
     });
 
     // Act
-    const items = await client({
-      limits: { maxListPages: 3, maxListBytes: 64 * 1024, listDeadlineMs: 10_000 },
-    }).list(NODECLASSES);
+    const items = await api
+      .client({
+        limits: { maxListPages: 3, maxListBytes: 64 * 1024, listDeadlineMs: 10_000 },
+      })
+      .list(NODECLASSES);
 
     // Assess
     expect(items).toHaveLength(3);

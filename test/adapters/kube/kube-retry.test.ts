@@ -1,55 +1,28 @@
 // Retries of the Kubernetes client against a real local HTTPS server: transient failures are
 // retried within the deadlines, others are not, and every wait is recorded instead of slept.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createKubeClient, type KubeClient } from '../../../lambda/adapters/kube/kube-client.js';
-import { KubeApiError, retryAfterMs } from '../../../lambda/adapters/kube/kube-errors.js';
+import { createKubeClient } from '../../../lambda/adapters/kube/kube-client.js';
+import { retryAfterMs } from '../../../lambda/adapters/kube/kube-errors.js';
 import { deadlineAfter, withScanDeadline } from '../../../lambda/shared/deadline.js';
-import {
-  generatePki,
-  sendJson,
-  startApiServer,
-  statusBody,
-  type TestApiServer,
-  type TestPki,
-} from './tls-fixtures.js';
+import { kubeFailureOf, sendJson, statusBody, useKubeApiServer } from './tls-fixtures.js';
 
 const NODECLASSES = '/apis/karpenter.k8s.aws/v1/ec2nodeclasses';
 
-let pki: TestPki;
-let server: TestApiServer;
-const clients: KubeClient[] = [];
+const api = useKubeApiServer({
+  // Waits are recorded and skipped; the jitter is its midpoint.
+  sleep: async (milliseconds) => {
+    waits.push(milliseconds);
+  },
+  random: () => 0.5,
+});
+
 let waits: number[] = [];
-
-/** A client whose waits are recorded and skipped; the jitter is its midpoint. */
-function client(overrides: Partial<Parameters<typeof createKubeClient>[0]> = {}): KubeClient {
-  const created = createKubeClient({
-    endpoint: server.endpoint,
-    caPem: pki.caPem,
-    token: async () => 'k8s-aws-v1.test',
-    sleep: async (milliseconds) => {
-      waits.push(milliseconds);
-    },
-    random: () => 0.5,
-    ...overrides,
-  });
-  clients.push(created);
-  return created;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<KubeApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught
-  );
-  expect(error).toBeInstanceOf(KubeApiError);
-  return error as KubeApiError;
-}
 
 /** Answers each request with the next of `answers` (status, headers), then 200 with one item. */
 function answerInTurn(answers: readonly [number, Record<string, string>?][]): void {
   let next = 0;
-  server.handle((_req, res) => {
+  api.server.handle((_req, res) => {
     const answer = answers[next++];
     if (answer === undefined) {
       sendJson(res, 200, { items: [{ metadata: { name: 'a' } }] });
@@ -62,19 +35,8 @@ function answerInTurn(answers: readonly [number, Record<string, string>?][]): vo
   });
 }
 
-beforeAll(async () => {
-  pki = generatePki();
-  server = await startApiServer(pki);
-});
-
 afterEach(() => {
-  for (const created of clients.splice(0)) created.close();
-  server.requests.length = 0;
   waits = [];
-});
-
-afterAll(async () => {
-  await server.close();
 });
 
 describe('kube-client retries', () => {
@@ -83,11 +45,11 @@ describe('kube-client retries', () => {
     answerInTurn([[500]]);
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess: one backoff (base 250 ms, half of it jitter) between the two requests
     expect(items).toEqual([{ metadata: { name: 'a' } }]);
-    expect(server.requests).toHaveLength(2);
+    expect(api.server.requests).toHaveLength(2);
     expect(waits).toEqual([187.5]);
   });
 
@@ -96,7 +58,7 @@ describe('kube-client retries', () => {
     answerInTurn([[429, { 'retry-after': '1' }]]);
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toHaveLength(1);
@@ -109,14 +71,13 @@ describe('kube-client retries', () => {
     const started = Date.now();
 
     const realSleep = createKubeClient({
-      endpoint: server.endpoint,
-      caPem: pki.caPem,
+      endpoint: api.server.endpoint,
+      caPem: api.pki.caPem,
       token: async () => 'k8s-aws-v1.test',
     });
-    clients.push(realSleep);
 
     // Act
-    const items = await realSleep.list(NODECLASSES);
+    const items = await realSleep.list(NODECLASSES).finally(() => realSleep.close());
 
     // Assess
     expect(items).toHaveLength(1);
@@ -128,10 +89,10 @@ describe('kube-client retries', () => {
     answerInTurn([[503], [503], [503], [503], [503]]);
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess: the default four attempts, backoff doubling between them
-    expect(server.requests).toHaveLength(4);
+    expect(api.server.requests).toHaveLength(4);
     expect(waits).toEqual([187.5, 375, 750]);
     expect(error.reason).toBe('unreachable');
     expect(error.httpStatus).toBe(503);
@@ -144,10 +105,10 @@ describe('kube-client retries', () => {
     answerInTurn([[status]]);
 
     // Act
-    const error = await failureOf(client().list(NODECLASSES));
+    const error = await kubeFailureOf(api.client().list(NODECLASSES));
 
     // Assess
-    expect(server.requests).toHaveLength(1);
+    expect(api.server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
     expect(error.httpStatus).toBe(status);
     expect(error.message).not.toContain('attempts');
@@ -156,7 +117,7 @@ describe('kube-client retries', () => {
   it('retries a page of a list with its continue token', async () => {
     // Prepare: the second page fails once with 502
     let failed = false;
-    server.handle((_req, res, url) => {
+    api.server.handle((_req, res, url) => {
       const token = url.searchParams.get('continue');
       if (token === null) sendJson(res, 200, { metadata: { continue: 'page-2' }, items: [1] });
       else if (!failed) {
@@ -166,11 +127,11 @@ describe('kube-client retries', () => {
     });
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual([1, 2]);
-    expect(server.requests.map(({ url }) => url.searchParams.get('continue'))).toEqual([
+    expect(api.server.requests.map(({ url }) => url.searchParams.get('continue'))).toEqual([
       null,
       'page-2',
       'page-2',
@@ -180,7 +141,7 @@ describe('kube-client retries', () => {
   it('retries a connection the server drops (socket hang up)', async () => {
     // Prepare
     let dropped = false;
-    server.handle((req, res) => {
+    api.server.handle((req, res) => {
       if (!dropped) {
         dropped = true;
         req.socket.destroy();
@@ -190,7 +151,7 @@ describe('kube-client retries', () => {
     });
 
     // Act
-    const items = await client().list(NODECLASSES);
+    const items = await api.client().list(NODECLASSES);
 
     // Assess
     expect(items).toEqual(['ok']);
@@ -202,15 +163,14 @@ describe('kube-client retries', () => {
     answerInTurn([[429, { 'retry-after': '10' }]]);
 
     // Act
-    const error = await failureOf(
-      client({ limits: { requestDeadlineMs: 2_000 } }).get(
-        '/apis/apps/v1/namespaces/kube-system/deployments/karpenter',
-        z.unknown()
-      )
+    const error = await kubeFailureOf(
+      api
+        .client({ limits: { requestDeadlineMs: 2_000 } })
+        .get('/apis/apps/v1/namespaces/kube-system/deployments/karpenter', z.unknown())
     );
 
     // Assess
-    expect(server.requests).toHaveLength(1);
+    expect(api.server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
     expect(error.reason).toBe('throttled');
     expect(error.message).toContain('Retry-After of 10 s ends past the deadline');
@@ -222,15 +182,17 @@ describe('kube-client retries', () => {
     answerInTurn([[503, { 'retry-after': '3600' }]]);
 
     // Act: the request deadline would allow the wait; the cap does not.
-    const error = await failureOf(
-      client({
-        retry: { maxRetryAfterMs: 5_000 },
-        limits: { requestDeadlineMs: 7_200_000, listDeadlineMs: 7_200_000 },
-      }).list(NODECLASSES)
+    const error = await kubeFailureOf(
+      api
+        .client({
+          retry: { maxRetryAfterMs: 5_000 },
+          limits: { requestDeadlineMs: 7_200_000, listDeadlineMs: 7_200_000 },
+        })
+        .list(NODECLASSES)
     );
 
     // Assess: no early retry
-    expect(server.requests).toHaveLength(1);
+    expect(api.server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
     expect(error.reason).toBe('throttled');
     expect(error.httpStatus).toBe(503);
@@ -244,10 +206,12 @@ describe('kube-client retries', () => {
     answerInTurn([[429, { 'retry-after': '5' }]]);
 
     // Act
-    const items = await client({
-      retry: { maxRetryAfterMs: 5_000 },
-      limits: { requestDeadlineMs: 60_000 },
-    }).list(NODECLASSES);
+    const items = await api
+      .client({
+        retry: { maxRetryAfterMs: 5_000 },
+        limits: { requestDeadlineMs: 60_000 },
+      })
+      .list(NODECLASSES);
 
     // Assess
     expect(items).toHaveLength(1);
@@ -256,15 +220,15 @@ describe('kube-client retries', () => {
 
   it('stops at the scan deadline, however long the request deadline', async () => {
     // Prepare
-    server.handle(() => {
+    api.server.handle(() => {
       // never answers
     });
     const deadline = deadlineAfter(300, 'the scan deadline of 300 ms (test)');
 
     // Act
     const started = Date.now();
-    const error = await failureOf(
-      withScanDeadline(deadline, () => client({ readTimeoutMs: 10_000 }).list(NODECLASSES))
+    const error = await kubeFailureOf(
+      withScanDeadline(deadline, () => api.client({ readTimeoutMs: 10_000 }).list(NODECLASSES))
     );
 
     // Assess

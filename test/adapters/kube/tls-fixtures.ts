@@ -6,6 +6,13 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import {
+  createKubeClient,
+  type KubeClient,
+  type KubeClientOptions,
+} from '../../../lambda/adapters/kube/kube-client.js';
+import { KubeApiError } from '../../../lambda/adapters/kube/kube-errors.js';
 
 export interface TestPki {
   readonly caPem: string;
@@ -136,4 +143,57 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 export function statusBody(code: number, reason: string, message: string) {
   return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}
+
+/**
+ * A real local API server for one test file (started once, its requests and clients reset after
+ * each test) and a client factory pinned to its CA. `server` and `pki` exist from `beforeAll` on.
+ */
+export function useKubeApiServer(defaults: Partial<KubeClientOptions> = {}) {
+  const state: { pki?: TestPki; server?: TestApiServer } = {};
+  const clients: KubeClient[] = [];
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the test API server starts in beforeAll');
+    return value;
+  };
+  beforeAll(async () => {
+    state.pki = generatePki();
+    state.server = await startApiServer(state.pki);
+  });
+  afterEach(() => {
+    for (const created of clients.splice(0)) created.close();
+    if (state.server) state.server.requests.length = 0;
+  });
+  afterAll(async () => {
+    await state.server?.close();
+  });
+  return {
+    get server(): TestApiServer {
+      return started(state.server);
+    },
+    get pki(): TestPki {
+      return started(state.pki);
+    },
+    client(overrides: Partial<KubeClientOptions> = {}): KubeClient {
+      const created = createKubeClient({
+        endpoint: started(state.server).endpoint,
+        caPem: started(state.pki).caPem,
+        token: async () => 'k8s-aws-v1.test',
+        ...defaults,
+        ...overrides,
+      });
+      clients.push(created);
+      return created;
+    },
+  };
+}
+
+/** The KubeApiError a read failed with (the test fails when it did not fail so). */
+export async function kubeFailureOf(promise: Promise<unknown>): Promise<KubeApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught
+  );
+  expect(error).toBeInstanceOf(KubeApiError);
+  return error as KubeApiError;
 }
