@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { REPO_ROOT } from './deployment-context.js';
 import type { PublishedMessage, QueuedMessage } from './emulator/aws.js';
+import type { Invocation } from './lambda-runner.js';
 import type { Simulation } from './simulation.js';
 
 export const event = (name: string) =>
@@ -72,4 +73,21 @@ export async function dispatchScanFor(sim: Simulation, cluster: string): Promise
   const message = messages.find((entry) => JSON.parse(entry.body).cluster === cluster);
   if (!message) throw new Error(`no scan request for ${cluster}`);
   return message;
+}
+
+/** Every structured log line of the invocations (Powertools: INFO on stdout, WARN and ERROR on stderr). */
+export function logLinesOf(invocations: readonly Invocation[]): Record<string, unknown>[] {
+  return invocations.flatMap((invocation) => [
+    ...invocation.logLines,
+    ...invocation.stderr.split('\n').flatMap((line): Record<string, unknown>[] => {
+      try {
+        const parsed: unknown = JSON.parse(line);
+        return parsed !== null && typeof parsed === 'object'
+          ? [parsed as Record<string, unknown>]
+          : [];
+      } catch {
+        return [];
+      }
+    }),
+  ]);
 }

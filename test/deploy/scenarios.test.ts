@@ -21,6 +21,7 @@ import {
   alertsOf,
   dispatchScanFor,
   event,
+  logLinesOf,
   redeliverScans,
 } from './scenario-support.js';
 import {
@@ -720,20 +721,7 @@ describe('an object too large to store beside a real regression', () => {
     // Assess: no scan failed, nor logged a failure
     expect(dispatched.error).toBeUndefined();
     expect(failed).toEqual([]);
-    // Powertools writes INFO to stdout, WARN and ERROR to stderr.
-    const logLines = invocations.flatMap((invocation) => [
-      ...invocation.logLines,
-      ...invocation.stderr.split('\n').flatMap((line): Record<string, unknown>[] => {
-        try {
-          const parsed: unknown = JSON.parse(line);
-          return parsed !== null && typeof parsed === 'object'
-            ? [parsed as Record<string, unknown>]
-            : [];
-        } catch {
-          return [];
-        }
-      }),
-    ]);
+    const logLines = logLinesOf(invocations);
     expect(logLines.filter((line) => line.message === 'Cluster scan failed')).toEqual([]);
     expect(logLines.filter((line) => 'ScanFailures' in line)).toEqual([]);
     // What the CLI reports changed is alerted, once, plus the one thing only the service meets:

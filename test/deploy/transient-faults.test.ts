@@ -24,7 +24,7 @@ import {
 import { SCAN_DEADLINE_ENV } from '../../lambda/shared/deadline.js';
 import type { KubeFault } from './emulator/kube.js';
 import type { Invocation } from './lambda-runner.js';
-import { alertMessages, alertsOf, dispatchScanFor } from './scenario-support.js';
+import { alertMessages, alertsOf, dispatchScanFor, logLinesOf } from './scenario-support.js';
 import { Simulation } from './simulation.js';
 import { synthesizedAssembly } from './synthesized-assembly.js';
 
@@ -217,22 +217,10 @@ async function published(): Promise<string[]> {
   ];
 }
 
-/** Failures the scan logged (Powertools: INFO on stdout, WARN and ERROR on stderr). */
+/** Failures the scan logged. */
 function scanFailures(invocations: readonly Invocation[]): unknown[] {
-  return invocations.flatMap((invocation) =>
-    [
-      ...invocation.logLines,
-      ...invocation.stderr.split('\n').flatMap((line): Record<string, unknown>[] => {
-        try {
-          const parsed: unknown = JSON.parse(line);
-          return parsed !== null && typeof parsed === 'object'
-            ? [parsed as Record<string, unknown>]
-            : [];
-        } catch {
-          return [];
-        }
-      }),
-    ].filter((line) => line.message === 'Cluster scan failed' || 'ScanFailures' in line)
+  return logLinesOf(invocations).filter(
+    (line) => line.message === 'Cluster scan failed' || 'ScanFailures' in line
   );
 }
 
