@@ -19,6 +19,7 @@ const NEEDS_OWN_PROCESS = [
   'test/adapters/aws/table-rate-budget.test.ts',
   'test/adapters/aws/finding-store-index-writes.test.ts',
   'test/adapters/aws/finding-store-batch.test.ts',
+  'test/adapters/aws/finding-store-ambiguous.test.ts',
 ];
 const isolated = readdirSync(join(import.meta.dirname, 'test'), {
   recursive: true,

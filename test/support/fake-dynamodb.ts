@@ -14,10 +14,29 @@ import { mockClient } from 'aws-sdk-client-mock';
 type Item = Record<string, unknown>;
 type Values = Record<string, unknown> | undefined;
 
-const conditionFailed = () =>
+/** A scalar as DynamoDB sends it (`{ N: '7' }`); the store compares scalars only. */
+function wireValue(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') return { S: value };
+  if (typeof value === 'number') return { N: String(value) };
+  if (typeof value === 'boolean') return { BOOL: value };
+  return { S: JSON.stringify(value) };
+}
+
+/**
+ * As DynamoDB: with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` the failure carries the item
+ * as the condition found it, in the wire form the document client leaves it in.
+ */
+const conditionFailed = (returnValues?: string, item?: Item) =>
   Object.assign(new Error('The conditional request failed'), {
     name: 'ConditionalCheckFailedException',
     $metadata: { httpStatusCode: 400 },
+    ...(returnValues === 'ALL_OLD' && item !== undefined
+      ? {
+          Item: Object.fromEntries(
+            Object.entries(item).map(([name, value]) => [name, wireValue(value)])
+          ),
+        }
+      : {}),
   });
 
 const NEWER_SCAN = '(attribute_not_exists(scanSeq) OR scanSeq < :scanSeq)';
@@ -40,6 +59,8 @@ function holds(
       return item === undefined;
     case 'revision = :revision':
       return revision;
+    case 'revision = :revision AND attribute_not_exists(pendingSeq)':
+      return revision && item?.pendingSeq === undefined;
     case `revision = :revision AND attribute_not_exists(pendingSeq) AND ${NEWER_SCAN}`:
       return revision && item?.pendingSeq === undefined && newerScan(item, values);
     case `revision = :revision AND #status = :open AND ${NEWER_SCAN}`:
@@ -108,15 +129,15 @@ export function fakeDynamoDb(): FakeTable {
   mock
     .on(PutCommand)
     .callsFake(
-      (input: { Item: Item; ConditionExpression?: string; ExpressionAttributeValues?: Values }) => {
-        if (
-          !holds(
-            input.ConditionExpression,
-            items.get(key(input.Item)),
-            input.ExpressionAttributeValues
-          )
-        )
-          throw conditionFailed();
+      (input: {
+        Item: Item;
+        ConditionExpression?: string;
+        ExpressionAttributeValues?: Values;
+        ReturnValuesOnConditionCheckFailure?: string;
+      }) => {
+        const current = items.get(key(input.Item));
+        if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues))
+          throw conditionFailed(input.ReturnValuesOnConditionCheckFailure, current);
         items.set(key(input.Item), structuredClone(input.Item));
         return {};
       }
@@ -124,15 +145,15 @@ export function fakeDynamoDb(): FakeTable {
   mock
     .on(DeleteCommand)
     .callsFake(
-      (input: { Key: Item; ConditionExpression?: string; ExpressionAttributeValues?: Values }) => {
-        if (
-          !holds(
-            input.ConditionExpression,
-            items.get(key(input.Key)),
-            input.ExpressionAttributeValues
-          )
-        )
-          throw conditionFailed();
+      (input: {
+        Key: Item;
+        ConditionExpression?: string;
+        ExpressionAttributeValues?: Values;
+        ReturnValuesOnConditionCheckFailure?: string;
+      }) => {
+        const current = items.get(key(input.Key));
+        if (!holds(input.ConditionExpression, current, input.ExpressionAttributeValues))
+          throw conditionFailed(input.ReturnValuesOnConditionCheckFailure, current);
         items.delete(key(input.Key));
         return {};
       }
@@ -148,7 +169,7 @@ export function fakeDynamoDb(): FakeTable {
         input.ExpressionAttributeNames
       )
     ) {
-      throw conditionFailed();
+      throw conditionFailed(input.ReturnValuesOnConditionCheckFailure, current);
     }
     const next = applyUpdate(current, input.Key, input);
     items.set(key(input.Key), next);

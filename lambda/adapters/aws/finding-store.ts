@@ -19,19 +19,33 @@
 // then one conditional update of the scan counter takes the claim (`batch*` attributes: no newer
 // scan started, no other batch pending); then the finding items are batch-written without pending
 // attributes. The counter's marker is the pending publish of every change of the batch: a later
-// load turns it into one PendingPublish per change, an adopter takes the marker over and rewrites
-// the finding items (idempotent), and the publish removes the marker and the chunks. Chunks no
-// marker names and older than BATCH_ORPHAN_AGE_MS (a scan that lost the claim or died before it)
-// are deleted by the next load.
+// load turns it into one PendingPublish per change, an adopter takes the marker over and writes
+// the finding items still missing (never over one that exists), and the publish removes the
+// marker, then the chunks. A release deletes the first sightings still as claimed (same
+// revision, nothing pending on them), then removes the marker, and the chunks only if it did (a
+// scan that took the batch over publishes it instead); one stopped in between leaves the marker,
+// so the batch is taken over and published: never stored without an alert. Chunks are deleted
+// only once no marker names them, so a marker never names chunks that are gone. Chunks no marker
+// names and older than BATCH_ORPHAN_AGE_MS (a scan that lost the claim or died before it) are
+// deleted by the next load.
 //   Summary:         pk = CLUSTER#<account>/<region>/<name>  sk = SUMMARY#<scan seq>#<message id>#<chunk>
 // Any other summary (more changes than the batch threshold) is claimed change by change, each
 // claim conditional as above, but its message and the changes it covers are written ONCE, in
 // chunk items of at most BATCH_CHUNK_BYTES, before the first claim that carries it; each claim
 // holds only the reference (`pendingSummarySeq` + `pendingMessageId`), so no claim item grows with
-// the summary. A load resolves the reference (a claim naming a summary that is not stored fails
-// the load: never silently dropped). The scan that published a summary deletes its chunks when it
-// held and cleared every claim naming it; chunks no pending claim names and older than
-// BATCH_ORPHAN_AGE_MS (every claim lost, released, or taken over elsewhere) are deleted by a load.
+// the summary. The scan that published a summary deletes its chunks when it held and cleared
+// every claim naming it; chunks no pending claim names and older than BATCH_ORPHAN_AGE_MS (every
+// claim lost, released, or taken over elsewhere) are deleted by a load.
+// Ambiguous writes: the SDK retries a write whose answer was lost, and the retry of one that was
+// applied fails its condition. Each claim, takeover and settle therefore asks for the item as the
+// failed condition found it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, read back when the
+// answer has none) and counts its own earlier write (same owner sequence, key, revision) as won.
+// Loads never get stuck: a load is no snapshot (a claim or a settle may run between its pages),
+// so a reference it cannot resolve is read again once. Still missing (left by a defect or a lost
+// write), it is healed and logged as a warning: a batch marker whose chunks are gone is dropped
+// (its states are then handled as not claimed: those never stored alert again as new), and a
+// claim whose summary is gone is published as its own one-change message (sent twice at worst,
+// never lost). Either way the cluster keeps being scanned.
 // No item is sent that DynamoDB would refuse for its size (`item-size.ts`): `oversizedItems` tells
 // the scan beforehand which of its items would be, and every Put checks again (`ItemTooLargeError`).
 //
@@ -53,18 +67,24 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { findCheck } from '../../core/checks/index.js';
 import { type ClusterIdentity, clusterKey } from '../../core/cluster-identity.js';
 import type { NodeClassIndexEntry } from '../../core/event-index.js';
 import {
   CHANGE_KINDS,
+  type ChangeKind,
   type FindingState,
   type LifecycleChange,
   type PendingPublish,
   type ScanStamp,
 } from '../../core/lifecycle.js';
 import { type Finding, SEVERITIES } from '../../core/model.js';
-import { MAX_MESSAGE_BYTES, type OutgoingMessage } from '../../core/notify/message.js';
-import type { FindingStore } from '../../core/ports/service.js';
+import {
+  MAX_MESSAGE_BYTES,
+  type OutgoingMessage,
+  renderChangeMessage,
+} from '../../core/notify/message.js';
+import type { AppLogger, FindingStore } from '../../core/ports/service.js';
 import type { OversizedItem } from '../../core/storage-limits.js';
 import { utf8Length } from '../../core/text-budget.js';
 import { ItemTooLargeError, SourceUnavailableError } from '../../shared/errors.js';
@@ -416,6 +436,56 @@ function isConditionFailure(error: unknown): boolean {
   return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
+/** The scalar attributes of an item as they stood when a write's condition failed. */
+type StoredScalars = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/**
+ * The item a failed condition returns (`ReturnValuesOnConditionCheckFailure`): the document
+ * client leaves it in DynamoDB's wire form (`{ N: '7' }`). Only scalars are compared.
+ */
+function failedConditionItem(error: unknown): StoredScalars | undefined {
+  const item = (error as { Item?: unknown } | undefined)?.Item;
+  if (item === null || typeof item !== 'object') return undefined;
+  return Object.fromEntries(
+    Object.entries(item as Record<string, unknown>).map(([name, value]) => {
+      const wire = (value ?? {}) as { S?: unknown; N?: unknown; BOOL?: unknown };
+      if (typeof wire.S === 'string') return [name, wire.S];
+      if (typeof wire.N === 'string') return [name, Number(wire.N)];
+      if (typeof wire.BOOL === 'boolean') return [name, wire.BOOL];
+      return [name, undefined];
+    })
+  );
+}
+
+/** The scalar attributes of an item the document client read. */
+function scalarsOf(item: Record<string, unknown> | undefined): StoredScalars | undefined {
+  if (item === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(item).map(([name, value]) => [
+      name,
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : undefined,
+    ])
+  );
+}
+
+/**
+ * Scans whose batch state one store instance keeps (a warm Lambda runs scan after scan): far
+ * more than run at once in one instance, so only finished scans' entries are dropped.
+ */
+const REMEMBERED_SCANS = 256;
+
+/** Sets `key`, dropping the oldest entries past `limit` (a Map iterates in insertion order). */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  for (const oldest of map.keys()) {
+    if (map.size <= limit) break;
+    map.delete(oldest);
+  }
+}
+
 async function inBatches<T>(
   items: readonly T[],
   size: number,
@@ -437,6 +507,8 @@ export interface FindingStoreOptions {
   readonly homeRegion: string;
   /** Index entries are stamped with this (ISO); defaults to the finding times. */
   readonly now?: () => Date;
+  /** Told what a load healed (a reference to stored items that are gone). */
+  readonly logger?: Pick<AppLogger, 'warn'>;
 }
 
 export function createFindingStore(
@@ -635,6 +707,34 @@ export function createFindingStore(
   }
 
   /**
+   * A conditional write sent with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`: written, or
+   * the item as its condition found it, so a retry of a write that was applied (its answer lost)
+   * can be told by what it finds. An answer without the item is read back (the item does not
+   * exist, or a table emulator does not return it).
+   */
+  async function writeOrFind(
+    operation: string,
+    key: Record<string, unknown>,
+    run: () => Promise<unknown>
+  ): Promise<
+    { readonly written: true } | { readonly written: false; readonly found?: StoredScalars }
+  > {
+    try {
+      await run();
+      return { written: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw toSourceUnavailable(operation, error);
+      const returned = failedConditionItem(error);
+      if (returned !== undefined) return { written: false, found: returned };
+      const read = await send('dynamodb:GetItem', () =>
+        client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))
+      );
+      const found = scalarsOf(read?.Item);
+      return found === undefined ? { written: false } : { written: false, found };
+    }
+  }
+
+  /**
    * Conditional updates of many items, `WRITE_CONCURRENCY` at a time: whether each was written (a
    * lost condition is no error, only false).
    */
@@ -804,7 +904,7 @@ export function createFindingStore(
 
   /** The batch each cluster's last load found pending (by partition key). */
   const loadedBatches = new Map<string, BatchRecord>();
-  /** Batches a scan holds (claimed or adopted), by `<pk>|<scan seq>`. */
+  /** Batches a scan holds (claimed or adopted), by `<pk>|<scan seq>`; see REMEMBERED_SCANS. */
   const heldBatches = new Map<string, BatchRecord>();
   /** One takeover or release of a batch however many of its changes ask for it. */
   const batchOnce = new Map<string, Promise<boolean>>();
@@ -818,7 +918,7 @@ export function createFindingStore(
       batchOnce.delete(key);
       throw error;
     });
-    batchOnce.set(key, started);
+    remember(batchOnce, key, started, 2 * REMEMBERED_SCANS);
     return started;
   }
 
@@ -827,9 +927,17 @@ export function createFindingStore(
       DeleteRequest: { Key: { pk: findingPk(cluster), sk: batchSk(batch.key, chunk) } },
     }));
 
-  /** Removes the counter's marker of `batch` while `ownerSeq` holds it (a lost condition: not ours). */
-  async function removeBatchMarker(cluster: ClusterIdentity, batch: BatchRecord, ownerSeq: number) {
-    await send('dynamodb:UpdateItem', () =>
+  /**
+   * Removes the counter's marker of `batch` while `ownerSeq` holds it. True when no marker names
+   * the batch any more (removed now, or by this owner's earlier attempt whose answer was lost);
+   * false when another scan holds it (its takeover: the chunks are still its).
+   */
+  async function removeBatchMarker(
+    cluster: ClusterIdentity,
+    batch: Pick<BatchRecord, 'key'>,
+    ownerSeq: number
+  ): Promise<boolean> {
+    const outcome = await writeOrFind('dynamodb:UpdateItem', seqKey(cluster), () =>
       client.send(
         new UpdateCommand({
           TableName: tableName,
@@ -837,9 +945,25 @@ export function createFindingStore(
           UpdateExpression: `REMOVE ${BATCH_MARKER_ATTRIBUTES.join(', ')}`,
           ConditionExpression: 'batchKey = :key AND batchOwnerSeq = :owner',
           ExpressionAttributeValues: { ':key': batch.key, ':owner': ownerSeq },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         })
       )
     );
+    return outcome.written || outcome.found?.batchKey !== batch.key;
+  }
+
+  /** Whether the cluster's batch marker is still this batch's, owned by `ownerSeq` (a consistent read). */
+  async function holdsBatchMarker(
+    cluster: ClusterIdentity,
+    batch: Pick<BatchRecord, 'key'>,
+    ownerSeq: number
+  ): Promise<boolean> {
+    const read = await send('dynamodb:GetItem', () =>
+      client.send(
+        new GetCommand({ TableName: tableName, Key: seqKey(cluster), ConsistentRead: true })
+      )
+    );
+    return read?.Item?.batchKey === batch.key && read.Item.batchOwnerSeq === ownerSeq;
   }
 
   /** The finding items of a batch's claimed states, written by `scanSeq`, without pending marks. */
@@ -854,13 +978,68 @@ export function createFindingStore(
   }
 
   /**
+   * The finding items a taken-over batch still misses, each only where none exists: the earlier
+   * owner may write one meanwhile, and a newer scan may have moved one on since.
+   */
+  async function writeMissingBatchStates(
+    cluster: ClusterIdentity,
+    states: readonly FindingState[],
+    scanSeq: number
+  ) {
+    await inBatches(states, WRITE_CONCURRENCY, async (batch) => {
+      await Promise.all(
+        batch.map((state) =>
+          send('dynamodb:PutItem', () =>
+            client.send(
+              new PutCommand({
+                TableName: tableName,
+                Item: findingItem(state, cluster, scanSeq),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              })
+            )
+          )
+        )
+      );
+    });
+  }
+
+  /**
+   * Deletes the first sightings of a released batch that are still as it claimed them (same
+   * revision, no publish pending): one a newer scan claimed since is its.
+   */
+  async function deleteReleasedStates(cluster: ClusterIdentity, states: readonly FindingState[]) {
+    await inBatches(states, WRITE_CONCURRENCY, async (batch) => {
+      await Promise.all(
+        batch.map((state) =>
+          send('dynamodb:DeleteItem', () =>
+            client.send(
+              new DeleteCommand({
+                TableName: tableName,
+                Key: { pk: findingPk(cluster), sk: findingSk(state.id) },
+                ConditionExpression: 'revision = :revision AND attribute_not_exists(pendingSeq)',
+                ExpressionAttributeValues: { ':revision': state.revision },
+              })
+            )
+          )
+        )
+      );
+    });
+  }
+
+  /**
    * The batch the counter's marker names, as its claimed states and one pending publish per
-   * change; chunks of no marker older than BATCH_ORPHAN_AGE_MS are returned for deletion.
+   * change; chunks of no marker older than BATCH_ORPHAN_AGE_MS are returned for deletion. A
+   * marker some of whose chunks are missing is returned as `incomplete`, with the chunks found.
    */
   function loadBatch(
     cluster: ClusterIdentity,
     items: readonly Record<string, unknown>[]
-  ): { batch?: BatchRecord; pending: PendingPublish[]; orphans: Record<string, unknown>[] } {
+  ): {
+    batch?: BatchRecord;
+    pending: PendingPublish[];
+    orphans: Record<string, unknown>[];
+    incomplete?: { readonly marker: BatchMarker; readonly found: readonly string[] };
+  } {
     const counter = items.find((item) => item.sk === SCAN_SEQ_SK);
     const marker: BatchMarker | undefined =
       counter?.batchKey === undefined ? undefined : parseBatchMarker(counter);
@@ -881,10 +1060,7 @@ export function createFindingStore(
       .filter((chunk) => chunk.batchKey === marker.batchKey)
       .sort((a, b) => a.chunk - b.chunk);
     if (own.length !== marker.batchChunks || own.some((chunk, index) => chunk.chunk !== index)) {
-      throw malformed(
-        batchSk(marker.batchKey, 0),
-        `pending batch has ${own.length} of its ${marker.batchChunks} chunks`
-      );
+      return { pending: [], orphans, incomplete: { marker, found: own.map((chunk) => chunk.sk) } };
     }
     const members = own.flatMap((chunk) => {
       let parsed: unknown;
@@ -1026,11 +1202,13 @@ export function createFindingStore(
       group.push({ sk: item.sk, data: parsed.data });
       groups.set(key, group);
     }
-    const messages = new Map<string, OutgoingMessage>();
+    const messages = new Map<string, OutgoingMessage | undefined>();
     const claims = new Map<string, Set<string>>();
-    function resolve(seq: number, messageId: string, claimSk: unknown): OutgoingMessage {
+    /** The summary a claim names; undefined when some of its chunks are not stored. */
+    function resolve(seq: number, messageId: string): OutgoingMessage | undefined {
       const key = `${seq}|${messageId}`;
-      const found = messages.get(key) ?? parseSummary(groups.get(key), seq, messageId, claimSk);
+      if (messages.has(key)) return messages.get(key);
+      const found = parseSummary(groups.get(key), messageId);
       messages.set(key, found);
       return found;
     }
@@ -1071,23 +1249,21 @@ export function createFindingStore(
     return { resolve, named, settle };
   }
 
-  /** A stored summary from its chunks: every chunk present, the message and its covers readable. */
+  /**
+   * A stored summary from its chunks, the message and its covers readable; undefined when not
+   * every chunk is stored.
+   */
   function parseSummary(
     chunks: readonly { sk: string; data: z.infer<typeof SummaryChunkSchema> }[] | undefined,
-    seq: number,
-    messageId: string,
-    claimSk: unknown
-  ): OutgoingMessage {
+    messageId: string
+  ): OutgoingMessage | undefined {
     const ordered = [...(chunks ?? [])].sort((a, b) => a.data.chunk - b.data.chunk);
     const expected = ordered[0]?.data.chunks ?? 1;
     if (
       ordered.length !== expected ||
       ordered.some((chunk, index) => chunk.data.chunk !== index || chunk.data.chunks !== expected)
     ) {
-      throw malformed(
-        claimSk,
-        `pending claim names summary ${messageId} (scan ${seq}), stored in ${ordered.length} of its ${expected} chunks`
-      );
+      return undefined;
     }
     const covers = ordered.flatMap((chunk) => {
       let parsed: unknown;
@@ -1106,6 +1282,129 @@ export function createFindingStore(
       throw malformed(ordered[0]?.sk, `no readable message ${messageId}`);
     }
     return { ...message, covers };
+  }
+
+  /**
+   * One read of a partition: its states, the pending publishes it resolves, and the claims
+   * naming a summary not every chunk of which is stored (`unresolved`).
+   */
+  function readPartition(cluster: ClusterIdentity, items: readonly Record<string, unknown>[]) {
+    const states: FindingState[] = [];
+    const pending: PendingPublish[] = [];
+    const unresolved: (Omit<PendingPublish, 'message'> & {
+      readonly summaryId: string;
+      readonly summarySeq: number;
+    })[] = [];
+    const batch = loadBatch(cluster, items);
+    const summaries = loadSummaries(cluster, items);
+    for (const item of items.filter(isFindingItem)) {
+      const {
+        cluster: itemCluster,
+        account: _account,
+        region: _region,
+        resourceKind,
+        resourceName,
+        scanSeq: _scanSeq,
+        pendingKind,
+        pendingMessage,
+        pendingSummarySeq,
+        pendingMessageId,
+        pendingScanId,
+        pendingSeq,
+        pendingSince,
+        ...rest
+      } = parseFindingItem(item);
+      const state = withoutUndefined({
+        ...rest,
+        resource: { cluster: itemCluster, kind: resourceKind, name: resourceName },
+      }) as FindingState;
+      states.push(state);
+      if (pendingSeq === undefined) continue;
+      if (!pendingKind || pendingScanId === undefined || !pendingSince) {
+        throw malformed(item.sk, 'incomplete pending publish');
+      }
+      const claim = {
+        kind: pendingKind,
+        state,
+        scanId: pendingScanId,
+        scanSeq: pendingSeq,
+        since: pendingSince,
+      };
+      if (pendingMessage === undefined && pendingSummarySeq !== undefined && pendingMessageId) {
+        const summary = summaries.resolve(pendingSummarySeq, pendingMessageId);
+        if (summary === undefined) {
+          unresolved.push({ ...claim, summaryId: pendingMessageId, summarySeq: pendingSummarySeq });
+          continue;
+        }
+        summaries.named(pendingSummarySeq, pendingMessageId, state.id);
+        pending.push({ ...claim, message: summary });
+        continue;
+      }
+      const message = pendingMessage === undefined ? undefined : parseMessage(pendingMessage);
+      if (message === undefined) throw malformed(item.sk, 'incomplete pending publish');
+      pending.push({ ...claim, message });
+    }
+    return { states, pending, unresolved, batch, summaries };
+  }
+
+  /**
+   * Drops a batch marker a load found without all its chunks twice: the changes it claimed
+   * cannot be read any more (see the header). Returns the chunks left, to delete once dropped.
+   */
+  async function dropIncompleteBatch(
+    cluster: ClusterIdentity,
+    { marker, found }: { readonly marker: BatchMarker; readonly found: readonly string[] }
+  ): Promise<Record<string, unknown>[]> {
+    const dropped = await removeBatchMarker(
+      cluster,
+      { key: marker.batchKey },
+      marker.batchOwnerSeq
+    );
+    options.logger?.warn(
+      'Pending first-scan summary has lost stored chunks: its claim is dropped, its changes are not claimed',
+      {
+        cluster: clusterKey(cluster),
+        batch: marker.batchKey,
+        chunks: marker.batchChunks,
+        chunksFound: found.length,
+        dropped,
+      }
+    );
+    if (!dropped) return [];
+    return found.map((sk) => ({ DeleteRequest: { Key: { pk: findingPk(cluster), sk } } }));
+  }
+
+  /** The one-change message of a claim whose stored summary is gone. */
+  function ownMessageOf(
+    kind: ChangeKind,
+    state: FindingState,
+    cluster: ClusterIdentity
+  ): OutgoingMessage {
+    // A resolution is rendered from its state alone; any other change from a finding as stored.
+    const finding: Finding | undefined =
+      kind === 'resolved'
+        ? undefined
+        : {
+            id: state.id,
+            checkId: state.checkId,
+            severity: state.severity,
+            status: state.findingStatus,
+            resource: state.resource,
+            message: state.message,
+            remediation: findCheck(state.checkId)?.remediation ?? '',
+            evidence: {},
+            materialHash: state.materialHash ?? '',
+          };
+    return renderChangeMessage(
+      { kind, next: state, ...(finding === undefined ? {} : { finding }) },
+      {
+        location: {
+          ...(cluster.account === '' ? {} : { account: cluster.account }),
+          ...(cluster.region === '' ? {} : { region: cluster.region }),
+          homeRegion: options.homeRegion,
+        },
+      }
+    );
   }
 
   return {
@@ -1151,50 +1450,26 @@ export function createFindingStore(
       if (counter?.[LEGACY_CHECKED] !== true && (await adoptLegacy(cluster))) {
         items = await findingItemsOf(cluster);
       }
-      const states: FindingState[] = [];
-      const pending: PendingPublish[] = [];
-      const batch = loadBatch(cluster, items);
-      const summaries = loadSummaries(cluster, items);
-      for (const item of items.filter(isFindingItem)) {
-        const {
-          cluster: itemCluster,
-          account: _account,
-          region: _region,
-          resourceKind,
-          resourceName,
-          scanSeq: _scanSeq,
-          pendingKind,
-          pendingMessage,
-          pendingSummarySeq,
-          pendingMessageId,
-          pendingScanId,
-          pendingSeq,
-          pendingSince,
-          ...rest
-        } = parseFindingItem(item);
-        const state = withoutUndefined({
-          ...rest,
-          resource: { cluster: itemCluster, kind: resourceKind, name: resourceName },
-        }) as FindingState;
-        states.push(state);
-        if (pendingSeq === undefined) continue;
-        let message: OutgoingMessage | undefined;
-        if (pendingMessage !== undefined) message = parseMessage(pendingMessage);
-        else if (pendingSummarySeq !== undefined && pendingMessageId !== undefined) {
-          message = summaries.resolve(pendingSummarySeq, pendingMessageId, item.sk);
-          summaries.named(pendingSummarySeq, pendingMessageId, state.id);
-        }
-        if (!message || !pendingKind || pendingScanId === undefined || !pendingSince) {
-          throw malformed(item.sk, 'incomplete pending publish');
-        }
-        pending.push({
-          kind: pendingKind,
-          state,
-          message,
-          scanId: pendingScanId,
-          scanSeq: pendingSeq,
-          since: pendingSince,
-        });
+      let read = readPartition(cluster, items);
+      if (read.batch.incomplete !== undefined || read.unresolved.length > 0) {
+        // A load is no snapshot: a claim or a settle may have run between its pages.
+        read = readPartition(cluster, await findingItemsOf(cluster));
+      }
+      const { states, pending, batch, summaries } = read;
+      const dropped =
+        batch.incomplete === undefined ? [] : await dropIncompleteBatch(cluster, batch.incomplete);
+      for (const claim of read.unresolved) {
+        options.logger?.warn(
+          'Pending claim names a summary that is not stored: its change is published alone',
+          {
+            cluster: clusterKey(cluster),
+            finding: claim.state.id,
+            summary: claim.summaryId,
+            summarySeq: claim.summarySeq,
+          }
+        );
+        const { summaryId: _id, summarySeq: _seq, ...publish } = claim;
+        pending.push({ ...publish, message: ownMessageOf(claim.kind, claim.state, cluster) });
       }
       // A claimed state whose finding item the claimer did not write yet is stored all the same.
       const stored = new Set(states.map((state) => state.id));
@@ -1203,7 +1478,7 @@ export function createFindingStore(
       pending.push(...batch.pending);
       if (batch.batch === undefined) loadedBatches.delete(findingPk(cluster));
       else loadedBatches.set(findingPk(cluster), { ...batch.batch, unwritten });
-      await batchWrite([...batch.orphans, ...summaries.settle()]);
+      await batchWrite([...batch.orphans, ...dropped, ...summaries.settle()]);
       return { states, pending };
     },
 
@@ -1222,7 +1497,7 @@ export function createFindingStore(
         pendingSince: stamp.at,
       };
       assertItemFits(item);
-      const written = await send('dynamodb:PutItem', () =>
+      const outcome = await writeOrFind('dynamodb:PutItem', findingKey(change.next, stamp), () =>
         client.send(
           new PutCommand({
             TableName: tableName,
@@ -1230,10 +1505,17 @@ export function createFindingStore(
             ...(previous === undefined
               ? { ConditionExpression: 'attribute_not_exists(pk)' }
               : transitionCondition(previous, stamp)),
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           })
         )
       );
-      if (written === undefined) return false;
+      // A retry finding this very claim: its first attempt was written (answer lost).
+      const won =
+        outcome.written ||
+        (outcome.found?.pendingSeq === stamp.scanSeq &&
+          outcome.found.revision === change.next.revision &&
+          outcome.found.pendingKind === change.kind);
+      if (!won) return false;
       summary?.held.add(change.next.id);
       return true;
     },
@@ -1260,7 +1542,7 @@ export function createFindingStore(
         states: changes.map((change) => change.next),
       };
       // The claim: no newer scan of the cluster started, and no other batch is pending.
-      const won = await send('dynamodb:UpdateItem', () =>
+      const outcome = await writeOrFind('dynamodb:UpdateItem', seqKey(cluster), () =>
         client.send(
           new UpdateCommand({
             TableName: tableName,
@@ -1277,14 +1559,23 @@ export function createFindingStore(
               ':scanId': stamp.scanId,
               ':since': stamp.at,
             },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           })
         )
       );
-      if (won === undefined) {
-        await batchWrite(batchChunkKeys(cluster, record));
+      const marker = outcome.written ? undefined : outcome.found;
+      // A retry finding this very marker: its first attempt was written (answer lost).
+      const won =
+        outcome.written ||
+        (marker?.batchKey === record.key &&
+          marker.batchOwnerSeq === scanSeq &&
+          marker.batchMessageId === record.messageId);
+      if (!won) {
+        // Chunks a marker names (a takeover of this very batch) are not this attempt's to delete.
+        if (marker?.batchKey !== record.key) await batchWrite(batchChunkKeys(cluster, record));
         return false;
       }
-      heldBatches.set(heldKey(cluster, scanSeq), record);
+      remember(heldBatches, heldKey(cluster, scanSeq), record, REMEMBERED_SCANS);
       await writeBatchStates(cluster, record.states, scanSeq);
       return true;
     },
@@ -1308,7 +1599,7 @@ export function createFindingStore(
       const batch = batchOf(pending, stamp.cluster);
       if (batch !== undefined) {
         return once(`adopt|${heldKey(stamp.cluster, stamp.scanSeq)}|${batch.key}`, async () => {
-          const taken = await send('dynamodb:UpdateItem', () =>
+          const outcome = await writeOrFind('dynamodb:UpdateItem', seqKey(stamp.cluster), () =>
             client.send(
               new UpdateCommand({
                 TableName: tableName,
@@ -1323,72 +1614,117 @@ export function createFindingStore(
                   ':key': batch.key,
                   ':owner': batch.ownerSeq,
                 },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               })
             )
           );
-          if (taken === undefined) return false;
+          // A retry finding the batch already this scan's: its first attempt took it.
+          const taken =
+            outcome.written ||
+            (outcome.found?.batchKey === batch.key &&
+              outcome.found.batchOwnerSeq === stamp.scanSeq);
+          if (!taken) return false;
           const held = { ...batch, ownerSeq: stamp.scanSeq };
-          heldBatches.set(heldKey(stamp.cluster, stamp.scanSeq), held);
+          remember(heldBatches, heldKey(stamp.cluster, stamp.scanSeq), held, REMEMBERED_SCANS);
           // The earlier owner may have stopped before writing them all: the rest are written now.
-          await writeBatchStates(stamp.cluster, batch.unwritten ?? batch.states, stamp.scanSeq);
+          await writeMissingBatchStates(
+            stamp.cluster,
+            batch.unwritten ?? batch.states,
+            stamp.scanSeq
+          );
           return true;
         });
       }
-      const written = await send('dynamodb:UpdateItem', () =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: findingKey(pending.state, stamp),
-            UpdateExpression:
-              'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
-            ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
-            ExpressionAttributeValues: {
-              ':scanId': stamp.scanId,
-              ':scanSeq': stamp.scanSeq,
-              ':since': stamp.at,
-              ':revision': pending.state.revision,
-              ':owner': pending.scanSeq,
-            },
-          })
-        )
+      const outcome = await writeOrFind(
+        'dynamodb:UpdateItem',
+        findingKey(pending.state, stamp),
+        () =>
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: findingKey(pending.state, stamp),
+              UpdateExpression:
+                'SET pendingScanId = :scanId, pendingSeq = :scanSeq, pendingSince = :since',
+              ConditionExpression: 'revision = :revision AND pendingSeq = :owner',
+              ExpressionAttributeValues: {
+                ':scanId': stamp.scanId,
+                ':scanSeq': stamp.scanSeq,
+                ':since': stamp.at,
+                ':revision': pending.state.revision,
+                ':owner': pending.scanSeq,
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            })
+          )
       );
-      if (written === undefined) return false;
+      const taken =
+        outcome.written ||
+        (outcome.found?.revision === pending.state.revision &&
+          outcome.found.pendingSeq === stamp.scanSeq);
+      if (!taken) return false;
       const summary = await summariesOf(stamp.cluster).get(pending.message.id);
       if (summary?.loadedClaims.has(pending.state.id)) summary.held.add(pending.state.id);
       return true;
     },
 
     async clearPending(states, stamp) {
-      const held = heldBatches.get(heldKey(stamp.cluster, stamp.scanSeq));
+      const scan = heldKey(stamp.cluster, stamp.scanSeq);
+      const held = heldBatches.get(scan);
       const members = new Set(held?.states.map((state) => state.id));
       if (held !== undefined && states.some((state) => members.has(state.id))) {
-        await removeBatchMarker(stamp.cluster, held, stamp.scanSeq);
-        // A chunk left behind is an orphan: the next load deletes it.
-        await batchWrite(batchChunkKeys(stamp.cluster, held));
-        heldBatches.delete(heldKey(stamp.cluster, stamp.scanSeq));
+        // The chunks go only once no marker names them: a scan that took the batch over keeps them.
+        if (await removeBatchMarker(stamp.cluster, held, stamp.scanSeq)) {
+          await batchWrite(batchChunkKeys(stamp.cluster, held));
+        }
+        heldBatches.delete(scan);
+        batchOnce.delete(`adopt|${scan}|${held.key}`);
       }
       const claimed = states.filter((state) => !members.has(state.id));
-      const written = await updateEach(claimed, (state) => ({
-        Key: findingKey(state, stamp),
-        UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
-        ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
-        ExpressionAttributeValues: { ':revision': state.revision, ':scanSeq': stamp.scanSeq },
-      }));
-      const cleared = new Set(
-        claimed.filter((_, index) => written[index]).map((state) => state.id)
-      );
+      const cleared = new Set<string>();
+      await inBatches(claimed, WRITE_CONCURRENCY, async (batch) => {
+        await Promise.all(
+          batch.map(async (state) => {
+            const outcome = await writeOrFind('dynamodb:UpdateItem', findingKey(state, stamp), () =>
+              client.send(
+                new UpdateCommand({
+                  TableName: tableName,
+                  Key: findingKey(state, stamp),
+                  UpdateExpression: `REMOVE ${PENDING_ATTRIBUTES.join(', ')}`,
+                  ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
+                  ExpressionAttributeValues: {
+                    ':revision': state.revision,
+                    ':scanSeq': stamp.scanSeq,
+                  },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                })
+              )
+            );
+            // A retry finding it cleared: its first attempt was written (answer lost).
+            const found = outcome.written ? undefined : outcome.found;
+            if (
+              outcome.written ||
+              (found?.revision === state.revision && found.pendingSeq === undefined)
+            ) {
+              cleared.add(state.id);
+            }
+          })
+        );
+      });
       await deleteSettledSummaries(stamp.cluster, cleared);
     },
 
     async release(change: LifecycleChange, stamp) {
-      const held = heldBatches.get(heldKey(stamp.cluster, stamp.scanSeq));
+      const scan = heldKey(stamp.cluster, stamp.scanSeq);
+      const held = heldBatches.get(scan);
       if (held?.states.some((state) => state.id === change.next.id)) {
-        // The whole batch goes back: its first sightings are deleted, so a later scan claims them.
-        await once(`release|${heldKey(stamp.cluster, stamp.scanSeq)}|${held.key}`, async () => {
-          await batchWrite(
-            held.states.map((state) => ({ DeleteRequest: { Key: findingKey(state, stamp) } }))
-          );
-          await removeBatchMarker(stamp.cluster, held, stamp.scanSeq);
+        // The whole batch goes back, so a later scan claims its first sightings again. States
+        // first (each only while unchanged), then the marker: a release cut short between the
+        // two leaves the marker, so the batch is taken over and published, never stored unsent.
+        // Chunks go only once the marker did (one that took it over publishes from them).
+        await once(`release|${scan}|${held.key}`, async () => {
+          if (!(await holdsBatchMarker(stamp.cluster, held, stamp.scanSeq))) return false;
+          await deleteReleasedStates(stamp.cluster, held.states);
+          if (!(await removeBatchMarker(stamp.cluster, held, stamp.scanSeq))) return false;
           await batchWrite(batchChunkKeys(stamp.cluster, held));
           return true;
         });

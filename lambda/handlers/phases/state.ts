@@ -7,7 +7,7 @@ import { createFindingStore } from '../../adapters/aws/finding-store.js';
 import { createSimulationCacheStore } from '../../adapters/aws/simulation-cache-store.js';
 import { TableRateBudget } from '../../adapters/aws/table-rate-budget.js';
 import type { Config } from '../../shared/config.js';
-import { logger } from '../../shared/logger.js';
+import { appLogger, logger } from '../../shared/logger.js';
 import { SETTINGS } from '../../shared/settings.js';
 
 /**
@@ -71,6 +71,7 @@ export function createStateStores(config: Config, counter: ApiCallCounter, clock
       resolvedTtlDays: config.resolvedTtlDays,
       homeRegion: config.region,
       now: clock,
+      logger: appLogger(),
     }),
     simulationCache: createSimulationCacheStore(documents, {
       tableName: config.stateTableName,

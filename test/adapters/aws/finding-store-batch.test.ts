@@ -304,6 +304,12 @@ describe(`a first scan of ${CHANGES} changes, in the store`, () => {
     expect(await older.claimBatch?.(changes, { stamp: stampOf('scan-1', 1), message })).toBe(false);
     const loaded = await store().loadFindings(PROD);
     expect(new Set(loaded.pending.map((item) => item.scanSeq))).toEqual(new Set([2]));
+    // The older scan's chunks are gone; the winner's stay while its marker names them.
+    const chunkKeys = (await partitionItems())
+      .filter((item) => String(item.sk).startsWith('BATCH#'))
+      .map((item) => item.batchKey);
+    expect(chunkKeys.length).toBeGreaterThan(0);
+    expect(new Set(chunkKeys)).toEqual(new Set([2]));
   });
 });
 

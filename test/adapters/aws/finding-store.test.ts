@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.js';
+import { batchChunkItems, createFindingStore } from '../../../lambda/adapters/aws/finding-store.js';
 import type { NodeClassIndexEntry } from '../../../lambda/core/event-index.js';
 import { diffFindings, type ScanStamp } from '../../../lambda/core/lifecycle.js';
 import { renderChangeMessage } from '../../../lambda/core/notify/message.js';
@@ -111,6 +111,8 @@ describe('createFindingStore', () => {
         pendingSeq: 7,
         pendingSince: NOW.toISOString(),
       },
+      // A retry of a claim that was written finds it, and counts it as won.
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
@@ -289,6 +291,112 @@ describe('createFindingStore', () => {
     expect(Object.keys(input?.Item ?? {}).filter((key) => key.startsWith('pending'))).toEqual([]);
   });
 
+  it('counts a claim its retry finds written as won, by the item the failed condition returns', async () => {
+    // Prepare: the retry of an applied claim, and a claim another scan holds.
+    const change = firstChange('new');
+    const failedWith = (seq: number) =>
+      Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+        // As the document client leaves it: DynamoDB's wire form.
+        Item: {
+          pendingSeq: { N: String(seq) },
+          revision: { N: '1' },
+          pendingKind: { S: 'new' },
+        },
+      });
+    dynamo.on(PutCommand).rejectsOnce(failedWith(7)).rejectsOnce(failedWith(8));
+    // Act
+    const retried = await store.claim(change, claimInput(change));
+    const lost = await store.claim(change, claimInput(change));
+    // Assess
+    expect([retried, lost]).toEqual([true, false]);
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('reads the item back when a failed condition returns none', async () => {
+    const change = firstChange('new');
+    dynamo.on(PutCommand).rejects(conditionFailed);
+    dynamo
+      .on(GetCommand)
+      .resolvesOnce({ Item: { pk: PK, sk: 'x', pendingSeq: 7, revision: 1, pendingKind: 'new' } })
+      .resolves({});
+    expect(await store.claim(change, claimInput(change))).toBe(true);
+    expect(await store.claim(change, claimInput(change))).toBe(false);
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+      TableName: 'state',
+      Key: { pk: PK, sk: `FINDING#${change.next.id}` },
+      ConsistentRead: true,
+    });
+  });
+
+  it('reads again when a settle ran between the pages of a load, and then finds nothing pending', async () => {
+    // Prepare: the first read sees a claim, then (later page) not its summary: settled meanwhile.
+    const change = firstChange('new');
+    const message = {
+      ...renderChangeMessage(change),
+      id: 'summary-7-prod',
+      covers: [`new:${change.next.id}`, 'new:other'],
+    };
+    dynamo.on(PutCommand).resolves({});
+    dynamo.on(BatchWriteCommand).resolves({});
+    await store.claim(change, { stamp, message });
+    const claimItem = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    const settledItem = Object.fromEntries(
+      Object.entries(claimItem).filter(([name]) => !name.startsWith('pending'))
+    );
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [claimItem, COUNTER] })
+      .resolves({ Items: [settledItem, COUNTER] });
+    // Act
+    const { states, pending } = await store.loadFindings(PROD);
+    // Assess
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
+    expect(states.map((state) => state.id)).toEqual([change.next.id]);
+    expect(pending).toEqual([]);
+  });
+
+  it('reads again when a batch was claimed between the pages of a load, and finds it whole', async () => {
+    // Prepare: the first read misses the chunks (read first), then finds the marker.
+    const change = firstChange('new');
+    const message = { ...renderChangeMessage(change), id: 'summary-7-prod' };
+    const chunks = batchChunkItems(
+      PK,
+      7,
+      [{ kind: 'new', state: change.next }],
+      message,
+      NOW.toISOString()
+    );
+    const marked = {
+      ...COUNTER,
+      batchKey: 7,
+      batchChunks: chunks.length,
+      batchMessageId: message.id,
+      batchOwnerSeq: 7,
+      batchScanId: 'msg-1',
+      batchSince: NOW.toISOString(),
+    };
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [marked] })
+      .resolves({ Items: [...chunks, marked] });
+    dynamo.on(BatchWriteCommand).resolves({});
+    // Act
+    const { states, pending } = await store.loadFindings(PROD);
+    // Assess
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
+    expect(states).toEqual([change.next]);
+    expect(pending).toEqual([
+      expect.objectContaining({
+        kind: 'new',
+        scanSeq: 7,
+        message: { ...message, covers: [`new:${change.next.id}`] },
+      }),
+    ]);
+    // Nothing was dropped: the marker stands.
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
   it('keeps which changes a pending summary covers across a reload', async () => {
     const change = firstChange('new');
     const message = {
@@ -315,7 +423,8 @@ describe('createFindingStore', () => {
     expect(pending[0]?.message).toEqual(message);
   });
 
-  it('fails the load when a pending claim names a summary that is not stored', async () => {
+  it('reads again, then publishes the change alone, when a pending claim names a summary that is not stored', async () => {
+    // Prepare
     const change = firstChange('new');
     const message = {
       ...renderChangeMessage(change),
@@ -327,10 +436,38 @@ describe('createFindingStore', () => {
     await store.claim(change, { stamp, message });
     const claimItem = dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
     dynamo.on(QueryCommand).resolves({ Items: [claimItem, COUNTER] });
-    await expect(store.loadFindings(PROD)).rejects.toMatchObject({
-      name: 'SourceUnavailableError',
-      message: expect.stringContaining('names summary summary-7-prod (scan 7)'),
+    const warnings: [string, Record<string, unknown> | undefined][] = [];
+    const logged = createFindingStore(documentClient, {
+      tableName: 'state',
+      resolvedTtlDays: 30,
+      homeRegion: 'eu-west-1',
+      now: () => NOW,
+      logger: { warn: (text, attributes) => warnings.push([text, attributes]) },
     });
+    // Act
+    const { states, pending } = await logged.loadFindings(PROD);
+    // Assess: read twice (a settle may run between the pages of a read), then healed.
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
+    expect(states.map((state) => state.id)).toEqual([change.next.id]);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ kind: 'new', scanId: 'msg-1', scanSeq: 7 });
+    // The change's own message (its fix text the catalog's: the finding's is not stored).
+    const own = renderChangeMessage(change, {
+      location: { account: PROD.account, region: PROD.region, homeRegion: 'eu-west-1' },
+    });
+    expect(pending[0]?.message).toMatchObject({
+      id: own.id,
+      subject: own.subject,
+      attributes: own.attributes,
+      covers: [`new:${change.next.id}`],
+    });
+    expect(pending[0]?.message.bodies.email).toContain(change.next.message);
+    expect(warnings).toEqual([
+      [
+        expect.stringContaining('names a summary that is not stored'),
+        expect.objectContaining({ finding: change.next.id, summary: 'summary-7-prod' }),
+      ],
+    ]);
   });
 
   it('replaces a cluster index: puts current NodeClasses and deletes the ones gone', async () => {
@@ -521,6 +658,7 @@ describe('createFindingStore', () => {
         ':revision': 1,
         ':owner': 3,
       },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
@@ -539,6 +677,7 @@ describe('createFindingStore', () => {
         'REMOVE pendingKind, pendingMessage, pendingMessageId, pendingScanId, pendingSeq, pendingSince, pendingSummarySeq',
       ConditionExpression: 'revision = :revision AND pendingSeq = :scanSeq',
       ExpressionAttributeValues: { ':revision': 2, ':scanSeq': 7 },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
   });
 
