@@ -15,6 +15,8 @@ const NEEDS_OWN_PROCESS = [
   'test/adapters/aws/clients.test.ts',
   'test/adapters/aws/finding-store-migration.test.ts',
   'test/cli/credentials.test.ts',
+  // Real EC2 clients against a local endpoint that never answers.
+  'test/adapters/aws/client-timeouts.test.ts',
   // Real DynamoDB clients against dynalite: another file's mockClient would stub their send.
   'test/adapters/aws/table-rate-budget.test.ts',
   'test/adapters/aws/finding-store-index-writes.test.ts',
