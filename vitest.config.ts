@@ -17,6 +17,7 @@ const NEEDS_OWN_PROCESS = [
   'test/cli/credentials.test.ts',
   // Real EC2 clients against a local endpoint that never answers.
   'test/adapters/aws/client-timeouts.test.ts',
+  'test/reliability/aws-deadline.test.ts',
   // Real DynamoDB clients against dynalite: another file's mockClient would stub their send.
   'test/adapters/aws/table-rate-budget.test.ts',
   'test/adapters/aws/finding-store-index-writes.test.ts',
