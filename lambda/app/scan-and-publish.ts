@@ -611,7 +611,8 @@ function recordScan(
     );
   }
   const { inventory } = evaluated;
-  const errors = unavailableSources(inventory).length + evaluated.inputErrors;
+  const unavailable = unavailableSources(inventory);
+  const errors = unavailable.length + evaluated.inputErrors;
   const ok = delivery.failed.length === 0;
   // Only a completed scan counts as scanned; a failed one is counted by `scanFailed`.
   if (ok) {
@@ -640,6 +641,8 @@ function recordScan(
     silentlyClosed: scan.closed,
     superseded: scan.superseded,
     sourceErrors: errors,
+    // What could not be read, for whoever the SourceErrors alarm sends here (a few suffice).
+    ...(unavailable.length === 0 ? {} : { unavailable: unavailable.slice(0, 10) }),
   });
   if (!ok) {
     deps.logger.error('Some notifications were not published', {
