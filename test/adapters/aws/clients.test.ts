@@ -51,9 +51,13 @@ const NO_IMAGES = {
 };
 
 async function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
-  const settled = Promise.allSettled([promise]);
-  // Standard retry sleeps between attempts; fast-forward them.
-  for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(30_000);
+  let done = false;
+  const settled = Promise.allSettled([promise]).finally(() => {
+    done = true;
+  });
+  // Standard retry sleeps between attempts; fast-forward them until the call settles (a loaded
+  // machine may need more turns than the attempts).
+  for (let i = 0; i < 200 && !done; i++) await vi.advanceTimersByTimeAsync(30_000);
   const [result] = await settled;
   return result as PromiseSettledResult<T>;
 }
