@@ -1,9 +1,11 @@
 // A fake fleet for the scan path: clusters and their raw Karpenter objects, editable between scans,
 // served through the plan factory scanAndPublish takes.
 import type { ScanPlan } from '../../lambda/app/run-scan.js';
-import type { PlanFactory } from '../../lambda/app/scan-and-publish.js';
+import type { PlanFactory, ScanAndPublishDeps } from '../../lambda/app/scan-and-publish.js';
+import type { FindingStore, NotificationPublisher } from '../../lambda/core/ports/service.js';
 import { aNodeClassEntry, aNodeClassObject } from './builders.js';
 import { aNodePoolEntry } from './nodepool-builders.js';
+import { RecordingMetrics, silentLogger } from './service-fakes.js';
 
 /** Clusters and their EC2NodeClass/NodePool objects. */
 export type ScanWorld = Map<string, Record<string, unknown>[]>;
@@ -46,4 +48,34 @@ export function planFactoryOf(world: ScanWorld, options: PlanOptions = {}): Plan
       },
     },
   });
+}
+
+/** One scheduled scan of the cluster `prod`. */
+export const prodSchedule = (scanId: string) => ({
+  scanId,
+  trigger: 'schedule',
+  clusters: [{ cluster: 'prod' }],
+});
+
+/** scanAndPublish's dependencies for `world` at `at`, account 111122223333 in eu-west-1, no digest. */
+export function scanDepsOf(
+  world: ScanWorld,
+  store: FindingStore,
+  publisher: NotificationPublisher,
+  at: Date
+): ScanAndPublishDeps {
+  return {
+    planFor: planFactoryOf(world),
+    store,
+    publisher,
+    metrics: new RecordingMetrics(),
+    logger: silentLogger,
+    clock: () => at,
+    settings: {
+      reminderIntervalMs: 24 * 3_600_000,
+      digest: 'never',
+      account: '111122223333',
+      region: 'eu-west-1',
+    },
+  };
 }

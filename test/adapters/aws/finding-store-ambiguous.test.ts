@@ -17,8 +17,12 @@ import { renderSummary } from '../../../lambda/core/notify/summary.js';
 import type { NotificationPublisher } from '../../../lambda/core/ports/service.js';
 import { useDynaliteTable } from '../../support/dynalite-table.js';
 import { aFinding } from '../../support/findings.js';
-import { brokenNodeClass, planFactoryOf, type ScanWorld } from '../../support/scan-world.js';
-import { RecordingMetrics, silentLogger } from '../../support/service-fakes.js';
+import {
+  brokenNodeClass,
+  prodSchedule,
+  type ScanWorld,
+  scanDepsOf,
+} from '../../support/scan-world.js';
 
 const dynamo = useDynaliteTable();
 const NOW = new Date('2026-11-01T00:00:00Z');
@@ -87,28 +91,8 @@ function store(at: Date = NOW) {
   });
 }
 
-function deps(at: Date = NOW): ScanAndPublishDeps {
-  return {
-    planFor: planFactoryOf(world),
-    store: store(at),
-    publisher,
-    metrics: new RecordingMetrics(),
-    logger: silentLogger,
-    clock: () => at,
-    settings: {
-      reminderIntervalMs: 24 * 3_600_000,
-      digest: 'never',
-      account: PROD.account,
-      region: PROD.region,
-    },
-  };
-}
-
-const request = (scanId: string) => ({
-  scanId,
-  trigger: 'schedule',
-  clusters: [{ cluster: 'prod' }],
-});
+const deps = (at: Date = NOW) => scanDepsOf(world, store(at), publisher, at);
+const request = prodSchedule;
 const brokenClasses = (count: number) =>
   Array.from({ length: count }, (_, i) => brokenNodeClass(`class-${i}`));
 

@@ -15,7 +15,7 @@ import {
   summaryChunkItems,
 } from '../../../lambda/adapters/aws/finding-store.js';
 import { itemBytes, MAX_ITEM_BYTES } from '../../../lambda/adapters/aws/item-size.js';
-import { type ScanAndPublishDeps, scanAndPublish } from '../../../lambda/app/scan-and-publish.js';
+import { scanAndPublish } from '../../../lambda/app/scan-and-publish.js';
 import {
   adoptablePending,
   diffFindings,
@@ -27,8 +27,12 @@ import { renderSummary, summaryMessageId } from '../../../lambda/core/notify/sum
 import type { NotificationPublisher } from '../../../lambda/core/ports/service.js';
 import { useDynaliteTable } from '../../support/dynalite-table.js';
 import { aFinding, aStoredState } from '../../support/findings.js';
-import { brokenNodeClass, planFactoryOf, type ScanWorld } from '../../support/scan-world.js';
-import { RecordingMetrics, silentLogger } from '../../support/service-fakes.js';
+import {
+  brokenNodeClass,
+  prodSchedule,
+  type ScanWorld,
+  scanDepsOf,
+} from '../../support/scan-world.js';
 
 /** Through the whole scan: evaluating NodeClasses costs about 1 ms each, so fewer here. */
 const SCANNED_CHANGES = 600;
@@ -145,28 +149,8 @@ function store(at: Date = NOW) {
   });
 }
 
-function deps(at: Date = NOW): ScanAndPublishDeps {
-  return {
-    planFor: planFactoryOf(world),
-    store: store(at),
-    publisher,
-    metrics: new RecordingMetrics(),
-    logger: silentLogger,
-    clock: () => at,
-    settings: {
-      reminderIntervalMs: 24 * 3_600_000,
-      digest: 'never',
-      account: PROD.account,
-      region: PROD.region,
-    },
-  };
-}
-
-const request = (scanId: string) => ({
-  scanId,
-  trigger: 'schedule',
-  clusters: [{ cluster: 'prod' }],
-});
+const deps = (at: Date = NOW) => scanDepsOf(world, store(at), publisher, at);
+const request = prodSchedule;
 
 afterEach(async () => {
   await settled();
