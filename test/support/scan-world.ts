@@ -2,8 +2,11 @@
 // served through the plan factory scanAndPublish takes.
 import type { ScanPlan } from '../../lambda/app/run-scan.js';
 import type { PlanFactory, ScanAndPublishDeps } from '../../lambda/app/scan-and-publish.js';
+import { diffFindings } from '../../lambda/core/lifecycle.js';
+import { renderSummary } from '../../lambda/core/notify/summary.js';
 import type { FindingStore, NotificationPublisher } from '../../lambda/core/ports/service.js';
 import { aNodeClassEntry, aNodeClassObject } from './builders.js';
+import { aFinding } from './findings.js';
 import { aNodePoolEntry } from './nodepool-builders.js';
 import { RecordingMetrics, silentLogger } from './service-fakes.js';
 
@@ -78,4 +81,20 @@ export function scanDepsOf(
       region: 'eu-west-1',
     },
   };
+}
+
+/** The first sightings of `count` failing NodeClasses of `prod` at `now`, and their one summary. */
+export function firstScanOf(count: number, now: Date) {
+  const findings = Array.from({ length: count }, (_, i) =>
+    aFinding({ resource: { name: `class-${i}` } })
+  );
+  const { changes } = diffFindings({ stored: [], findings, scope: { clusters: ['prod'] }, now });
+  const message = renderSummary({
+    cluster: 'prod',
+    scanSeq: 1,
+    location: { account: '111122223333', region: 'eu-west-1' },
+    changes,
+    firstScan: true,
+  });
+  return { changes, message };
 }

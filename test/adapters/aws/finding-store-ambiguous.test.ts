@@ -8,17 +8,15 @@ import { createFindingStore } from '../../../lambda/adapters/aws/finding-store.j
 import { type ScanAndPublishDeps, scanAndPublish } from '../../../lambda/app/scan-and-publish.js';
 import {
   adoptablePending,
-  diffFindings,
   type LifecycleChange,
   type ScanStamp,
 } from '../../../lambda/core/lifecycle.js';
 import type { OutgoingMessage } from '../../../lambda/core/notify/message.js';
-import { renderSummary } from '../../../lambda/core/notify/summary.js';
 import type { NotificationPublisher } from '../../../lambda/core/ports/service.js';
 import { useDynaliteTable } from '../../support/dynalite-table.js';
-import { aFinding } from '../../support/findings.js';
 import {
   brokenNodeClass,
+  firstScanOf,
   prodSchedule,
   type ScanWorld,
   scanDepsOf,
@@ -167,27 +165,6 @@ describe('a write applied whose answer is lost', () => {
   });
 });
 
-/** The first sightings of `count` failing NodeClasses, and the first scan's summary of them. */
-function firstScanOf(count: number) {
-  const findings = Array.from({ length: count }, (_, i) =>
-    aFinding({ resource: { name: `class-${i}` } })
-  );
-  const { changes } = diffFindings({
-    stored: [],
-    findings,
-    scope: { clusters: ['prod'] },
-    now: NOW,
-  });
-  const message = renderSummary({
-    cluster: 'prod',
-    scanSeq: 1,
-    location: { account: PROD.account, region: PROD.region },
-    changes,
-    firstScan: true,
-  });
-  return { changes, message };
-}
-
 const stampOf = (scanId: string, scanSeq: number, at: Date = NOW): ScanStamp => ({
   cluster: PROD,
   scanId,
@@ -198,7 +175,7 @@ const stampOf = (scanId: string, scanSeq: number, at: Date = NOW): ScanStamp => 
 describe('a batch taken over while its first attempt still settles it', () => {
   /** Scan 1 claims a batch of 6; its redelivery (scan 2) takes it over. */
   async function takenOver() {
-    const { changes, message } = firstScanOf(6);
+    const { changes, message } = firstScanOf(6, NOW);
     const original = store();
     const originalStamp = stampOf('scan-1', await original.nextScanSeq(PROD));
     await original.loadFindings(PROD);
@@ -252,7 +229,7 @@ describe('a batch taken over while its first attempt still settles it', () => {
 describe('a released batch', () => {
   it('cut short between its states and its marker: still pending, taken over and published', async () => {
     // Prepare: scan 1 claims the batch; its release loses the table while deleting the states.
-    const { changes, message } = firstScanOf(3);
+    const { changes, message } = firstScanOf(3, NOW);
     const original = store();
     const originalStamp = stampOf('scan-1', await original.nextScanSeq(PROD));
     expect(await original.claimBatch?.(changes, { stamp: originalStamp, message })).toBe(true);
@@ -294,7 +271,7 @@ describe('a released batch', () => {
 
   it('gives back its first sightings, but not one a newer scan claimed since', async () => {
     // Prepare: scan 1 claims the batch; scan 2 claims a change of one of its states.
-    const { changes, message } = firstScanOf(4);
+    const { changes, message } = firstScanOf(4, NOW);
     const original = store();
     const originalStamp = stampOf('scan-1', await original.nextScanSeq(PROD));
     expect(await original.claimBatch?.(changes, { stamp: originalStamp, message })).toBe(true);

@@ -18,17 +18,17 @@ import { itemBytes, MAX_ITEM_BYTES } from '../../../lambda/adapters/aws/item-siz
 import { scanAndPublish } from '../../../lambda/app/scan-and-publish.js';
 import {
   adoptablePending,
-  diffFindings,
   type FindingState,
   type ScanStamp,
 } from '../../../lambda/core/lifecycle.js';
 import type { OutgoingMessage } from '../../../lambda/core/notify/message.js';
-import { renderSummary, summaryMessageId } from '../../../lambda/core/notify/summary.js';
+import { summaryMessageId } from '../../../lambda/core/notify/summary.js';
 import type { NotificationPublisher } from '../../../lambda/core/ports/service.js';
 import { useDynaliteTable } from '../../support/dynalite-table.js';
 import { aFinding, aStoredState } from '../../support/findings.js';
 import {
   brokenNodeClass,
+  firstScanOf,
   prodSchedule,
   type ScanWorld,
   scanDepsOf,
@@ -198,27 +198,6 @@ describe('a first scan of a large cluster', () => {
   });
 });
 
-/** The first scan's changes of `count` failing NodeClasses, and its one summary. */
-function firstScanOf(count: number) {
-  const findings = Array.from({ length: count }, (_, i) =>
-    aFinding({ resource: { name: `class-${i}` } })
-  );
-  const { changes } = diffFindings({
-    stored: [],
-    findings,
-    scope: { clusters: ['prod'] },
-    now: NOW,
-  });
-  const message = renderSummary({
-    cluster: 'prod',
-    scanSeq: 1,
-    location: { account: PROD.account, region: PROD.region },
-    changes,
-    firstScan: true,
-  });
-  return { changes, message };
-}
-
 const stampOf = (scanId: string, scanSeq: number): ScanStamp => ({
   cluster: PROD,
   scanId,
@@ -229,7 +208,7 @@ const stampOf = (scanId: string, scanSeq: number): ScanStamp => ({
 describe(`a first scan of ${CHANGES} changes, in the store`, () => {
   it('is claimed and published once, each item under 400 KB, a first attempt that stopped taken over', async () => {
     // Prepare: the first attempt claims the batch and stops before its publish.
-    const { changes, message } = firstScanOf(CHANGES);
+    const { changes, message } = firstScanOf(CHANGES, NOW);
     expect(message.covers).toHaveLength(CHANGES);
     const first = store();
     await first.nextScanSeq(PROD);
@@ -265,7 +244,7 @@ describe(`a first scan of ${CHANGES} changes, in the store`, () => {
   });
 
   it('is taken over without writing again the states its first attempt wrote', async () => {
-    const { changes, message } = firstScanOf(50);
+    const { changes, message } = firstScanOf(50, NOW);
     const first = store();
     await first.nextScanSeq(PROD);
     await first.claimBatch?.(changes, { stamp: stampOf('scan-1', 1), message });
@@ -279,7 +258,7 @@ describe(`a first scan of ${CHANGES} changes, in the store`, () => {
   });
 
   it('a second claim of the batch by an older scan loses and leaves no chunk behind', async () => {
-    const { changes, message } = firstScanOf(50);
+    const { changes, message } = firstScanOf(50, NOW);
     const older = store();
     await older.nextScanSeq(PROD);
     const newer = store();
@@ -302,7 +281,7 @@ describe(`the items of a first scan of ${ISSUE_CHANGES} changes, sized without a
   const LONGEST_PK = `CLUSTER#${'0'.repeat(12)}/${'x'.repeat(32)}/${'n'.repeat(100)}`;
 
   it('are each under 400 KB, with each state and the summary stored once', () => {
-    const { changes, message } = firstScanOf(ISSUE_CHANGES);
+    const { changes, message } = firstScanOf(ISSUE_CHANGES, NOW);
     const members = changes.map((change) => ({ kind: change.kind, state: change.next }));
     // As a first scan's batch, and as the summary of a cluster with stored state.
     const batch = batchChunkItems(
@@ -416,7 +395,7 @@ describe('a summary of a cluster with stored state', () => {
 describe('a summary stored apart, in the store', () => {
   /** The first sightings of three findings and a summary of them, its id naming `scanSeq`. */
   function summaryOf(scanSeq: number) {
-    const { changes, message } = firstScanOf(3);
+    const { changes, message } = firstScanOf(3, NOW);
     return { changes, message: { ...message, id: summaryMessageId('prod', scanSeq) } };
   }
 
