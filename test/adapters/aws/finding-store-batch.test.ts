@@ -35,13 +35,13 @@ import {
 } from '../../support/scan-world.js';
 
 /** Through the whole scan: evaluating NodeClasses costs about 1 ms each, so fewer here. */
-const SCANNED_CHANGES = 600;
+const SCANNED_CHANGES = 520;
 /**
- * Through the store on dynalite: enough for the states to take many chunks (about 11 at ~400
+ * Through the store on dynalite: enough for the states to take many chunks (about 7 at ~400
  * bytes a state), so chunking, loading and takeover are proven at scale; the 20,000 changes the
  * issue measured are sized without dynalite below (each written item costs dynalite ~1 ms).
  */
-const CHANGES = 8_000;
+const CHANGES = 5_000;
 /** The size the issue measured: every item of such a first scan is sized, none written. */
 const ISSUE_CHANGES = 20_000;
 /** What each claim item of such a scan held before summaries were stored once (measured). */
