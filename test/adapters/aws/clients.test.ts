@@ -55,9 +55,15 @@ async function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> 
   const settled = Promise.allSettled([promise]).finally(() => {
     done = true;
   });
-  // Standard retry sleeps between attempts; fast-forward them until the call settles (a loaded
-  // machine may need more turns than the attempts).
-  for (let i = 0; i < 200 && !done; i++) await vi.advanceTimersByTimeAsync(30_000);
+  // Standard retry sleeps between attempts; fast-forward them until the call settles. Between
+  // turns, yield to I/O (setImmediate is not faked): on a loaded machine the credential chain's
+  // file reads can finish after any fixed number of turns, and the backoff it then schedules
+  // would never be advanced.
+  const giveUpAt = Date.now() + 20_000;
+  while (!done && Date.now() < giveUpAt) {
+    await vi.advanceTimersByTimeAsync(30_000);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   const [result] = await settled;
   return result as PromiseSettledResult<T>;
 }
